@@ -1,0 +1,29 @@
+"""Type stubs for the native module built from the Rust crate (src/python.rs)."""
+
+from typing import Callable, Optional, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+ProgressCallback = Callable[[int, int, int, float], None]
+ClusterTuple = tuple[
+    npt.NDArray[np.int64], float, float, int, int, bool, npt.NDArray[np.float64]
+]
+
+def cluster_dense(
+    g: Union[npt.NDArray[np.float64], npt.NDArray[np.float32]],
+    k: int,
+    algorithm: str,
+    init: str,
+    init_labels: Optional[npt.NDArray[np.int64]],
+    weights: Optional[npt.NDArray[np.float64]],
+    n_init: int,
+    max_iter: int,
+    seed: int,
+    n_threads: Optional[int] = None,
+    progress: Optional[ProgressCallback] = None,
+) -> ClusterTuple: ...
+def _panic_for_tests() -> None: ...
+def _sleep_for_tests(seconds: float) -> None: ...

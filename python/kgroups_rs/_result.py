@@ -1,0 +1,65 @@
+"""The result type shared by every clustering function of the package."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+import numpy.typing as npt
+
+
+@dataclass(frozen=True)
+class ClusteringResult:
+    """The outcome of one clustering run (the best start when ``n_init > 1``).
+
+    Attributes
+    ----------
+    labels : ndarray of int64, shape (n,)
+        Cluster of each point, numbered ``0 .. k-1``.
+    objective : float
+        The maximised objective ``Q = sum_j Q_j / s_j`` with
+        ``Q_j = sum_{a,b in C_j} w_a w_b G_ab`` and ``s_j = sum_{a in C_j} w_a``.
+    within : float
+        The energy within-cluster dispersion ``W = sum_i w_i G_ii - Q`` (minimised).
+    n_iter : int
+        Sweeps over the points (Hartigan, online Lloyd) or batch iterations, counting
+        the last sweep that found nothing to change.
+    n_moves : int
+        Points moved in total over all sweeps.
+    converged : bool
+        True when the last sweep changed nothing (False when ``max_iter`` stopped it).
+    objective_history : ndarray of float64
+        The objective ``Q`` after each sweep (index 0 is the initial partition).
+    thresholds : ndarray of float64 or None
+        Only for the one-dimensional solver: the cut points between consecutive clusters
+        (cluster ``j`` holds ``thresholds[j-1] < x <= thresholds[j]``).
+    approximate : bool
+        True when the result optimises an approximation of the kernel (Nyström).
+    """
+
+    labels: npt.NDArray[np.int64]
+    objective: float
+    within: float
+    n_iter: int
+    n_moves: int
+    converged: bool
+    objective_history: npt.NDArray[np.float64] = field(
+        default_factory=lambda: np.zeros(0, dtype=np.float64)
+    )
+    thresholds: Optional[npt.NDArray[np.float64]] = None
+    approximate: bool = False
+
+    @property
+    def n_clusters(self) -> int:
+        """Number of clusters ``k`` (the largest label plus one)."""
+        return int(self.labels.max()) + 1 if self.labels.size else 0
+
+    def __repr__(self) -> str:
+        return (
+            f"ClusteringResult(n={self.labels.size}, k={self.n_clusters}, "
+            f"objective={self.objective:.10g}, within={self.within:.10g}, "
+            f"n_iter={self.n_iter}, n_moves={self.n_moves}, converged={self.converged}"
+            + (", approximate=True" if self.approximate else "")
+            + ")"
+        )

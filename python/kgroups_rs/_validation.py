@@ -1,0 +1,127 @@
+"""Argument checks and conversions that read more clearly in Python than in Rust.
+
+Everything numeric is checked again by the Rust core; this module turns Python objects
+into the exact dtypes and layouts the core borrows, and raises ``TypeError`` for objects
+of the wrong kind.
+"""
+
+from __future__ import annotations
+
+import numbers
+import secrets
+from typing import Any, Optional, Union
+
+import numpy as np
+import numpy.typing as npt
+
+#: What ``random_state`` accepts, as in scikit-learn.
+RandomState = Union[None, int, np.integer, np.random.Generator, np.random.RandomState]
+
+_SEED_BOUND = 2**64
+
+
+def seed_from_random_state(random_state: RandomState) -> int:
+    """A 64-bit seed from ``random_state``.
+
+    ``None`` draws fresh entropy from the operating system; an integer ``>= 0`` is used as
+    is (modulo 2**64); a numpy ``Generator`` or ``RandomState`` provides one draw.
+    """
+    if random_state is None:
+        return secrets.randbits(64)
+    if isinstance(random_state, (bool, np.bool_)):
+        raise TypeError("random_state must be None, an int >= 0 or a numpy Generator, not a bool")
+    if isinstance(random_state, (numbers.Integral, np.integer)):
+        value = int(random_state)
+        if value < 0:
+            raise ValueError(f"random_state must be >= 0, got {value}")
+        return value % _SEED_BOUND
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, _SEED_BOUND, dtype=np.uint64))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**63, dtype=np.int64))
+    raise TypeError(
+        "random_state must be None, an int >= 0, a numpy Generator or RandomState, "
+        f"not {type(random_state).__name__}"
+    )
+
+
+def check_int(value: Any, name: str, minimum: int) -> int:
+    """``value`` as a Python int ``>= minimum``; TypeError for non-integers (bools included)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} ({value!r})")
+    if int(value) < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {int(value)}")
+    return int(value)
+
+
+def check_n_threads(n_threads: Optional[int]) -> Optional[int]:
+    """``None`` (all cores) or an int ``>= 1``."""
+    return None if n_threads is None else check_int(n_threads, "n_threads", 1)
+
+
+def as_float_array(values: Any, name: str) -> npt.NDArray[np.float64] | npt.NDArray[np.float32]:
+    """``values`` as a float64 or float32 numpy array.
+
+    float64 and float32 arrays are returned as they are (no copy). Integer, boolean and other
+    real floating dtypes are converted to float64 (one copy). Complex, object and string
+    data raise ``TypeError``.
+    """
+    array = np.asarray(values)
+    if array.dtype == np.float64 or array.dtype == np.float32:
+        return array
+    if array.dtype.kind in "biuf":
+        return array.astype(np.float64)
+    raise TypeError(
+        f"{name} must hold real numbers (float64 or float32; integers are converted), "
+        f"got dtype {array.dtype}"
+    )
+
+
+def as_kernel_matrix(G: Any) -> npt.NDArray[np.float64] | npt.NDArray[np.float32]:
+    """A dense kernel matrix the core can borrow without copying.
+
+    float64/float32 arrays that are C- or F-contiguous pass through untouched (a symmetric
+    matrix in F order is its own transpose). Anything else is converted once: other real
+    dtypes to float64, other layouts (strided views) to a C-contiguous copy.
+    """
+    array = as_float_array(G, "G")
+    if array.ndim != 2:
+        raise ValueError(f"G must be a 2-D (n, n) kernel matrix, got an array with shape {array.shape}")
+    if array.shape[0] != array.shape[1]:
+        raise ValueError(f"G must be square (n, n), got shape {array.shape}")
+    if array.shape[0] == 0:
+        raise ValueError("G is empty (n = 0); at least one point is needed")
+    if not (array.flags.c_contiguous or array.flags.f_contiguous):
+        array = np.ascontiguousarray(array)
+    return array
+
+
+def as_weights(weights: Any, n: int) -> Optional[npt.NDArray[np.float64]]:
+    """``None`` or a contiguous float64 vector of length ``n`` (values are checked in Rust)."""
+    if weights is None:
+        return None
+    array = np.ascontiguousarray(as_float_array(weights, "weights"), dtype=np.float64)
+    if array.ndim != 1 or array.shape[0] != n:
+        raise ValueError(f"weights must be a 1-D array of length n = {n}, got shape {array.shape}")
+    return array
+
+
+def as_init(init: Any, n: int) -> tuple[str, Optional[npt.NDArray[np.int64]]]:
+    """Split ``init`` into a method name and optional labels (int64, length ``n``)."""
+    if isinstance(init, str):
+        if init not in ("k-means++", "random"):
+            raise ValueError(
+                f"init must be 'k-means++', 'random' or an array of n labels, got {init!r}"
+            )
+        return init, None
+    labels = np.asarray(init)
+    if labels.dtype.kind not in "iu" or labels.dtype == np.bool_:
+        raise TypeError(
+            "init labels must be an integer array of n labels in 0..k-1, "
+            f"got dtype {labels.dtype}"
+        )
+    if labels.ndim != 1 or labels.shape[0] != n:
+        raise ValueError(
+            f"init labels must be a 1-D array of length n = {n}, got shape {labels.shape}"
+        )
+    return "labels", np.ascontiguousarray(labels, dtype=np.int64)

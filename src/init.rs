@@ -1,0 +1,185 @@
+//! Initial partitions: labels given by the user, uniform random labels, and weighted greedy
+//! k-means++ in the kernel's feature space (SPEC, "Initialisation").
+
+use crate::error::{KGroupsError, Result};
+use crate::kernel::Kernel;
+use crate::rng::Rng;
+
+/// How the first partition is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Init<'a> {
+    /// Weighted greedy k-means++ in feature space, `d²(i, c) = G_ii + G_cc − 2 G_ic`.
+    #[default]
+    KMeansPlusPlus,
+    /// Uniform random labels with every cluster non-empty.
+    Random,
+    /// The caller's labels (length n, values in `0..k`, every cluster non-empty).
+    Labels(&'a [usize]),
+}
+
+/// Check user labels: length `n`, values below `k`, no empty cluster.
+///
+/// ```
+/// use kgroups::init::validate_labels;
+/// assert!(validate_labels(&[0, 1, 1], 3, 2).is_ok());
+/// assert!(validate_labels(&[0, 0, 0], 3, 2).is_err()); // cluster 1 empty
+/// assert!(validate_labels(&[0, 2, 1], 3, 2).is_err()); // label out of range
+/// ```
+pub fn validate_labels(labels: &[usize], n: usize, k: usize) -> Result<()> {
+    if labels.len() != n {
+        return Err(KGroupsError::invalid(
+            "init",
+            format!(
+                "initial labels have length {} but there are n = {n} points",
+                labels.len()
+            ),
+        ));
+    }
+    let mut counts = vec![0usize; k];
+    for (i, &label) in labels.iter().enumerate() {
+        if label >= k {
+            return Err(KGroupsError::invalid(
+                "init",
+                format!("initial label {label} at position {i} is out of range; labels must be in 0..{k} (k = {k})"),
+            ));
+        }
+        counts[label] += 1;
+    }
+    if let Some(empty) = counts.iter().position(|&c| c == 0) {
+        return Err(KGroupsError::invalid(
+            "init",
+            format!("initial labels leave cluster {empty} empty; every cluster 0..{k} needs at least one point"),
+        ));
+    }
+    Ok(())
+}
+
+/// Uniform random labels in `0..k`, with a random point placed in each cluster first so that
+/// none is empty (`k <= n`).
+pub fn random_labels(n: usize, k: usize, rng: &mut Rng) -> Vec<usize> {
+    let mut labels: Vec<usize> = (0..n).map(|_| rng.below(k)).collect();
+    // A partial Fisher–Yates shuffle picks k distinct points, one per cluster.
+    let mut order: Vec<usize> = (0..n).collect();
+    for (cluster, position) in (0..k).enumerate() {
+        let pick = position + rng.below(n - position);
+        order.swap(position, pick);
+        labels[order[position]] = cluster;
+    }
+    labels
+}
+
+/// Weighted greedy k-means++ in feature space (as scikit-learn: the best of
+/// `2 + ⌊ln k⌋` candidates per centre), then every point goes to its nearest centre
+/// (ties to the lowest centre index) and each centre keeps its own cluster.
+pub fn kmeans_plus_plus<K: Kernel>(
+    kernel: &K,
+    k: usize,
+    weights: &[f64],
+    rng: &mut Rng,
+) -> Vec<usize> {
+    let n = kernel.n();
+    let diagonal: Vec<f64> = (0..n).map(|i| kernel.diagonal(i)).collect();
+    let n_trials = 2 + (k as f64).ln().floor() as usize;
+    let distances_to = |c: usize, out: &mut Vec<f64>| {
+        let g_cc = diagonal[c];
+        out.clear();
+        out.extend(diagonal.iter().map(|d| d + g_cc));
+        kernel.for_each_in_row(c, |i, v| out[i] -= 2.0 * v);
+        // Rounding (or a kernel that is not PSD) can make d² slightly negative.
+        out.iter_mut().for_each(|d| *d = d.max(0.0));
+    };
+
+    let mut centres = Vec::with_capacity(k);
+    let mut is_centre = vec![false; n];
+    let first = rng.weighted_index(weights).unwrap_or(0);
+    let mut closest = Vec::with_capacity(n);
+    distances_to(first, &mut closest);
+    let mut owner = vec![0usize; n];
+    centres.push(first);
+    is_centre[first] = true;
+
+    let mut candidate = Vec::with_capacity(n);
+    let mut best_candidate = Vec::with_capacity(n);
+    let mut probabilities = vec![0.0; n];
+    for c in 1..k {
+        for (p, (&w, &d)) in probabilities.iter_mut().zip(weights.iter().zip(&closest)) {
+            *p = w * d;
+        }
+        let mut best: Option<(f64, usize)> = None;
+        for _ in 0..n_trials {
+            let pick = match rng.weighted_index(&probabilities) {
+                Some(i) => i,
+                // Every remaining point coincides with a centre: take any non-centre point.
+                None => {
+                    let free: Vec<usize> = (0..n).filter(|&i| !is_centre[i]).collect();
+                    free[rng.below(free.len())]
+                }
+            };
+            distances_to(pick, &mut candidate);
+            let potential: f64 = weights
+                .iter()
+                .zip(closest.iter().zip(&candidate))
+                .map(|(w, (a, b))| w * a.min(*b))
+                .sum();
+            if best.is_none_or(|(p, _)| potential < p) {
+                best = Some((potential, pick));
+                std::mem::swap(&mut best_candidate, &mut candidate);
+            }
+        }
+        let Some((_, chosen)) = best else { break };
+        centres.push(chosen);
+        is_centre[chosen] = true;
+        for i in 0..n {
+            if best_candidate[i] < closest[i] {
+                closest[i] = best_candidate[i];
+                owner[i] = c;
+            }
+        }
+    }
+    for (c, &centre) in centres.iter().enumerate() {
+        owner[centre] = c;
+    }
+    owner
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::DenseKernel;
+
+    #[test]
+    fn random_labels_fill_every_cluster() {
+        let mut rng = Rng::new(5);
+        for k in 1..=6 {
+            let labels = random_labels(6, k, &mut rng);
+            assert!(validate_labels(&labels, 6, k).is_ok());
+        }
+    }
+
+    #[test]
+    fn kmeans_plus_plus_handles_duplicate_points() {
+        // Three identical points and k = 3: every cluster must still get one.
+        let g = [1.0; 9];
+        let kernel = DenseKernel::new(&g, 3).unwrap();
+        let labels = kmeans_plus_plus(&kernel, 3, &[1.0; 3], &mut Rng::new(1));
+        assert!(validate_labels(&labels, 3, 3).is_ok(), "{labels:?}");
+    }
+
+    #[test]
+    fn kmeans_plus_plus_separates_far_groups() {
+        // Points on a line: 0, 0.1, 0.2 and 10, 10.1; linear kernel.
+        let x = [0.0, 0.1, 0.2, 10.0, 10.1];
+        let g: Vec<f64> = x
+            .iter()
+            .flat_map(|a| x.iter().map(move |b| a * b))
+            .collect();
+        let kernel = DenseKernel::new(&g, 5).unwrap();
+        for seed in 0..20 {
+            let labels = kmeans_plus_plus(&kernel, 2, &[1.0; 5], &mut Rng::new(seed));
+            assert_eq!(labels[0], labels[1]);
+            assert_eq!(labels[1], labels[2]);
+            assert_eq!(labels[3], labels[4]);
+            assert_ne!(labels[0], labels[3]);
+        }
+    }
+}

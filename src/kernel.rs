@@ -1,0 +1,385 @@
+//! The one abstraction over "the kernel the algorithms read".
+//!
+//! Hartigan, Lloyd and the initialisations are written once, against [`Kernel`]: the number
+//! of points, the diagonal, and row `i` visited entry by entry. Dense matrices (f64 or f32,
+//! borrowed, never copied) implement it here; sparse CSR matrices and kernels computed on the
+//! fly from data implement it in their own modules.
+
+use crate::error::{KGroupsError, Result};
+use rayon::prelude::*;
+
+/// Element type of a dense kernel matrix: `f64` or `f32`. Arithmetic is always done in `f64`.
+pub trait KernelElement: Copy + Send + Sync + 'static {
+    /// Widen to `f64`.
+    fn widen(self) -> f64;
+    /// Relative tolerance of the symmetry check for this precision.
+    const SYMMETRY_TOLERANCE: f64;
+}
+
+impl KernelElement for f64 {
+    #[inline(always)]
+    fn widen(self) -> f64 {
+        self
+    }
+    const SYMMETRY_TOLERANCE: f64 = 1e-9;
+}
+
+impl KernelElement for f32 {
+    #[inline(always)]
+    fn widen(self) -> f64 {
+        self as f64
+    }
+    const SYMMETRY_TOLERANCE: f64 = 1e-5;
+}
+
+/// A symmetric kernel (Gram) matrix as the clustering algorithms see it.
+///
+/// Implementors promise symmetry: `G[i, y] == G[y, i]`. Entries not visited by
+/// [`Kernel::for_each_in_row`] are zero.
+///
+/// ```
+/// use kgroups::{DenseKernel, Kernel};
+/// let g = [2.0, 1.0, 1.0, 3.0];
+/// let kernel = DenseKernel::new(&g, 2).unwrap();
+/// assert_eq!(kernel.n(), 2);
+/// assert_eq!(kernel.diagonal(1), 3.0);
+/// let mut row = vec![];
+/// kernel.for_each_in_row(0, |y, v| row.push((y, v)));
+/// assert_eq!(row, vec![(0, 2.0), (1, 1.0)]);
+/// ```
+pub trait Kernel: Sync {
+    /// Number of points `n`.
+    fn n(&self) -> usize;
+
+    /// `G[i, i]`.
+    fn diagonal(&self, i: usize) -> f64;
+
+    /// Call `visit(y, G[i, y])` for every (non-zero, for sparse kernels) entry of row `i`,
+    /// in increasing `y`.
+    fn for_each_in_row<F: FnMut(usize, f64)>(&self, i: usize, visit: F);
+
+    /// `out[y] += scale * G[i, y]` for every `y` (`out.len() == n`).
+    fn add_scaled_row(&self, i: usize, scale: f64, out: &mut [f64]) {
+        self.for_each_in_row(i, |y, v| out[y] += scale * v);
+    }
+
+    /// Apply one move of point `i` (weight `weight`) between two rows of the cluster-sum
+    /// matrix: `leaving[y] -= weight * G[i, y]` and `joining[y] += weight * G[i, y]`.
+    fn move_point(&self, i: usize, weight: f64, leaving: &mut [f64], joining: &mut [f64]) {
+        self.for_each_in_row(i, |y, v| {
+            let delta = weight * v;
+            leaving[y] -= delta;
+            joining[y] += delta;
+        });
+    }
+
+    /// The per-point cluster sums, cluster-major: `sums[l * n + y] = Σ_{i ∈ C_l} w_i G[y, i]`.
+    ///
+    /// One pass over the kernel, parallel over rows. The result is the same for any number
+    /// of threads: each row's sums are computed by one thread in a fixed order.
+    fn cluster_sums(&self, labels: &[usize], weights: &[f64], k: usize) -> Vec<f64> {
+        let n = self.n();
+        let mut point_major = vec![0.0; n * k];
+        point_major
+            .par_chunks_mut(k.max(1))
+            .enumerate()
+            .for_each(|(y, sums)| {
+                self.for_each_in_row(y, |i, v| sums[labels[i]] += weights[i] * v);
+            });
+        transpose_to_cluster_major(&point_major, n, k)
+    }
+}
+
+/// Turn an `n × k` point-major matrix into `k × n` cluster-major.
+pub(crate) fn transpose_to_cluster_major(point_major: &[f64], n: usize, k: usize) -> Vec<f64> {
+    let mut out = vec![0.0; n * k];
+    for (y, sums) in point_major.chunks_exact(k.max(1)).enumerate() {
+        for (l, &value) in sums.iter().enumerate() {
+            out[l * n + y] = value;
+        }
+    }
+    out
+}
+
+/// A dense symmetric `n × n` kernel matrix, borrowed.
+///
+/// The slice holds the matrix in row-major (C) order; because the matrix is symmetric, a
+/// column-major (Fortran) buffer is the same matrix, so both layouts are accepted as they are.
+#[derive(Debug, Clone, Copy)]
+pub struct DenseKernel<'a, T: KernelElement> {
+    data: &'a [T],
+    n: usize,
+}
+
+/// Row blocks of this many rows are checked for symmetry by one task.
+const SYMMETRY_BLOCK: usize = 64;
+
+impl<'a, T: KernelElement> DenseKernel<'a, T> {
+    /// Borrow `data` (length `n * n`) as a kernel matrix after checking that it is square,
+    /// finite and symmetric within a relative tolerance (1e-9 for f64, 1e-5 for f32, relative
+    /// to the larger of the two entries plus the largest diagonal entry).
+    ///
+    /// ```
+    /// use kgroups::DenseKernel;
+    /// assert!(DenseKernel::new(&[1.0, 0.5, 0.5, 1.0], 2).is_ok());
+    /// assert!(DenseKernel::new(&[1.0, 0.5, 0.4, 1.0], 2).is_err()); // not symmetric
+    /// assert!(DenseKernel::new(&[1.0, 0.5, 0.5], 2).is_err());      // not n × n
+    /// ```
+    pub fn new(data: &'a [T], n: usize) -> Result<Self> {
+        if n == 0 {
+            return Err(KGroupsError::invalid(
+                "G",
+                "the kernel matrix is empty (n = 0); at least one point is needed",
+            ));
+        }
+        if n.checked_mul(n) != Some(data.len()) {
+            return Err(KGroupsError::invalid(
+                "G",
+                format!(
+                    "expected an n × n matrix with n = {n} ({} entries), got {} entries",
+                    n.saturating_mul(n),
+                    data.len()
+                ),
+            ));
+        }
+        let kernel = DenseKernel { data, n };
+        kernel.check_finite_and_symmetric()?;
+        Ok(kernel)
+    }
+
+    /// Row `i` as a slice.
+    #[inline]
+    pub fn row(&self, i: usize) -> &'a [T] {
+        &self.data[i * self.n..(i + 1) * self.n]
+    }
+
+    fn check_finite_and_symmetric(&self) -> Result<()> {
+        let n = self.n;
+        let max_diagonal = (0..n)
+            .map(|i| self.data[i * n + i].widen().abs())
+            .fold(0.0_f64, f64::max);
+        let tolerance = T::SYMMETRY_TOLERANCE;
+        // Each task owns a block of rows and compares its upper-triangle part with the
+        // mirrored entries, reading tiles so that the transposed reads stay in cache.
+        let blocks = n.div_ceil(SYMMETRY_BLOCK);
+        let first_problem = (0..blocks)
+            .into_par_iter()
+            .map(|block| {
+                let rows = block * SYMMETRY_BLOCK..((block + 1) * SYMMETRY_BLOCK).min(n);
+                for a in rows.clone() {
+                    for (b, value) in self.row(a).iter().enumerate() {
+                        if !value.widen().is_finite() {
+                            return Some(Problem::NotFinite(a, b));
+                        }
+                    }
+                }
+                for col_block in (rows.start..n).step_by(SYMMETRY_BLOCK) {
+                    let cols = col_block..(col_block + SYMMETRY_BLOCK).min(n);
+                    for a in rows.clone() {
+                        for b in cols.clone().filter(|&b| b > a) {
+                            let upper = self.data[a * n + b].widen();
+                            let lower = self.data[b * n + a].widen();
+                            let slack = tolerance * (upper.abs().max(lower.abs()) + max_diagonal);
+                            if (upper - lower).abs() > slack {
+                                return Some(Problem::Asymmetric(a, b, upper, lower));
+                            }
+                        }
+                    }
+                }
+                None
+            })
+            .find_first(|problem| problem.is_some())
+            .flatten();
+        match first_problem {
+            None => Ok(()),
+            Some(Problem::NotFinite(a, b)) => Err(KGroupsError::invalid(
+                "G",
+                format!(
+                    "the kernel matrix contains NaN or infinity (first at row {a}, column {b}); \
+                     all entries must be finite"
+                ),
+            )),
+            Some(Problem::Asymmetric(a, b, upper, lower)) => Err(KGroupsError::invalid(
+                "G",
+                format!(
+                    "the kernel matrix is not symmetric: G[{a}, {b}] = {upper:e} but G[{b}, {a}] = {lower:e} \
+                     (allowed relative difference {tolerance:e}); pass a symmetric matrix, e.g. (G + G.T) / 2"
+                ),
+            )),
+        }
+    }
+}
+
+enum Problem {
+    NotFinite(usize, usize),
+    Asymmetric(usize, usize, f64, f64),
+}
+
+/// Dot products of one dense row with `k` masked weight vectors, with independent
+/// accumulators so the compiler can vectorise the sums.
+#[inline]
+fn masked_dots<T: KernelElement>(row: &[T], masks: &[f64], k: usize, out: &mut [f64]) {
+    let n = row.len();
+    for (l, result) in out.iter_mut().enumerate().take(k) {
+        let mask = &masks[l * n..(l + 1) * n];
+        let mut acc = [0.0f64; 8];
+        let row_chunks = row.chunks_exact(8);
+        let mask_chunks = mask.chunks_exact(8);
+        let (row_tail, mask_tail) = (row_chunks.remainder(), mask_chunks.remainder());
+        for (r, m) in row_chunks.zip(mask_chunks) {
+            for t in 0..8 {
+                acc[t] += r[t].widen() * m[t];
+            }
+        }
+        let mut total =
+            ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+        for (r, m) in row_tail.iter().zip(mask_tail) {
+            total += r.widen() * m;
+        }
+        *result = total;
+    }
+}
+
+/// Above this many clusters the cluster sums gather by label instead of running one masked
+/// dot product per cluster.
+const MASKED_DOTS_MAX_K: usize = 16;
+
+impl<T: KernelElement> Kernel for DenseKernel<'_, T> {
+    #[inline]
+    fn n(&self) -> usize {
+        self.n
+    }
+
+    #[inline]
+    fn diagonal(&self, i: usize) -> f64 {
+        self.data[i * self.n + i].widen()
+    }
+
+    #[inline]
+    fn for_each_in_row<F: FnMut(usize, f64)>(&self, i: usize, mut visit: F) {
+        for (y, value) in self.row(i).iter().enumerate() {
+            visit(y, value.widen());
+        }
+    }
+
+    #[inline]
+    fn add_scaled_row(&self, i: usize, scale: f64, out: &mut [f64]) {
+        for (o, v) in out.iter_mut().zip(self.row(i)) {
+            *o += scale * v.widen();
+        }
+    }
+
+    fn move_point(&self, i: usize, weight: f64, leaving: &mut [f64], joining: &mut [f64]) {
+        const PARALLEL_MIN_N: usize = 1 << 16;
+        const CHUNK: usize = 1 << 14;
+        let row = self.row(i);
+        let update = |(row, (leaving, joining)): (&[T], (&mut [f64], &mut [f64]))| {
+            for ((v, l), j) in row.iter().zip(leaving.iter_mut()).zip(joining.iter_mut()) {
+                let delta = weight * v.widen();
+                *l -= delta;
+                *j += delta;
+            }
+        };
+        if self.n >= PARALLEL_MIN_N {
+            row.par_chunks(CHUNK)
+                .zip(
+                    leaving
+                        .par_chunks_mut(CHUNK)
+                        .zip(joining.par_chunks_mut(CHUNK)),
+                )
+                .for_each(update);
+        } else {
+            update((row, (leaving, joining)));
+        }
+    }
+
+    fn cluster_sums(&self, labels: &[usize], weights: &[f64], k: usize) -> Vec<f64> {
+        let n = self.n;
+        if k > MASKED_DOTS_MAX_K {
+            let mut point_major = vec![0.0; n * k];
+            point_major
+                .par_chunks_mut(k)
+                .enumerate()
+                .for_each(|(y, sums)| {
+                    for ((v, &label), &w) in self.row(y).iter().zip(labels).zip(weights) {
+                        sums[label] += w * v.widen();
+                    }
+                });
+            return transpose_to_cluster_major(&point_major, n, k);
+        }
+        // masks[l * n + i] = w_i if i is in cluster l, else 0.
+        let mut masks = vec![0.0; k * n];
+        for (i, (&label, &w)) in labels.iter().zip(weights).enumerate() {
+            masks[label * n + i] = w;
+        }
+        let mut point_major = vec![0.0; n * k];
+        point_major
+            .par_chunks_mut(k)
+            .enumerate()
+            .for_each(|(y, sums)| masked_dots(self.row(y), &masks, k, sums));
+        transpose_to_cluster_major(&point_major, n, k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_bad_matrices() {
+        let nan = [1.0, f64::NAN, f64::NAN, 1.0];
+        let err = DenseKernel::new(&nan, 2).unwrap_err().to_string();
+        assert!(err.contains("NaN"), "{err}");
+        let asym = [1.0, 0.5, 0.6, 1.0];
+        let err = DenseKernel::new(&asym, 2).unwrap_err().to_string();
+        assert!(err.contains("not symmetric"), "{err}");
+        assert!(DenseKernel::<f64>::new(&[], 0).is_err());
+        assert!(DenseKernel::new(&[1.0, 2.0, 3.0], 2).is_err());
+    }
+
+    #[test]
+    fn asymmetry_far_from_the_first_block_is_found() {
+        let n = 200;
+        let mut g = vec![0.0; n * n];
+        for i in 0..n {
+            g[i * n + i] = 1.0;
+        }
+        g[150 * n + 199] = 0.25;
+        assert!(DenseKernel::new(&g, n).is_err());
+        g[199 * n + 150] = 0.25;
+        assert!(DenseKernel::new(&g, n).is_ok());
+    }
+
+    fn naive_sums(g: &[f64], n: usize, labels: &[usize], weights: &[f64], k: usize) -> Vec<f64> {
+        let mut out = vec![0.0; k * n];
+        for y in 0..n {
+            for i in 0..n {
+                out[labels[i] * n + y] += weights[i] * g[y * n + i];
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn cluster_sums_match_naive_for_small_and_large_k() {
+        let n = 37;
+        let mut g = vec![0.0; n * n];
+        for a in 0..n {
+            for b in 0..=a {
+                let v = ((a * 31 + b * 17) % 13) as f64 / 7.0 - 0.5;
+                g[a * n + b] = v;
+                g[b * n + a] = v;
+            }
+        }
+        let weights: Vec<f64> = (0..n).map(|i| 0.5 + (i % 5) as f64).collect();
+        for k in [1, 3, 20] {
+            let labels: Vec<usize> = (0..n).map(|i| (i * 7) % k).collect();
+            let kernel = DenseKernel::new(&g, n).unwrap();
+            let fast = kernel.cluster_sums(&labels, &weights, k);
+            let slow = naive_sums(&g, n, &labels, &weights, k);
+            for (a, b) in fast.iter().zip(&slow) {
+                assert!((a - b).abs() < 1e-12, "k = {k}: {a} vs {b}");
+            }
+        }
+    }
+}

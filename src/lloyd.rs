@@ -1,0 +1,181 @@
+//! Kernel k-means: Lloyd's method in kernel space (SPEC, Algorithm 1 corrected), batch and
+//! online.
+//!
+//! The cost of point `i` in cluster `l` is `‖φ(x_i) − μ_l‖² − G_ii = Q_l/s_l² − 2 m_l(i)/s_l`.
+//! A point changes cluster only if another cluster is cheaper by more than a relative
+//! tolerance; on a tie it stays.
+//!
+//! Empty clusters: the online variant never moves a point that is alone in its cluster. In
+//! the batch variant, if the new assignment would leave a cluster empty, the old member of
+//! that cluster closest to its old centre stays in it (repeated until no cluster is empty).
+//! Either way the cost cannot increase, so `W` never increases for a PSD kernel.
+
+use crate::control::{Control, Progress};
+use crate::error::Result;
+use crate::hartigan::{SweepStats, CHECK_EVERY_POINTS, RELATIVE_TOLERANCE};
+use crate::kernel::Kernel;
+use crate::partition::Partition;
+use rayon::prelude::*;
+
+/// Which Lloyd iteration to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LloydVariant {
+    /// All points are reassigned from the same state, then the sums are brought up to date.
+    #[default]
+    Batch,
+    /// Points are reassigned one at a time, updating the sums after each move.
+    Online,
+}
+
+/// The cheapest cluster for point `i` and whether it beats the current one by more than
+/// the tolerance. Ties keep the current cluster, then the lowest index.
+#[inline]
+fn best_cluster(partition: &Partition, i: usize) -> usize {
+    let current = partition.labels[i];
+    let cost = |l: usize| {
+        let s = partition.sizes[l];
+        partition.terms[l] / (s * s) - 2.0 * partition.sum(l, i) / s
+    };
+    let magnitude = |l: usize| {
+        let s = partition.sizes[l];
+        (partition.terms[l] / (s * s)).abs() + (2.0 * partition.sum(l, i) / s).abs()
+    };
+    let current_cost = cost(current);
+    let mut best = current;
+    let mut best_cost = current_cost;
+    for l in (0..partition.k).filter(|&l| l != current) {
+        let c = cost(l);
+        if c < best_cost {
+            best = l;
+            best_cost = c;
+        }
+    }
+    if best != current
+        && current_cost - best_cost > RELATIVE_TOLERANCE * (magnitude(current) + magnitude(best))
+    {
+        best
+    } else {
+        current
+    }
+}
+
+/// Run Lloyd iterations until nothing changes or `max_iter`.
+pub(crate) fn run<K: Kernel>(
+    kernel: &K,
+    weights: &[f64],
+    partition: &mut Partition,
+    variant: LloydVariant,
+    max_iter: usize,
+    control: &Control,
+    start: usize,
+) -> Result<SweepStats> {
+    let mut history = vec![partition.objective()];
+    let mut n_moves = 0;
+    let mut converged = false;
+    let mut n_iter = 0;
+    while n_iter < max_iter {
+        n_iter += 1;
+        let moves_in_sweep = match variant {
+            LloydVariant::Online => online_sweep(kernel, weights, partition, control)?,
+            LloydVariant::Batch => batch_step(kernel, weights, partition, control)?,
+        };
+        partition.refresh_totals(weights);
+        n_moves += moves_in_sweep;
+        let objective = partition.objective();
+        history.push(objective);
+        control.report(Progress {
+            start,
+            sweep: n_iter,
+            moves_in_sweep,
+            objective,
+        })?;
+        if moves_in_sweep == 0 {
+            converged = true;
+            break;
+        }
+    }
+    Ok(SweepStats {
+        n_iter,
+        n_moves,
+        converged,
+        objective_history: history,
+    })
+}
+
+fn online_sweep<K: Kernel>(
+    kernel: &K,
+    weights: &[f64],
+    partition: &mut Partition,
+    control: &Control,
+) -> Result<usize> {
+    let mut moves = 0;
+    for i in 0..kernel.n() {
+        if i % CHECK_EVERY_POINTS == CHECK_EVERY_POINTS - 1 {
+            control.checkpoint()?;
+        }
+        if partition.counts[partition.labels[i]] <= 1 {
+            continue;
+        }
+        let to = best_cluster(partition, i);
+        if to != partition.labels[i] {
+            partition.move_point(kernel, i, to, weights[i], kernel.diagonal(i));
+            moves += 1;
+        }
+    }
+    Ok(moves)
+}
+
+fn batch_step<K: Kernel>(
+    kernel: &K,
+    weights: &[f64],
+    partition: &mut Partition,
+    control: &Control,
+) -> Result<usize> {
+    let n = kernel.n();
+    let mut new_labels: Vec<usize> = (0..n)
+        .into_par_iter()
+        .map(|i| best_cluster(partition, i))
+        .collect();
+    control.checkpoint()?;
+    keep_clusters_non_empty(kernel, partition, &mut new_labels);
+    let changed: Vec<usize> = (0..n)
+        .filter(|&i| new_labels[i] != partition.labels[i])
+        .collect();
+    // Updating M costs O(n) per changed point; past a fraction of n a rebuild is cheaper.
+    if changed.len() * 4 > n {
+        *partition = Partition::new(kernel, new_labels, weights, partition.k)?;
+    } else {
+        for (count, &i) in changed.iter().enumerate() {
+            if count % 1024 == 1023 {
+                control.checkpoint()?;
+            }
+            partition.move_point(kernel, i, new_labels[i], weights[i], kernel.diagonal(i));
+        }
+    }
+    Ok(changed.len())
+}
+
+/// If `new_labels` leaves a cluster empty, give it back the old member closest to its old
+/// centre (`‖φ(x_i) − μ_l‖²` from the old state; ties to the lowest index). A restored point
+/// returns to its old cluster and never moves again, so this ends after at most n repairs.
+fn keep_clusters_non_empty<K: Kernel>(kernel: &K, partition: &Partition, new_labels: &mut [usize]) {
+    let k = partition.k;
+    let mut counts = vec![0usize; k];
+    for &l in new_labels.iter() {
+        counts[l] += 1;
+    }
+    while let Some(empty) = counts.iter().position(|&c| c == 0) {
+        let s = partition.sizes[empty];
+        let distance = |i: usize| {
+            kernel.diagonal(i) - 2.0 * partition.sum(empty, i) / s
+                + partition.terms[empty] / (s * s)
+        };
+        let closest = (0..new_labels.len())
+            .filter(|&i| partition.labels[i] == empty)
+            .min_by(|&a, &b| distance(a).total_cmp(&distance(b)));
+        let Some(i) = closest else { break };
+        counts[new_labels[i]] -= 1;
+        new_labels[i] = empty;
+        counts[empty] += 1;
+    }
+}

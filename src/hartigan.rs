@@ -72,14 +72,14 @@ pub(crate) fn run<K: Kernel>(
     while n_iter < max_iter {
         n_iter += 1;
         let mut moves_in_sweep = 0;
-        for i in 0..n {
+        for (i, &weight) in weights.iter().enumerate().take(n) {
             if i % CHECK_EVERY_POINTS == CHECK_EVERY_POINTS - 1 {
                 control.checkpoint()?;
             }
             let diagonal = kernel.diagonal(i);
-            if let Some((to, delta, tolerance)) = best_move(partition, i, weights[i], diagonal) {
+            if let Some((to, delta, tolerance)) = best_move(partition, i, weight, diagonal) {
                 if delta > tolerance {
-                    partition.move_point(kernel, i, to, weights[i], diagonal);
+                    partition.move_point(kernel, i, to, weight, diagonal);
                     moves_in_sweep += 1;
                 }
             }

@@ -33,6 +33,7 @@ pub mod lloyd;
 mod partition;
 pub mod restarts;
 pub mod rng;
+pub mod sparse;
 
 #[cfg(feature = "python")]
 mod python;
@@ -43,6 +44,7 @@ pub use init::Init;
 pub use kernel::{DenseKernel, Kernel, KernelElement};
 pub use lloyd::LloydVariant;
 pub use restarts::{fit, Algorithm, Clustering, Options};
+pub use sparse::{CsrIndex, CsrKernel};
 
 /// Kernel k-groups (Hartigan's method): [`fit`] with [`Algorithm::Hartigan`].
 ///
@@ -98,3 +100,8 @@ pub fn kernel_kmeans<K: Kernel>(
         control,
     )
 }
+
+/// The README's Rust example, compiled and run by `cargo test`.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

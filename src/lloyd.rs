@@ -109,7 +109,7 @@ fn online_sweep<K: Kernel>(
     control: &Control,
 ) -> Result<usize> {
     let mut moves = 0;
-    for i in 0..kernel.n() {
+    for (i, &weight) in weights.iter().enumerate().take(kernel.n()) {
         if i % CHECK_EVERY_POINTS == CHECK_EVERY_POINTS - 1 {
             control.checkpoint()?;
         }
@@ -118,7 +118,7 @@ fn online_sweep<K: Kernel>(
         }
         let to = best_cluster(partition, i);
         if to != partition.labels[i] {
-            partition.move_point(kernel, i, to, weights[i], kernel.diagonal(i));
+            partition.move_point(kernel, i, to, weight, kernel.diagonal(i));
             moves += 1;
         }
     }

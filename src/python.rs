@@ -9,7 +9,10 @@ use crate::init::Init;
 use crate::kernel::{DenseKernel, KernelElement};
 use crate::lloyd::LloydVariant;
 use crate::restarts::{fit, Algorithm, Clustering, Options};
-use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
+use crate::sparse::{CsrIndex, CsrKernel};
+use numpy::{
+    IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -151,8 +154,9 @@ fn parse_algorithm(algorithm: &str) -> PyResult<Algorithm> {
     }
 }
 
-/// Options shared by every kernel kind, already converted from Python.
+/// Options shared by every kernel kind, already converted from Python, plus how to run.
 struct CommonArgs<'a> {
+    n_threads: Option<usize>,
     algorithm: Algorithm,
     init: Init<'a>,
     weights: Option<&'a [f64]>,
@@ -162,6 +166,20 @@ struct CommonArgs<'a> {
 }
 
 impl CommonArgs<'_> {
+    fn run_detached<'py, K: crate::Kernel>(
+        &self,
+        py: Python<'py>,
+        k: usize,
+        progress: Option<&Bound<'py, PyAny>>,
+        make_kernel: impl FnOnce() -> crate::Result<K> + Send,
+    ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        let result = run_detached(py, self.n_threads, progress, |control| {
+            let kernel = make_kernel()?;
+            self.run(&kernel, k, control)
+        })?;
+        clustering_to_py(py, result)
+    }
+
     fn run<K: crate::Kernel>(
         &self,
         kernel: &K,
@@ -225,7 +243,6 @@ fn dense_fit<'py, T: KernelElement + numpy::Element>(
     g: &Bound<'py, PyArray2<T>>,
     k: usize,
     common: &CommonArgs<'_>,
-    n_threads: Option<usize>,
     progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
     let shape = g.shape();
@@ -242,11 +259,7 @@ fn dense_fit<'py, T: KernelElement + numpy::Element>(
             "invalid `G`: the kernel matrix must be C- or F-contiguous (use np.ascontiguousarray)",
         )
     })?;
-    let result = run_detached(py, n_threads, progress, |control| {
-        let kernel = DenseKernel::new(data, n)?;
-        common.run(&kernel, k, control)
-    })?;
-    clustering_to_py(py, result)
+    common.run_detached(py, k, progress, || DenseKernel::new(data, n))
 }
 
 /// Cluster a dense kernel matrix (float64 or float32, C- or F-contiguous, symmetric).
@@ -270,6 +283,7 @@ fn cluster_dense<'py>(
 ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
     let init_labels = labels_from_py(init_labels)?;
     let common = CommonArgs {
+        n_threads,
         algorithm: parse_algorithm(algorithm)?,
         init: parse_init(init, init_labels.as_deref())?,
         weights: slice_of(&weights, "weights")?,
@@ -278,13 +292,131 @@ fn cluster_dense<'py>(
         seed,
     };
     if let Ok(g64) = g.cast::<PyArray2<f64>>() {
-        dense_fit(py, g64, k, &common, n_threads, progress.as_ref())
+        dense_fit(py, g64, k, &common, progress.as_ref())
     } else if let Ok(g32) = g.cast::<PyArray2<f32>>() {
-        dense_fit(py, g32, k, &common, n_threads, progress.as_ref())
+        dense_fit(py, g32, k, &common, progress.as_ref())
     } else {
         Err(PyTypeError::new_err(
             "G must be a 2-D numpy array of float64 or float32 (the Python wrapper converts other inputs)",
         ))
+    }
+}
+
+/// The three CSR arrays of one index type `I` and one value type `T`.
+struct CsrArrays<'a, 'py, I: numpy::Element, T: numpy::Element> {
+    indptr: &'a Bound<'py, PyArray1<I>>,
+    indices: &'a Bound<'py, PyArray1<I>>,
+    data: &'a Bound<'py, PyArray1<T>>,
+}
+
+fn csr_fit<'py, I: CsrIndex + numpy::Element, T: KernelElement + numpy::Element>(
+    py: Python<'py>,
+    arrays: CsrArrays<'_, 'py, I, T>,
+    n: usize,
+    k: usize,
+    common: &CommonArgs<'_>,
+    progress: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+    let (indptr, indices, data) = (
+        arrays.indptr.readonly(),
+        arrays.indices.readonly(),
+        arrays.data.readonly(),
+    );
+    let contiguous = |name: &str| {
+        PyValueError::new_err(format!(
+            "invalid `G`: the CSR {name} array must be contiguous"
+        ))
+    };
+    let (indptr, indices, data) = (
+        indptr.as_slice().map_err(|_| contiguous("indptr"))?,
+        indices.as_slice().map_err(|_| contiguous("indices"))?,
+        data.as_slice().map_err(|_| contiguous("data"))?,
+    );
+    common.run_detached(py, k, progress, || CsrKernel::new(indptr, indices, data, n))
+}
+
+fn csr_fit_any_data<'py, I: CsrIndex + numpy::Element>(
+    py: Python<'py>,
+    indptr: &Bound<'py, PyArray1<I>>,
+    (indices, data): (&Bound<'py, PyAny>, &Bound<'py, PyAny>),
+    (n, k): (usize, usize),
+    common: &CommonArgs<'_>,
+    progress: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+    let indices = indices.cast::<PyArray1<I>>().map_err(|_| {
+        PyTypeError::new_err("CSR indices must have the same integer dtype as indptr")
+    })?;
+    if let Ok(data) = data.cast::<PyArray1<f64>>() {
+        csr_fit(
+            py,
+            CsrArrays {
+                indptr,
+                indices,
+                data,
+            },
+            n,
+            k,
+            common,
+            progress,
+        )
+    } else if let Ok(data) = data.cast::<PyArray1<f32>>() {
+        csr_fit(
+            py,
+            CsrArrays {
+                indptr,
+                indices,
+                data,
+            },
+            n,
+            k,
+            common,
+            progress,
+        )
+    } else {
+        Err(PyTypeError::new_err("CSR data must be float64 or float32"))
+    }
+}
+
+/// Cluster a sparse symmetric kernel given as CSR arrays (indptr and indices int32 or
+/// int64, data float64 or float32; sorted unique column indices per row).
+/// Returns the same tuple as `cluster_dense`.
+#[pyfunction]
+#[pyo3(signature = (indptr, indices, data, n, k, algorithm, init, init_labels, weights, n_init, max_iter, seed, n_threads=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn cluster_csr<'py>(
+    py: Python<'py>,
+    indptr: &Bound<'py, PyAny>,
+    indices: &Bound<'py, PyAny>,
+    data: &Bound<'py, PyAny>,
+    n: usize,
+    k: usize,
+    algorithm: &str,
+    init: &str,
+    init_labels: Option<PyReadonlyArray1<'py, i64>>,
+    weights: Option<PyReadonlyArray1<'py, f64>>,
+    n_init: usize,
+    max_iter: usize,
+    seed: u64,
+    n_threads: Option<usize>,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+    let init_labels = labels_from_py(init_labels)?;
+    let common = CommonArgs {
+        n_threads,
+        algorithm: parse_algorithm(algorithm)?,
+        init: parse_init(init, init_labels.as_deref())?,
+        weights: slice_of(&weights, "weights")?,
+        n_init,
+        max_iter,
+        seed,
+    };
+    let progress = progress.as_ref();
+    if let Ok(p) = indptr.cast::<PyArray1<i32>>() {
+        csr_fit_any_data(py, p, (indices, data), (n, k), &common, progress)
+    } else if let Ok(p) = indptr.cast::<PyArray1<i64>>() {
+        csr_fit_any_data(py, p, (indices, data), (n, k), &common, progress)
+    } else {
+        Err(PyTypeError::new_err("CSR indptr must be int32 or int64"))
     }
 }
 
@@ -312,6 +444,7 @@ fn _sleep_for_tests(py: Python<'_>, seconds: f64) -> PyResult<()> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cluster_dense, m)?)?;
+    m.add_function(wrap_pyfunction!(cluster_csr, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(_sleep_for_tests, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

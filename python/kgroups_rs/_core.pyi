@@ -1,6 +1,6 @@
 """Type stubs for the native module built from the Rust crate (src/python.rs)."""
 
-from typing import Callable, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -27,3 +27,19 @@ def cluster_dense(
 ) -> ClusterTuple: ...
 def _panic_for_tests() -> None: ...
 def _sleep_for_tests(seconds: float) -> None: ...
+def cluster_csr(
+    indptr: npt.NDArray[np.integer[Any]],
+    indices: npt.NDArray[np.integer[Any]],
+    data: Union[npt.NDArray[np.float64], npt.NDArray[np.float32]],
+    n: int,
+    k: int,
+    algorithm: str,
+    init: str,
+    init_labels: Optional[npt.NDArray[np.int64]],
+    weights: Optional[npt.NDArray[np.float64]],
+    n_init: int,
+    max_iter: int,
+    seed: int,
+    n_threads: Optional[int] = None,
+    progress: Optional[ProgressCallback] = None,
+) -> ClusterTuple: ...

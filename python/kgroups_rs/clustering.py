@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Optional
 
 import numpy as np
 
 from . import _core
 from ._result import ClusteringResult
+from ._sparse_input import as_csr_arrays, is_sparse
 from ._validation import (
     RandomState,
     as_init,
@@ -37,25 +39,20 @@ def _fit(
     n_threads: Optional[int],
     progress: Optional[ProgressCallback],
 ) -> ClusteringResult:
-    from . import _sparse_input  # local: scipy is optional
-
     k = check_int(k, "k", 1)
     n_init = check_int(n_init, "n_init", 1)
     max_iter = check_int(max_iter, "max_iter", 1)
     n_threads = check_n_threads(n_threads)
     if progress is not None and not callable(progress):
         raise TypeError("progress must be a callable progress(start, sweep, moves, objective)")
-    if _sparse_input.is_sparse(G):
-        run = _sparse_input.sparse_runner(G)
-        n = run.n
+    run: Callable[..., Any]
+    if is_sparse(G):
+        indptr, indices, data, n = as_csr_arrays(G)
+        run = functools.partial(_core.cluster_csr, indptr, indices, data, n)
     else:
         matrix = as_kernel_matrix(G)
         n = matrix.shape[0]
-
-        def run_dense(*args: Any, **kwargs: Any) -> Any:
-            return _core.cluster_dense(matrix, *args, **kwargs)
-
-        run = _sparse_input.Runner(n, run_dense)
+        run = functools.partial(_core.cluster_dense, matrix)
     method, labels = as_init(init, n)
     if labels is not None and n_init != 1:
         raise ValueError(

@@ -59,7 +59,7 @@ pub(crate) fn best_move(
 pub(crate) fn run<K: Kernel>(
     kernel: &K,
     weights: &[f64],
-    partition: &mut Partition,
+    partition: &mut Partition<'_>,
     max_iter: usize,
     control: &Control,
     start: usize,

@@ -82,9 +82,11 @@ pub fn kmeans_plus_plus<K: Kernel>(
     let n_trials = 2 + (k as f64).ln().floor() as usize;
     let distances_to = |c: usize, out: &mut Vec<f64>| {
         let g_cc = diagonal[c];
-        out.clear();
-        out.extend(diagonal.iter().map(|d| d + g_cc));
-        kernel.for_each_in_row(c, |i, v| out[i] -= 2.0 * v);
+        out.resize(n, 0.0);
+        kernel.row_into(c, out);
+        for (d, &g_ii) in out.iter_mut().zip(&diagonal) {
+            *d = g_ii + g_cc - 2.0 * *d;
+        }
         // Rounding (or a kernel that is not PSD) can make d² slightly negative.
         out.iter_mut().for_each(|d| *d = d.max(0.0));
     };

@@ -58,6 +58,18 @@ pub trait Kernel: Sync {
     /// in increasing `y`.
     fn for_each_in_row<F: FnMut(usize, f64)>(&self, i: usize, visit: F);
 
+    /// For a low-rank kernel `G = Φ Φᵀ`: the features Φ (n × m, row-major) and m. The
+    /// algorithms then keep per-cluster feature sums instead of the k × n matrix of sums.
+    fn features(&self) -> Option<(&[f64], usize)> {
+        None
+    }
+
+    /// Row `i` written into `out` (`out.len() == n`).
+    fn row_into(&self, i: usize, out: &mut [f64]) {
+        out.iter_mut().for_each(|o| *o = 0.0);
+        self.for_each_in_row(i, |y, v| out[y] = v);
+    }
+
     /// `out[y] += scale * G[i, y]` for every `y` (`out.len() == n`).
     fn add_scaled_row(&self, i: usize, scale: f64, out: &mut [f64]) {
         self.for_each_in_row(i, |y, v| out[y] += scale * v);

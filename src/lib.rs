@@ -30,6 +30,7 @@ pub mod hartigan;
 pub mod init;
 pub mod kernel;
 pub mod lloyd;
+pub mod lowrank;
 mod partition;
 pub mod restarts;
 pub mod rng;
@@ -43,6 +44,7 @@ pub use error::{KGroupsError, Result};
 pub use init::Init;
 pub use kernel::{DenseKernel, Kernel, KernelElement};
 pub use lloyd::LloydVariant;
+pub use lowrank::FeatureKernel;
 pub use restarts::{fit, Algorithm, Clustering, Options};
 pub use sparse::{CsrIndex, CsrKernel};
 

@@ -60,10 +60,10 @@ fn best_cluster(partition: &Partition, i: usize) -> usize {
 }
 
 /// Run Lloyd iterations until nothing changes or `max_iter`.
-pub(crate) fn run<K: Kernel>(
-    kernel: &K,
+pub(crate) fn run<'a, K: Kernel>(
+    kernel: &'a K,
     weights: &[f64],
-    partition: &mut Partition,
+    partition: &mut Partition<'a>,
     variant: LloydVariant,
     max_iter: usize,
     control: &Control,
@@ -105,7 +105,7 @@ pub(crate) fn run<K: Kernel>(
 fn online_sweep<K: Kernel>(
     kernel: &K,
     weights: &[f64],
-    partition: &mut Partition,
+    partition: &mut Partition<'_>,
     control: &Control,
 ) -> Result<usize> {
     let mut moves = 0;
@@ -125,10 +125,10 @@ fn online_sweep<K: Kernel>(
     Ok(moves)
 }
 
-fn batch_step<K: Kernel>(
-    kernel: &K,
+fn batch_step<'a, K: Kernel>(
+    kernel: &'a K,
     weights: &[f64],
-    partition: &mut Partition,
+    partition: &mut Partition<'a>,
     control: &Control,
 ) -> Result<usize> {
     let n = kernel.n();

@@ -1,13 +1,49 @@
 //! The state both algorithms keep: labels, cluster weights `s_l`, the cluster terms
 //! `Q_l = Σ_{a,b ∈ C_l} w_a w_b G_ab`, and the per-point cluster sums
-//! `M[l, i] = Σ_{y ∈ C_l} w_y G_iy` (SPEC, "The clustering objective").
+//! `m_l(i) = Σ_{y ∈ C_l} w_y G_iy` (SPEC, "The clustering objective").
+//!
+//! The sums are stored in one of two ways. For a general kernel, as the k × n matrix `M`
+//! (a move updates two rows, O(n) dense or O(deg) sparse). For a low-rank kernel
+//! `G = Φ Φᵀ` (Nyström features, n × m), as the k weighted feature sums
+//! `S_l = Σ_{y∈C_l} w_y φ_y`, so that `m_l(i) = φ_i · S_l` costs O(m) and a move O(m).
 
 use crate::error::{KGroupsError, Result};
 use crate::kernel::Kernel;
 
 /// A partition of the points together with the sums that make evaluating a point O(k).
+/// Where `m_l(i)` comes from.
 #[derive(Debug, Clone)]
-pub(crate) struct Partition {
+pub(crate) enum ClusterSums<'a> {
+    /// `M`, cluster-major: `sums[l * n + i] = m_l(i)`.
+    PerPoint(Vec<f64>),
+    /// `S_l` (k × m, row-major) over the borrowed features Φ (n × m, row-major).
+    Features {
+        sums: Vec<f64>,
+        features: &'a [f64],
+        m: usize,
+    },
+}
+
+#[inline(always)]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let (a_chunks, b_chunks) = (a.chunks_exact(4), b.chunks_exact(4));
+    let tail: f64 = a_chunks
+        .remainder()
+        .iter()
+        .zip(b_chunks.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in a_chunks.zip(b_chunks) {
+        for t in 0..4 {
+            acc[t] += x[t] * y[t];
+        }
+    }
+    (acc[0] + acc[2]) + (acc[1] + acc[3]) + tail
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Partition<'a> {
     pub n: usize,
     pub k: usize,
     pub labels: Vec<usize>,
@@ -17,28 +53,45 @@ pub(crate) struct Partition {
     pub sizes: Vec<f64>,
     /// `Q_l`.
     pub terms: Vec<f64>,
-    /// `M`, cluster-major: `sums[l * n + i] = m_l(i)`.
-    pub sums: Vec<f64>,
+    /// The per-point cluster sums.
+    pub sums: ClusterSums<'a>,
 }
 
-impl Partition {
+impl<'a> Partition<'a> {
     /// Build the state for `labels` (already validated: length n, values < k, no empty
     /// cluster) with one pass over the kernel.
     pub fn new<K: Kernel>(
-        kernel: &K,
+        kernel: &'a K,
         labels: Vec<usize>,
         weights: &[f64],
         k: usize,
     ) -> Result<Self> {
         let n = kernel.n();
-        let sums = kernel.cluster_sums(&labels, weights, k);
-        if let Some(position) = sums.iter().position(|v| !v.is_finite()) {
+        let (sums, check) = match kernel.features() {
+            None => {
+                let sums = kernel.cluster_sums(&labels, weights, k);
+                let check = sums.iter().position(|v| !v.is_finite()).map(|p| p % n);
+                (ClusterSums::PerPoint(sums), check)
+            }
+            Some((features, m)) => {
+                let mut sums = vec![0.0; k * m];
+                for (i, (&label, &w)) in labels.iter().zip(weights).enumerate() {
+                    let target = &mut sums[label * m..(label + 1) * m];
+                    for (s, f) in target.iter_mut().zip(&features[i * m..(i + 1) * m]) {
+                        *s += w * f;
+                    }
+                }
+                let check = sums.iter().position(|v| !v.is_finite()).map(|p| p / m);
+                (ClusterSums::Features { sums, features, m }, check)
+            }
+        };
+        if let Some(position) = check {
             return Err(KGroupsError::invalid(
                 "G",
                 format!(
                     "the kernel sums overflow or are not finite (row {}); check G and the weights for \
                      NaN, infinity or values too large to add up",
-                    position % n
+                    position
                 ),
             ));
         }
@@ -61,10 +114,22 @@ impl Partition {
         self.counts.iter_mut().for_each(|c| *c = 0);
         self.sizes.iter_mut().for_each(|s| *s = 0.0);
         self.terms.iter_mut().for_each(|q| *q = 0.0);
-        for (i, (&label, &w)) in self.labels.iter().zip(weights).enumerate() {
+        for (&label, &w) in self.labels.iter().zip(weights) {
             self.counts[label] += 1;
             self.sizes[label] += w;
-            self.terms[label] += w * self.sums[label * self.n + i];
+        }
+        match &self.sums {
+            ClusterSums::PerPoint(sums) => {
+                for (i, (&label, &w)) in self.labels.iter().zip(weights).enumerate() {
+                    self.terms[label] += w * sums[label * self.n + i];
+                }
+            }
+            // Q_l = Σ_{a,b∈C_l} w_a w_b φ_a·φ_b = ‖S_l‖².
+            ClusterSums::Features { sums, m, .. } => {
+                for (term, s) in self.terms.iter_mut().zip(sums.chunks_exact(*m)) {
+                    *term = dot(s, s);
+                }
+            }
         }
     }
 
@@ -76,7 +141,13 @@ impl Partition {
     /// `m_l(i)`.
     #[inline(always)]
     pub fn sum(&self, cluster: usize, i: usize) -> f64 {
-        self.sums[cluster * self.n + i]
+        match &self.sums {
+            ClusterSums::PerPoint(sums) => sums[cluster * self.n + i],
+            ClusterSums::Features { sums, features, m } => dot(
+                &features[i * m..(i + 1) * m],
+                &sums[cluster * m..(cluster + 1) * m],
+            ),
+        }
     }
 
     /// Move point `i` to cluster `to` with the exact updates of SPEC:
@@ -100,9 +171,24 @@ impl Partition {
         self.counts[from] -= 1;
         self.counts[to] += 1;
         self.labels[i] = to;
-        let n = self.n;
-        let (leaving, joining) = two_rows_mut(&mut self.sums, n, from, to);
-        kernel.move_point(i, weight, leaving, joining);
+        match &mut self.sums {
+            ClusterSums::PerPoint(sums) => {
+                let (leaving, joining) = two_rows_mut(sums, self.n, from, to);
+                kernel.move_point(i, weight, leaving, joining);
+            }
+            ClusterSums::Features { sums, features, m } => {
+                let m = *m;
+                let (leaving, joining) = two_rows_mut(sums, m, from, to);
+                for ((l, j), f) in leaving
+                    .iter_mut()
+                    .zip(joining.iter_mut())
+                    .zip(&features[i * m..(i + 1) * m])
+                {
+                    *l -= weight * f;
+                    *j += weight * f;
+                }
+            }
+        }
     }
 }
 

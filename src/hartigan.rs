@@ -49,8 +49,10 @@ pub(crate) fn best_move(
         }
     }
     best.map(|(l, delta)| {
+        // Every term scales like the weights (Q ~ w², s ~ w), so the tolerance does too.
+        let s_l = partition.sizes[l];
         let scale =
-            (q_j / s_j).abs() + (partition.terms[l] / partition.sizes[l]).abs() + self_term.abs();
+            (q_j / s_j).abs() + (partition.terms[l] / s_l).abs() + self_term.abs() / (s_l + weight);
         (l, delta, RELATIVE_TOLERANCE * scale)
     })
 }

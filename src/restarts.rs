@@ -12,6 +12,9 @@ use crate::partition::Partition;
 use crate::rng::{derive_seeds, Rng};
 use rayon::prelude::*;
 
+/// The largest number of starts accepted (each start's seed is derived up front).
+pub const MAX_N_INIT: usize = 1_000_000;
+
 /// Which local search to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Algorithm {
@@ -87,8 +90,14 @@ fn validate<K: Kernel>(kernel: &K, k: usize, options: &Options) -> Result<Vec<f6
             ),
         ));
     }
-    if options.n_init < 1 {
-        return Err(KGroupsError::invalid("n_init", "n_init must be at least 1"));
+    if options.n_init < 1 || options.n_init > MAX_N_INIT {
+        return Err(KGroupsError::invalid(
+            "n_init",
+            format!(
+                "n_init = {} is out of range; use 1 <= n_init <= {MAX_N_INIT}",
+                options.n_init
+            ),
+        ));
     }
     if options.max_iter < 1 {
         return Err(KGroupsError::invalid(
@@ -155,21 +164,19 @@ pub fn fit<K: Kernel>(
 ) -> Result<Clustering> {
     let weights = validate(kernel, k, options)?;
     let seeds = derive_seeds(options.seed, options.n_init);
-    let outcomes: Vec<Result<Clustering>> = seeds
+    // Reduce as results arrive (memory O(threads · n), not O(n_init · n)). The choice is a
+    // total order — larger objective, then lower start index — so it does not depend on
+    // how rayon schedules the starts.
+    let best = seeds
         .par_iter()
         .enumerate()
         .map(|(start, &seed)| run_start(kernel, k, options, &weights, seed, start, control))
-        .collect();
-    let mut best: Option<Clustering> = None;
-    for outcome in outcomes {
-        let candidate = outcome?;
-        if best
-            .as_ref()
-            .is_none_or(|b| candidate.objective > b.objective)
-        {
-            best = Some(candidate);
-        }
-    }
+        .try_reduce_with(|a, b| {
+            let a_wins = a.objective > b.objective
+                || (a.objective == b.objective && a.best_start < b.best_start);
+            Ok(if a_wins { a } else { b })
+        })
+        .transpose()?;
     best.ok_or_else(|| KGroupsError::Internal("no start produced a result".into()))
 }
 

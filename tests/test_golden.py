@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import kgroups_rs
 import numpy as np
 import pytest
 from reference import GOLDEN_PATH, gram_origin, load_golden, objective, within
-
-import kgroups_rs
 
 pytestmark = pytest.mark.skipif(not GOLDEN_PATH.exists(), reason=f"{GOLDEN_PATH} not found")
 

@@ -45,18 +45,25 @@ def seed_from_random_state(random_state: RandomState) -> int:
     )
 
 
-def check_int(value: Any, name: str, minimum: int) -> int:
-    """``value`` as a Python int ``>= minimum``; TypeError for non-integers (bools included)."""
+#: Upper bounds: beyond them a count is surely a mistake (and would not fit the core's types).
+MAX_COUNT = 2**62
+MAX_N_INIT = 1_000_000
+MAX_THREADS = 1024
+
+
+def check_int(value: Any, name: str, minimum: int, maximum: int = MAX_COUNT) -> int:
+    """``value`` as a Python int in ``[minimum, maximum]``; TypeError for non-integers
+    (bools included), ValueError naming ``name`` when out of range."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} ({value!r})")
-    if int(value) < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {int(value)}")
+    if not minimum <= int(value) <= maximum:
+        raise ValueError(f"{name} = {int(value)} is out of range; use {minimum} <= {name} <= {maximum}")
     return int(value)
 
 
 def check_n_threads(n_threads: Optional[int]) -> Optional[int]:
     """``None`` (all cores) or an int ``>= 1``."""
-    return None if n_threads is None else check_int(n_threads, "n_threads", 1)
+    return None if n_threads is None else check_int(n_threads, "n_threads", 1, MAX_THREADS)
 
 
 def as_float_array(values: Any, name: str) -> npt.NDArray[np.float64] | npt.NDArray[np.float32]:
@@ -92,7 +99,7 @@ def as_kernel_matrix(G: Any) -> npt.NDArray[np.float64] | npt.NDArray[np.float32
     if array.shape[0] == 0:
         raise ValueError("G is empty (n = 0); at least one point is needed")
     if not (array.flags.c_contiguous or array.flags.f_contiguous):
-        array = np.ascontiguousarray(array)
+        return np.ascontiguousarray(array, dtype=array.dtype)  # type: ignore[return-value]
     return array
 
 
@@ -100,10 +107,10 @@ def as_weights(weights: Any, n: int) -> Optional[npt.NDArray[np.float64]]:
     """``None`` or a contiguous float64 vector of length ``n`` (values are checked in Rust)."""
     if weights is None:
         return None
-    array = np.ascontiguousarray(as_float_array(weights, "weights"), dtype=np.float64)
+    array = as_float_array(weights, "weights")
     if array.ndim != 1 or array.shape[0] != n:
         raise ValueError(f"weights must be a 1-D array of length n = {n}, got shape {array.shape}")
-    return array
+    return np.ascontiguousarray(array, dtype=np.float64)
 
 
 def as_init(init: Any, n: int) -> tuple[str, Optional[npt.NDArray[np.int64]]]:

@@ -11,6 +11,7 @@ from . import _core
 from ._result import ClusteringResult
 from ._sparse_input import as_csr_arrays, is_sparse
 from ._validation import (
+    MAX_N_INIT,
     RandomState,
     as_init,
     as_kernel_matrix,
@@ -40,7 +41,7 @@ def _fit(
     progress: Optional[ProgressCallback],
 ) -> ClusteringResult:
     k = check_int(k, "k", 1)
-    n_init = check_int(n_init, "n_init", 1)
+    n_init = check_int(n_init, "n_init", 1, MAX_N_INIT)
     max_iter = check_int(max_iter, "max_iter", 1)
     n_threads = check_n_threads(n_threads)
     if progress is not None and not callable(progress):

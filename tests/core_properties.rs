@@ -1,0 +1,822 @@
+//! Properties of the clustering core through the crate's public API: global optimality on
+//! tiny problems (brute force), local optimality of Hartigan's result, monotone objective
+//! histories, reported numbers against direct evaluation, reproducibility across rayon pools,
+//! cancellation, and every input error.
+//!
+//! The reference formulas here are written from SPEC.md directly (O(n²) double sums), not
+//! from the crate's incremental updates.
+
+use kgroups::rng::Rng;
+use kgroups::{
+    fit, kernel_kgroups, kernel_kmeans, Algorithm, Clustering, Control, DenseKernel, Init,
+    KGroupsError, LloydVariant, Options, Progress,
+};
+use proptest::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+const ALGORITHMS: [Algorithm; 3] = [
+    Algorithm::Hartigan,
+    Algorithm::Lloyd(LloydVariant::Batch),
+    Algorithm::Lloyd(LloydVariant::Online),
+];
+
+// ----------------------------------------------------------------------------- references
+
+/// A random PSD matrix `A Aᵀ` (row-major), exactly symmetric: both triangles are the same sum
+/// in the same order.
+fn random_psd(n: usize, rank: usize, seed: u64) -> Vec<f64> {
+    let mut rng = Rng::new(seed);
+    let a: Vec<f64> = (0..n * rank).map(|_| 2.0 * rng.next_f64() - 1.0).collect();
+    let mut g = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            g[i * n + j] = (0..rank).map(|t| a[i * rank + t] * a[j * rank + t]).sum();
+        }
+    }
+    g
+}
+
+fn random_weights(n: usize, seed: u64) -> Vec<f64> {
+    let mut rng = Rng::new(seed ^ 0xABCD);
+    (0..n).map(|_| 0.1 + 3.0 * rng.next_f64()).collect()
+}
+
+fn random_labels(n: usize, k: usize, seed: u64) -> Vec<usize> {
+    let mut rng = Rng::new(seed ^ 0x1234);
+    let mut labels: Vec<usize> = (0..n).map(|_| rng.below(k)).collect();
+    for (c, label) in labels.iter_mut().take(k).enumerate() {
+        *label = c;
+    }
+    labels
+}
+
+/// `Q = Σ_j Q_j / s_j`, `Q_j = Σ_{a,b ∈ C_j} w_a w_b G_ab`, by direct summation.
+fn objective(g: &[f64], n: usize, labels: &[usize], w: &[f64]) -> f64 {
+    let k = labels.iter().max().map_or(0, |m| m + 1);
+    let mut q = vec![0.0; k];
+    let mut s = vec![0.0; k];
+    for a in 0..n {
+        s[labels[a]] += w[a];
+        for b in 0..n {
+            if labels[a] == labels[b] {
+                q[labels[a]] += w[a] * w[b] * g[a * n + b];
+            }
+        }
+    }
+    q.iter()
+        .zip(&s)
+        .filter(|(_, s)| **s > 0.0)
+        .map(|(q, s)| q / s)
+        .sum()
+}
+
+fn trace(g: &[f64], n: usize, w: &[f64]) -> f64 {
+    (0..n).map(|i| w[i] * g[i * n + i]).sum()
+}
+
+/// max Q over all partitions into exactly k non-empty clusters (point 0 in cluster 0).
+fn brute_force_optimum(g: &[f64], n: usize, k: usize, w: &[f64]) -> f64 {
+    let mut best = f64::NEG_INFINITY;
+    let mut labels = vec![0usize; n];
+    let total = k.pow((n - 1) as u32);
+    for code in 0..total {
+        let mut c = code;
+        for label in labels.iter_mut().skip(1) {
+            *label = c % k;
+            c /= k;
+        }
+        let mut used = vec![false; k];
+        labels.iter().for_each(|&l| used[l] = true);
+        if used.iter().all(|&u| u) {
+            best = best.max(objective(g, n, &labels, w));
+        }
+    }
+    best
+}
+
+/// The largest change of Q from moving one point to another cluster without emptying one.
+fn best_single_move_gain(g: &[f64], n: usize, k: usize, labels: &[usize], w: &[f64]) -> f64 {
+    let base = objective(g, n, labels, w);
+    let mut counts = vec![0usize; k];
+    labels.iter().for_each(|&l| counts[l] += 1);
+    let mut best = f64::NEG_INFINITY;
+    let mut moved = labels.to_vec();
+    for i in 0..n {
+        if counts[labels[i]] == 1 {
+            continue;
+        }
+        for target in (0..k).filter(|&t| t != labels[i]) {
+            moved[i] = target;
+            best = best.max(objective(g, n, &moved, w) - base);
+        }
+        moved[i] = labels[i];
+    }
+    best
+}
+
+fn options<'a>(algorithm: Algorithm, init: Init<'a>, weights: Option<&'a [f64]>) -> Options<'a> {
+    Options {
+        algorithm,
+        init,
+        weights,
+        ..Options::default()
+    }
+}
+
+fn assert_valid(labels: &[usize], n: usize, k: usize) {
+    assert_eq!(labels.len(), n);
+    let mut counts = vec![0usize; k];
+    for &l in labels {
+        assert!(l < k, "label {l} out of range (k = {k})");
+        counts[l] += 1;
+    }
+    assert!(counts.iter().all(|&c| c > 0), "empty cluster: {labels:?}");
+}
+
+fn assert_monotone(history: &[f64]) {
+    let scale = history.iter().fold(1.0f64, |m, q| m.max(q.abs()));
+    for pair in history.windows(2) {
+        assert!(
+            pair[1] >= pair[0] - 1e-12 * scale,
+            "Q decreased: {history:?}"
+        );
+    }
+}
+
+fn close(a: f64, b: f64, rel: f64, abs: f64) -> bool {
+    (a - b).abs() <= rel * a.abs().max(b.abs()) + abs
+}
+
+// ------------------------------------------------------------------ optimality, brute force
+
+#[test]
+fn best_of_20_starts_reaches_the_brute_force_optimum() {
+    let mut checked = 0;
+    for n in 3..=8 {
+        for k in 2..=3usize.min(n) {
+            for seed in 0..6u64 {
+                for weighted in [false, true] {
+                    let g = random_psd(n, n, 100 * n as u64 + 10 * k as u64 + seed);
+                    let w = if weighted {
+                        random_weights(n, seed)
+                    } else {
+                        vec![1.0; n]
+                    };
+                    let kernel = DenseKernel::new(&g, n).unwrap();
+                    let opts = Options {
+                        n_init: 20,
+                        seed,
+                        weights: weighted.then_some(w.as_slice()),
+                        ..Options::default()
+                    };
+                    let result = kernel_kgroups(&kernel, k, opts, &Control::new()).unwrap();
+                    let best = brute_force_optimum(&g, n, k, &w);
+                    assert_valid(&result.labels, n, k);
+                    assert!(
+                        close(result.objective, best, 1e-9, 0.0),
+                        "n = {n}, k = {k}, seed = {seed}, weighted = {weighted}: \
+                         Q = {} but the optimum is {best}",
+                        result.objective
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 100);
+}
+
+#[test]
+fn every_hartigan_start_is_a_local_optimum() {
+    for n in [4usize, 6, 9] {
+        for k in [2usize, 3] {
+            for seed in 0..8u64 {
+                let g = random_psd(n, n, 7 * seed + n as u64);
+                let w = random_weights(n, seed);
+                let kernel = DenseKernel::new(&g, n).unwrap();
+                for init in [Init::KMeansPlusPlus, Init::Random] {
+                    let opts = Options {
+                        init,
+                        seed,
+                        weights: Some(&w),
+                        ..Options::default()
+                    };
+                    let r = fit(&kernel, k, &opts, &Control::new()).unwrap();
+                    assert!(r.converged);
+                    let gain = best_single_move_gain(&g, n, k, &r.labels, &w);
+                    assert!(
+                        gain <= 1e-9 * r.objective.abs(),
+                        "gain {gain} at {:?}",
+                        r.labels
+                    );
+                }
+            }
+        }
+    }
+}
+
+// --------------------------------------------------------------------------- monotonicity
+
+#[test]
+fn stopping_after_m_sweeps_gives_the_history_prefix() {
+    let n = 100;
+    let k = 6;
+    let g = random_psd(n, 5, 77);
+    let w = random_weights(n, 77);
+    let init = random_labels(n, k, 3);
+    let kernel = DenseKernel::new(&g, n).unwrap();
+    for algorithm in ALGORITHMS {
+        let base = Options {
+            algorithm,
+            init: Init::Labels(&init),
+            weights: Some(&w),
+            ..Options::default()
+        };
+        let full = fit(&kernel, k, &base, &Control::new()).unwrap();
+        assert!(
+            full.converged && full.n_iter >= 3,
+            "{algorithm:?}: {}",
+            full.n_iter
+        );
+        assert_monotone(&full.objective_history);
+        let mut previous = full.objective_history[0];
+        for m in 1..=full.n_iter + 1 {
+            let partial = fit(
+                &kernel,
+                k,
+                &Options {
+                    max_iter: m,
+                    ..base
+                },
+                &Control::new(),
+            )
+            .unwrap();
+            assert_eq!(partial.n_iter, m.min(full.n_iter));
+            assert_eq!(partial.converged, m >= full.n_iter);
+            assert_eq!(
+                partial.objective_history[..],
+                full.objective_history[..=partial.n_iter]
+            );
+            assert!(partial.objective >= previous - 1e-12 * previous.abs());
+            previous = partial.objective;
+        }
+    }
+}
+
+// ------------------------------------------------------------------------ reproducibility
+
+#[test]
+fn same_seed_same_result_under_pools_of_one_and_two_threads() {
+    let n = 250;
+    let g = random_psd(n, 8, 5);
+    let w = random_weights(n, 5);
+    let kernel = DenseKernel::new(&g, n).unwrap();
+    for algorithm in ALGORITHMS {
+        for init in [Init::KMeansPlusPlus, Init::Random] {
+            for n_init in [1, 4] {
+                let opts = Options {
+                    algorithm,
+                    init,
+                    weights: Some(&w),
+                    n_init,
+                    seed: 99,
+                    ..Options::default()
+                };
+                let results: Vec<Clustering> = [1, 2, 3]
+                    .iter()
+                    .map(|&t| {
+                        rayon::ThreadPoolBuilder::new()
+                            .num_threads(t)
+                            .build()
+                            .unwrap()
+                            .install(|| fit(&kernel, 7, &opts, &Control::new()).unwrap())
+                    })
+                    .collect();
+                let outside = fit(&kernel, 7, &opts, &Control::new()).unwrap();
+                for r in results.iter().skip(1).chain([&outside]) {
+                    assert_eq!(r, &results[0], "{algorithm:?} {init:?} n_init = {n_init}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn best_start_is_the_start_with_the_largest_objective() {
+    let n = 120;
+    let g = random_psd(n, 6, 8);
+    let kernel = DenseKernel::new(&g, n).unwrap();
+    for algorithm in ALGORITHMS {
+        let finals = Mutex::new(vec![(0usize, f64::NAN); 6]);
+        let record = |p: &Progress| {
+            let mut finals = finals.lock().unwrap();
+            if p.sweep > finals[p.start].0 {
+                finals[p.start] = (p.sweep, p.objective);
+            }
+        };
+        let control = Control::new().with_progress(&record);
+        let opts = Options {
+            algorithm,
+            init: Init::Random,
+            n_init: 6,
+            seed: 1,
+            ..Options::default()
+        };
+        let r = fit(&kernel, 5, &opts, &control).unwrap();
+        let finals = finals.into_inner().unwrap();
+        let best = finals.iter().map(|f| f.1).fold(f64::NEG_INFINITY, f64::max);
+        assert_eq!(r.objective, best);
+        assert!(r.best_start < 6);
+        assert_eq!(finals[r.best_start].1, r.objective);
+        // Ties go to the first start.
+        assert!(finals[..r.best_start].iter().all(|f| f.1 < r.objective));
+    }
+}
+
+#[test]
+fn f32_kernel_equals_its_exact_f64_widening() {
+    let n = 60;
+    let g64 = random_psd(n, 6, 9);
+    let g32: Vec<f32> = g64.iter().map(|&v| v as f32).collect();
+    let widened: Vec<f64> = g32.iter().map(|&v| v as f64).collect();
+    let k32 = DenseKernel::new(&g32, n).unwrap();
+    let k64 = DenseKernel::new(&widened, n).unwrap();
+    for algorithm in ALGORITHMS {
+        let opts = Options {
+            algorithm,
+            n_init: 3,
+            seed: 4,
+            ..Options::default()
+        };
+        let a = fit(&k32, 4, &opts, &Control::new()).unwrap();
+        let b = fit(&k64, 4, &opts, &Control::new()).unwrap();
+        assert_eq!(a, b);
+    }
+}
+
+#[test]
+fn kernel_kgroups_and_kernel_kmeans_are_fit_with_the_algorithm_set() {
+    let n = 50;
+    let g = random_psd(n, 4, 10);
+    let kernel = DenseKernel::new(&g, n).unwrap();
+    let opts = Options {
+        seed: 3,
+        n_init: 2,
+        algorithm: Algorithm::Lloyd(LloydVariant::Online), // overridden below
+        ..Options::default()
+    };
+    let c = Control::new();
+    let hartigan = kernel_kgroups(&kernel, 3, opts, &c).unwrap();
+    let expected = fit(
+        &kernel,
+        3,
+        &Options {
+            algorithm: Algorithm::Hartigan,
+            ..opts
+        },
+        &c,
+    )
+    .unwrap();
+    assert_eq!(hartigan, expected);
+    for variant in [LloydVariant::Batch, LloydVariant::Online] {
+        let lloyd = kernel_kmeans(&kernel, 3, variant, opts, &c).unwrap();
+        let expected = fit(
+            &kernel,
+            3,
+            &Options {
+                algorithm: Algorithm::Lloyd(variant),
+                ..opts
+            },
+            &c,
+        )
+        .unwrap();
+        assert_eq!(lloyd, expected);
+    }
+}
+
+#[test]
+fn only_the_ratios_of_the_weights_matter() {
+    // Multiplying every weight by 2^m is exact in floating point and leaves every decision
+    // of every algorithm unchanged (dQ is homogeneous of degree 1 in w, the Lloyd costs of
+    // degree 0), so the runs must be identical with Q scaled by 2^m. Counts or population
+    // totals as weights easily reach 1e10.
+    let n = 70;
+    let g = random_psd(n, 6, 28);
+    let w = random_weights(n, 28);
+    let kernel = DenseKernel::new(&g, n).unwrap();
+    for algorithm in ALGORITHMS {
+        let base_opts = Options {
+            algorithm,
+            init: Init::Random,
+            weights: Some(&w),
+            seed: 6,
+            ..Options::default()
+        };
+        let base = fit(&kernel, 4, &base_opts, &Control::new()).unwrap();
+        for m in [-40i32, -3, 5, 20, 34, 40, 60] {
+            let c = 2f64.powi(m);
+            let scaled_w: Vec<f64> = w.iter().map(|v| v * c).collect();
+            let scaled = fit(
+                &kernel,
+                4,
+                &Options {
+                    weights: Some(&scaled_w),
+                    ..base_opts
+                },
+                &Control::new(),
+            )
+            .unwrap();
+            assert_eq!(
+                (scaled.n_moves, &scaled.labels),
+                (base.n_moves, &base.labels),
+                "{algorithm:?}, weights x 2^{m}"
+            );
+            assert_eq!(
+                scaled.objective,
+                c * base.objective,
+                "{algorithm:?}, weights x 2^{m}"
+            );
+        }
+    }
+}
+
+// ------------------------------------------------------------------------- special cases
+
+#[test]
+fn k_one_and_k_n() {
+    let n = 11;
+    let g = random_psd(n, n, 11);
+    let w = random_weights(n, 11);
+    let kernel = DenseKernel::new(&g, n).unwrap();
+    let weights = w.as_slice();
+    for algorithm in ALGORITHMS {
+        let one = fit(
+            &kernel,
+            1,
+            &options(algorithm, Init::KMeansPlusPlus, None),
+            &Control::new(),
+        )
+        .unwrap();
+        assert_eq!(one.labels, vec![0; n]);
+        let sum: f64 = g.iter().sum();
+        assert!(close(one.objective, sum / n as f64, 1e-12, 0.0));
+        for init in [Init::KMeansPlusPlus, Init::Random] {
+            let all = fit(
+                &kernel,
+                n,
+                &options(algorithm, init, Some(weights)),
+                &Control::new(),
+            )
+            .unwrap();
+            let mut sorted = all.labels.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..n).collect::<Vec<_>>());
+            assert!(close(all.objective, trace(&g, n, &w), 1e-12, 0.0));
+            assert!(all.within.abs() <= 1e-10 * trace(&g, n, &w));
+            assert_eq!(all.n_moves, 0);
+        }
+    }
+}
+
+// -------------------------------------------------------------------------- cancellation
+
+#[test]
+fn a_set_cancel_flag_interrupts_every_algorithm() {
+    let n = 40;
+    let g = random_psd(n, 4, 12);
+    let kernel = DenseKernel::new(&g, n).unwrap();
+    let flag = AtomicBool::new(true);
+    let control = Control::new().with_cancel(&flag);
+    for algorithm in ALGORITHMS {
+        for n_init in [1, 5] {
+            let opts = Options {
+                algorithm,
+                n_init,
+                ..Options::default()
+            };
+            assert_eq!(
+                fit(&kernel, 3, &opts, &control),
+                Err(KGroupsError::Interrupted)
+            );
+        }
+    }
+    // Cleared, the same control runs to the end.
+    flag.store(false, Ordering::Relaxed);
+    assert!(fit(&kernel, 3, &Options::default(), &control).is_ok());
+}
+
+#[test]
+fn cancelling_from_the_progress_callback_stops_the_run() {
+    let n = 200;
+    let g = random_psd(n, 5, 13);
+    let kernel = DenseKernel::new(&g, n).unwrap();
+    for algorithm in ALGORITHMS {
+        let flag = AtomicBool::new(false);
+        let calls = AtomicUsize::new(0);
+        let stop = |_: &Progress| {
+            calls.fetch_add(1, Ordering::Relaxed);
+            flag.store(true, Ordering::Relaxed);
+        };
+        let control = Control::new().with_cancel(&flag).with_progress(&stop);
+        let opts = Options {
+            algorithm,
+            init: Init::Random,
+            n_init: 1,
+            ..Options::default()
+        };
+        assert_eq!(
+            fit(&kernel, 8, &opts, &control),
+            Err(KGroupsError::Interrupted)
+        );
+        assert_eq!(calls.load(Ordering::Relaxed), 1, "{algorithm:?}");
+    }
+}
+
+#[test]
+fn progress_reports_every_sweep_of_one_start() {
+    let n = 150;
+    let g = random_psd(n, 5, 14);
+    let kernel = DenseKernel::new(&g, n).unwrap();
+    for algorithm in ALGORITHMS {
+        let events = Mutex::new(Vec::new());
+        let record = |p: &Progress| events.lock().unwrap().push(*p);
+        let control = Control::new().with_progress(&record);
+        let opts = Options {
+            algorithm,
+            init: Init::Random,
+            seed: 2,
+            ..Options::default()
+        };
+        let r = fit(&kernel, 5, &opts, &control).unwrap();
+        let events = events.into_inner().unwrap();
+        assert_eq!(events.len(), r.n_iter);
+        for (i, e) in events.iter().enumerate() {
+            assert_eq!((e.start, e.sweep), (0, i + 1));
+            assert_eq!(e.objective, r.objective_history[i + 1]);
+        }
+        assert_eq!(
+            events.iter().map(|e| e.moves_in_sweep).sum::<usize>(),
+            r.n_moves
+        );
+        assert_eq!(events.last().unwrap().moves_in_sweep, 0);
+    }
+}
+
+// -------------------------------------------------------------------------------- errors
+
+fn invalid_argument<T: std::fmt::Debug>(result: Result<T, KGroupsError>) -> &'static str {
+    match result {
+        Err(KGroupsError::InvalidInput { argument, message }) => {
+            assert!(!message.is_empty());
+            argument
+        }
+        other => panic!("expected InvalidInput, got {other:?}"),
+    }
+}
+
+#[test]
+fn every_bad_input_is_invalid_input_naming_the_argument() {
+    let n = 6;
+    let g = random_psd(n, n, 15);
+    let kernel = DenseKernel::new(&g, n).unwrap();
+    let c = Control::new();
+    let run = |k: usize, opts: Options| fit(&kernel, k, &opts, &c);
+    let d = Options::default;
+
+    assert_eq!(invalid_argument(run(0, d())), "k");
+    assert_eq!(invalid_argument(run(n + 1, d())), "k");
+    assert_eq!(invalid_argument(run(usize::MAX, d())), "k");
+    for algorithm in ALGORITHMS {
+        assert_eq!(invalid_argument(run(0, Options { algorithm, ..d() })), "k");
+    }
+
+    let short = [0usize, 1, 0, 1, 0];
+    let long = [0usize, 1, 0, 1, 0, 1, 0];
+    let out_of_range = [0usize, 1, 2, 1, 0, 1];
+    let empty_cluster = [0usize, 0, 2, 2, 0, 2];
+    let huge = [0usize, 1, usize::MAX, 1, 0, 1];
+    for labels in [
+        &short[..],
+        &long[..],
+        &out_of_range[..],
+        &empty_cluster[..],
+        &huge[..],
+    ] {
+        let opts = Options {
+            init: Init::Labels(labels),
+            ..d()
+        };
+        assert_eq!(
+            invalid_argument(run(if labels == empty_cluster { 3 } else { 2 }, opts)),
+            "init"
+        );
+    }
+    let good = [0usize, 1, 0, 1, 0, 1];
+    assert_eq!(
+        invalid_argument(run(
+            2,
+            Options {
+                init: Init::Labels(&good),
+                n_init: 2,
+                ..d()
+            }
+        )),
+        "n_init"
+    );
+    assert!(run(
+        2,
+        Options {
+            init: Init::Labels(&good),
+            ..d()
+        }
+    )
+    .is_ok());
+    assert_eq!(
+        invalid_argument(run(2, Options { n_init: 0, ..d() })),
+        "n_init"
+    );
+    assert_eq!(
+        invalid_argument(run(2, Options { max_iter: 0, ..d() })),
+        "max_iter"
+    );
+
+    let bad_weights: Vec<Vec<f64>> = vec![
+        vec![1.0; n - 1],
+        vec![1.0; n + 1],
+        vec![],
+        vec![1.0, 1.0, f64::NAN, 1.0, 1.0, 1.0],
+        vec![1.0, 1.0, f64::INFINITY, 1.0, 1.0, 1.0],
+        vec![1.0, 0.0, 1.0, 1.0, 1.0, 1.0],
+        vec![1.0, 1.0, 1.0, 1.0, 1.0, -0.5],
+        vec![-0.0, 1.0, 1.0, 1.0, 1.0, 1.0],
+    ];
+    for w in &bad_weights {
+        for algorithm in ALGORITHMS {
+            let opts = Options {
+                weights: Some(w),
+                algorithm,
+                ..d()
+            };
+            assert_eq!(invalid_argument(run(2, opts)), "weights", "{w:?}");
+        }
+    }
+}
+
+#[test]
+fn bad_kernel_matrices_are_invalid_g() {
+    let n = 5;
+    let g = random_psd(n, n, 16);
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let mut h = g.clone();
+        h[n + 3] = bad;
+        h[3 * n + 1] = bad;
+        assert_eq!(invalid_argument(DenseKernel::new(&h, n)), "G");
+        let mut h = g.clone();
+        h[4 * n + 4] = bad;
+        assert_eq!(invalid_argument(DenseKernel::new(&h, n)), "G");
+    }
+    let mut asymmetric = g.clone();
+    asymmetric[2 * n + 4] += 0.25;
+    match DenseKernel::new(&asymmetric, n) {
+        Err(KGroupsError::InvalidInput { argument, message }) => {
+            assert_eq!(argument, "G");
+            assert!(message.contains("symmetric"), "{message}");
+        }
+        other => panic!("expected InvalidInput, got {other:?}"),
+    }
+    let g32: Vec<f32> = g.iter().map(|&v| v as f32).collect();
+    let mut asym32 = g32.clone();
+    asym32[n] *= 1.01;
+    assert_eq!(invalid_argument(DenseKernel::new(&asym32, n)), "G");
+    assert_eq!(invalid_argument(DenseKernel::new(&g[..n * n - 1], n)), "G");
+    assert_eq!(invalid_argument(DenseKernel::new(&g, n - 1)), "G");
+    assert_eq!(invalid_argument(DenseKernel::<f64>::new(&[], 0)), "G");
+    // Entries so large that the cluster sums overflow are refused, not turned into NaN labels.
+    let huge = vec![f64::MAX / 2.0; 9];
+    let kernel = DenseKernel::new(&huge, 3).unwrap();
+    for algorithm in ALGORITHMS {
+        let result = fit(
+            &kernel,
+            1,
+            &options(algorithm, Init::KMeansPlusPlus, None),
+            &Control::new(),
+        );
+        assert_eq!(invalid_argument(result), "G");
+    }
+}
+
+#[test]
+fn errors_display_the_argument() {
+    let err = fit(
+        &DenseKernel::new(&[1.0], 1).unwrap(),
+        2,
+        &Options::default(),
+        &Control::new(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("`k`"), "{err}");
+}
+
+// ------------------------------------------------------------------------ property tests
+
+#[derive(Debug, Clone)]
+struct Problem {
+    n: usize,
+    k: usize,
+    g: Vec<f64>,
+    w: Option<Vec<f64>>,
+    seed: u64,
+}
+
+fn problems(max_n: usize) -> impl Strategy<Value = Problem> {
+    (2..=max_n)
+        .prop_flat_map(|n| (Just(n), 1..=n.min(5), 1..=n, any::<u64>(), any::<bool>()))
+        .prop_map(|(n, k, rank, seed, weighted)| Problem {
+            n,
+            k,
+            g: random_psd(n, rank, seed),
+            w: weighted.then(|| random_weights(n, seed)),
+            seed,
+        })
+}
+
+fn algorithms() -> impl Strategy<Value = Algorithm> {
+    prop_oneof![
+        Just(Algorithm::Hartigan),
+        Just(Algorithm::Lloyd(LloydVariant::Batch)),
+        Just(Algorithm::Lloyd(LloydVariant::Online)),
+    ]
+}
+
+fn inits() -> impl Strategy<Value = Init<'static>> {
+    prop_oneof![Just(Init::KMeansPlusPlus), Just(Init::Random)]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn prop_result_is_consistent(
+        p in problems(30), algorithm in algorithms(), init in inits(), n_init in 1usize..4
+    ) {
+        let kernel = DenseKernel::new(&p.g, p.n).unwrap();
+        let opts = Options { algorithm, init, weights: p.w.as_deref(), n_init, seed: p.seed, ..Options::default() };
+        let r = fit(&kernel, p.k, &opts, &Control::new()).unwrap();
+        assert_valid(&r.labels, p.n, p.k);
+        let w = p.w.clone().unwrap_or_else(|| vec![1.0; p.n]);
+        let tr = trace(&p.g, p.n, &w);
+        let scale = (0..p.n).map(|i| w[i] * p.g[i * p.n + i].abs()).sum::<f64>();
+        prop_assert!(close(r.objective, objective(&p.g, p.n, &r.labels, &w), 1e-9, 1e-12 * scale));
+        prop_assert!(close(r.within, tr - r.objective, 0.0, 1e-12 * scale));
+        prop_assert!(r.within >= -1e-9 * scale);
+        prop_assert_eq!(r.objective_history.len(), r.n_iter + 1);
+        prop_assert_eq!(*r.objective_history.last().unwrap(), r.objective);
+        prop_assert!(r.best_start < n_init);
+        assert_monotone(&r.objective_history);
+    }
+
+    #[test]
+    fn prop_hartigan_is_a_local_optimum(p in problems(10), init in inits()) {
+        let kernel = DenseKernel::new(&p.g, p.n).unwrap();
+        let opts = Options { init, weights: p.w.as_deref(), seed: p.seed, ..Options::default() };
+        let r = kernel_kgroups(&kernel, p.k, opts, &Control::new()).unwrap();
+        prop_assert!(r.converged);
+        if p.k > 1 {
+            let w = p.w.clone().unwrap_or_else(|| vec![1.0; p.n]);
+            let scale = r.objective.abs() + (0..p.n).map(|i| w[i] * w[i] * p.g[i * p.n + i].abs()).sum::<f64>();
+            let gain = best_single_move_gain(&p.g, p.n, p.k, &r.labels, &w);
+            prop_assert!(gain <= 1e-9 * scale, "gain {} at {:?}", gain, r.labels);
+        }
+    }
+
+    #[test]
+    fn prop_hartigan_from_lloyd_never_loses(p in problems(30), batch in any::<bool>()) {
+        let kernel = DenseKernel::new(&p.g, p.n).unwrap();
+        let variant = if batch { LloydVariant::Batch } else { LloydVariant::Online };
+        let base = Options { weights: p.w.as_deref(), seed: p.seed, ..Options::default() };
+        let lloyd = kernel_kmeans(&kernel, p.k, variant, base, &Control::new()).unwrap();
+        let hartigan = kernel_kgroups(
+            &kernel, p.k, Options { init: Init::Labels(&lloyd.labels), ..base }, &Control::new()
+        ).unwrap();
+        prop_assert!(hartigan.objective >= lloyd.objective - 1e-9 * lloyd.objective.abs().max(1.0));
+    }
+}
+
+#[test]
+fn an_absurd_n_init_is_invalid_input_not_an_allocation_failure() {
+    // derive_seeds allocates n_init seeds (and fit one result slot per start) up front: an
+    // n_init no machine can hold must be refused as `n_init`, not panic ("capacity overflow")
+    // or abort the process (a failed allocation of 2^40 seeds kills the Python interpreter).
+    let g = [1.0, 0.0, 0.0, 1.0];
+    let kernel = DenseKernel::new(&g, 2).unwrap();
+    let opts = Options {
+        n_init: usize::MAX,
+        ..Options::default()
+    };
+    let result = std::panic::catch_unwind(|| fit(&kernel, 2, &opts, &Control::new()));
+    match result {
+        Ok(r) => assert_eq!(invalid_argument(r), "n_init"),
+        Err(_) => panic!("fit panicked on n_init = usize::MAX instead of returning InvalidInput"),
+    }
+}

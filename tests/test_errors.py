@@ -1,0 +1,495 @@
+"""Bad inputs raise ValueError/TypeError naming the argument; panics and Ctrl-C are handled.
+
+Every error test uses ``pytest.raises(..., match=...)`` so that a message that stops naming
+the offending argument fails the test.
+"""
+
+from __future__ import annotations
+
+import _thread
+import os
+import signal
+import threading
+import time
+from typing import Any, Callable
+
+import kgroups_rs
+import numpy as np
+import pytest
+from kgroups_rs import _core
+from reference import random_psd
+
+N = 8
+
+
+@pytest.fixture(scope="module")
+def G() -> np.ndarray:
+    return random_psd(N, np.random.default_rng(0))
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "hartigan": kgroups_rs.kernel_kgroups,
+    "lloyd-batch": lambda *a, **kw: kgroups_rs.kernel_kmeans(*a, variant="batch", **kw),
+    "lloyd-online": lambda *a, **kw: kgroups_rs.kernel_kmeans(*a, variant="online", **kw),
+}
+ALL = pytest.mark.parametrize("fit", list(FUNCTIONS.values()), ids=list(FUNCTIONS))
+
+
+# --------------------------------------------------------------------------------------- G
+
+
+@ALL
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_non_finite_G(fit: Callable[..., Any], G: np.ndarray, bad: float, dtype: Any) -> None:
+    H = G.astype(dtype)
+    H[2, 5] = H[5, 2] = bad
+    with pytest.raises(ValueError, match=r"\bG\b.*(NaN|inf)"):
+        fit(H, 2)
+    H = G.astype(dtype)
+    H[N - 1, N - 1] = bad  # on the diagonal
+    with pytest.raises(ValueError, match=r"\bG\b"):
+        fit(H, 2)
+
+
+@ALL
+@pytest.mark.parametrize(
+    "shape",
+    [(N,), (N, N, 1), (2, N, N), (N, N - 1), (N - 1, N), (0, 0), (0, 3), (1, 0), ()],
+)
+def test_G_of_wrong_shape(fit: Callable[..., Any], shape: tuple[int, ...]) -> None:
+    with pytest.raises(ValueError, match=r"\bG\b"):
+        fit(np.ones(shape), 1)
+
+
+@ALL
+def test_empty_G(fit: Callable[..., Any]) -> None:
+    with pytest.raises(ValueError, match=r"\bG\b.*empty"):
+        fit(np.zeros((0, 0)), 1)
+
+
+@ALL
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_asymmetric_G(fit: Callable[..., Any], G: np.ndarray, dtype: Any) -> None:
+    H = G.astype(dtype)
+    H[1, 6] += 0.5
+    with pytest.raises(ValueError, match=r"symmetric"):
+        fit(H, 2)
+    H = G.astype(dtype)
+    H[6, 1] *= 1.001  # small, but far above the tolerance
+    with pytest.raises(ValueError, match=r"\bG\b.*symmetric"):
+        fit(H, 2)
+
+
+def test_asymmetry_in_a_large_matrix_is_found() -> None:
+    G = random_psd(300, np.random.default_rng(1), rank=4)
+    G[290, 17] += 1.0
+    with pytest.raises(ValueError, match="symmetric"):
+        kgroups_rs.kernel_kgroups(G, 2)
+
+
+def test_rounding_level_asymmetry_is_accepted() -> None:
+    rng = np.random.default_rng(2)
+    A = rng.normal(size=(20, 20))
+    G = A @ A.T  # symmetric only up to rounding in general
+    G[3, 4] = G[4, 3] * (1 + 1e-13)
+    kgroups_rs.kernel_kgroups(G, 2, random_state=0)
+
+
+@ALL
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda G: G.astype(np.complex128),
+        lambda G: G.astype(object),
+        lambda G: G.astype(str),
+    ],
+    ids=["complex", "object", "str"],
+)
+def test_G_of_wrong_dtype(fit: Callable[..., Any], G: np.ndarray, make: Callable[..., Any]) -> None:
+    with pytest.raises(TypeError, match=r"\bG\b"):
+        fit(make(G), 2)
+
+
+# --------------------------------------------------------------------------------- weights
+
+
+@ALL
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, 0.0, -1.0, -1e-300])
+def test_bad_weight_values(fit: Callable[..., Any], G: np.ndarray, bad: float) -> None:
+    w = np.ones(N)
+    w[3] = bad
+    with pytest.raises(ValueError, match=r"weights"):
+        fit(G, 2, weights=w)
+
+
+@ALL
+@pytest.mark.parametrize(
+    "w",
+    [np.ones(N - 1), np.ones(N + 1), np.ones((N, 1)), np.ones((1, N)), np.ones((N, N)), np.ones(())],
+    ids=["short", "long", "column", "row", "square", "scalar"],
+)
+def test_weights_of_wrong_shape(fit: Callable[..., Any], G: np.ndarray, w: np.ndarray) -> None:
+    with pytest.raises(ValueError, match=r"weights"):
+        fit(G, 2, weights=w)
+
+
+def test_weights_of_wrong_dtype(G: np.ndarray) -> None:
+    with pytest.raises(TypeError, match=r"weights"):
+        kgroups_rs.kernel_kgroups(G, 2, weights=np.ones(N, dtype=complex))
+    with pytest.raises(TypeError, match=r"weights"):
+        kgroups_rs.kernel_kgroups(G, 2, weights=["a"] * N)
+
+
+# --------------------------------------------------------------------------------------- k
+
+
+@ALL
+@pytest.mark.parametrize("k", [0, -1, N + 1, 10**6])
+def test_k_out_of_range(fit: Callable[..., Any], G: np.ndarray, k: int) -> None:
+    with pytest.raises(ValueError, match=r"\bk\b"):
+        fit(G, k)
+
+
+@ALL
+@pytest.mark.parametrize("k", [2.0, 2.5, True, False, "2", None, np.float64(2.0)])
+def test_k_of_wrong_type(fit: Callable[..., Any], G: np.ndarray, k: Any) -> None:
+    with pytest.raises(TypeError, match=r"\bk\b"):
+        fit(G, k)
+
+
+def test_numpy_integer_k_is_accepted(G: np.ndarray) -> None:
+    r = kgroups_rs.kernel_kgroups(G, np.int32(3), random_state=0)
+    assert set(r.labels.tolist()) == {0, 1, 2}
+
+
+# ------------------------------------------------------------------------------------ init
+
+
+@ALL
+@pytest.mark.parametrize("length", [N - 1, N + 1, 0])
+def test_init_labels_of_wrong_length(fit: Callable[..., Any], G: np.ndarray, length: int) -> None:
+    labels = np.arange(length) % 2
+    with pytest.raises(ValueError, match=r"\binit\b"):
+        fit(G, 2, labels)
+
+
+@ALL
+def test_init_labels_2d(fit: Callable[..., Any], G: np.ndarray) -> None:
+    with pytest.raises(ValueError, match=r"\binit\b"):
+        fit(G, 2, (np.arange(N) % 2).reshape(2, -1))
+
+
+@ALL
+@pytest.mark.parametrize("bad", [2, 3, -1, -(2**40)])
+def test_init_labels_out_of_range(fit: Callable[..., Any], G: np.ndarray, bad: int) -> None:
+    labels = np.arange(N) % 2
+    labels[4] = bad
+    with pytest.raises(ValueError, match=r"\binit\b"):
+        fit(G, 2, labels)
+
+
+@ALL
+def test_init_labels_leaving_a_cluster_empty(fit: Callable[..., Any], G: np.ndarray) -> None:
+    labels = np.array([0, 0, 2, 2, 0, 2, 0, 0])  # cluster 1 empty
+    with pytest.raises(ValueError, match=r"\binit\b.*empty"):
+        fit(G, 3, labels)
+    with pytest.raises(ValueError, match=r"\binit\b.*empty"):
+        fit(G, 2, np.zeros(N, dtype=np.int64))
+
+
+@ALL
+@pytest.mark.parametrize(
+    "labels",
+    [
+        (np.arange(N) % 2).astype(np.float64),
+        (np.arange(N) % 2).astype(np.float32),
+        (np.arange(N) % 2).astype(bool),
+        [0.0, 1.0] * (N // 2),
+        np.array(["0", "1"] * (N // 2)),
+    ],
+    ids=["float64", "float32", "bool", "float-list", "str"],
+)
+def test_init_labels_of_wrong_dtype(fit: Callable[..., Any], G: np.ndarray, labels: Any) -> None:
+    with pytest.raises(TypeError, match=r"\binit\b"):
+        fit(G, 2, labels)
+
+
+@ALL
+def test_init_labels_with_several_starts(fit: Callable[..., Any], G: np.ndarray) -> None:
+    with pytest.raises(ValueError, match=r"n_init"):
+        fit(G, 2, np.arange(N) % 2, n_init=2)
+    fit(G, 2, np.arange(N) % 2, n_init=1)  # fine
+
+
+@ALL
+@pytest.mark.parametrize("init", ["kmeans++", "K-MEANS++", "", "labels", "farthest"])
+def test_unknown_init_string(fit: Callable[..., Any], G: np.ndarray, init: str) -> None:
+    with pytest.raises(ValueError, match=r"\binit\b"):
+        fit(G, 2, init)
+
+
+@pytest.mark.parametrize("variant", ["Batch", "lloyd", "", "hartigan", None])
+def test_unknown_variant(G: np.ndarray, variant: Any) -> None:
+    with pytest.raises(ValueError, match=r"variant"):
+        kgroups_rs.kernel_kmeans(G, 2, variant=variant)
+
+
+# --------------------------------------------------------------------- n_init, max_iter, ...
+
+
+@ALL
+@pytest.mark.parametrize("name", ["n_init", "max_iter", "n_threads"])
+@pytest.mark.parametrize("value", [0, -3])
+def test_counts_below_one(fit: Callable[..., Any], G: np.ndarray, name: str, value: int) -> None:
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        fit(G, 2, **{name: value})
+
+
+@ALL
+@pytest.mark.parametrize("name", ["n_init", "max_iter", "n_threads"])
+@pytest.mark.parametrize("value", [1.0, "3", True])
+def test_counts_of_wrong_type(fit: Callable[..., Any], G: np.ndarray, name: str, value: Any) -> None:
+    with pytest.raises(TypeError, match=rf"\b{name}\b"):
+        fit(G, 2, **{name: value})
+
+
+@ALL
+@pytest.mark.parametrize("value", [-1, -(2**70)])
+def test_negative_random_state(fit: Callable[..., Any], G: np.ndarray, value: int) -> None:
+    with pytest.raises(ValueError, match=r"random_state"):
+        fit(G, 2, random_state=value)
+
+
+@ALL
+@pytest.mark.parametrize("value", ["42", 1.5, True, [1, 2], object()])
+def test_random_state_of_wrong_type(fit: Callable[..., Any], G: np.ndarray, value: Any) -> None:
+    with pytest.raises(TypeError, match=r"random_state"):
+        fit(G, 2, random_state=value)
+
+
+def test_progress_not_callable(G: np.ndarray) -> None:
+    with pytest.raises(TypeError, match=r"progress"):
+        kgroups_rs.kernel_kgroups(G, 2, progress=42)
+
+
+def test_errors_leave_the_module_usable(G: np.ndarray) -> None:
+    with pytest.raises(ValueError):
+        kgroups_rs.kernel_kgroups(G, 0)
+    r = kgroups_rs.kernel_kgroups(G, 2, random_state=0)
+    assert r.converged
+
+
+# -------------------------------------------------------------------------- panic and Ctrl-C
+
+
+def test_rust_panic_becomes_runtime_error() -> None:
+    for _ in range(2):  # and the module keeps working afterwards
+        with pytest.raises(RuntimeError, match="panicked") as info:
+            _core._panic_for_tests()
+        assert type(info.value) is RuntimeError  # not pyo3's PanicException (a BaseException)
+    assert kgroups_rs.kernel_kgroups(np.eye(3), 2, random_state=0).converged
+
+
+def _send_sigint() -> None:
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+def _interrupt_main() -> None:
+    _thread.interrupt_main()
+
+
+SENDERS = pytest.mark.parametrize("send", [_send_sigint, _interrupt_main], ids=["os.kill", "interrupt_main"])
+
+
+def _interrupted_after(call: Callable[[], Any], send: Callable[[], None], delay: float = 0.3) -> float:
+    """Run ``call`` in the main thread, interrupt it after ``delay`` s from another thread, and
+    return the seconds from the interrupt to the KeyboardInterrupt."""
+    assert threading.current_thread() is threading.main_thread()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    sent: list[float] = []
+
+    def fire() -> None:
+        sent.append(time.perf_counter())
+        send()
+
+    timer = threading.Timer(delay, fire)
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            call()
+        raised = time.perf_counter()
+    finally:
+        timer.cancel()
+        timer.join()
+    assert sent, f"the call ended after {raised - start:.2f} s, before the interrupt was sent"
+    return raised - sent[0]
+
+
+@SENDERS
+def test_ctrl_c_interrupts_sleep(send: Callable[[], None]) -> None:
+    latency = _interrupted_after(lambda: _core._sleep_for_tests(30.0), send)
+    assert latency < 1.5, f"KeyboardInterrupt came {latency:.2f} s after the signal"
+
+
+def test_sleep_without_interrupt_returns() -> None:
+    start = time.perf_counter()
+    _core._sleep_for_tests(0.2)
+    assert 0.15 < time.perf_counter() - start < 2.0
+
+
+@pytest.fixture(scope="module")
+def big_G() -> np.ndarray:
+    return random_psd(4000, np.random.default_rng(3), rank=10)
+
+
+LONG_N_INIT = 200
+
+
+@SENDERS
+def test_ctrl_c_interrupts_clustering(big_G: np.ndarray, send: Callable[[], None]) -> None:
+    """A long multi-start run stops within 1.5 s of Ctrl-C."""
+    # Calibrate: the interrupted run must be long (> 2 s), or the test proves nothing.
+    start = time.perf_counter()
+    kgroups_rs.kernel_kgroups(big_G, 50, n_init=2, max_iter=10_000, random_state=0)
+    per_start = (time.perf_counter() - start) / 2
+    cores = os.cpu_count() or 1
+    assert per_start * LONG_N_INIT / cores > 2.0, "the uninterrupted run would be too short"
+
+    latency = _interrupted_after(
+        lambda: kgroups_rs.kernel_kgroups(big_G, 50, n_init=LONG_N_INIT, max_iter=10_000, random_state=0),
+        send,
+    )
+    assert latency < 1.5, f"KeyboardInterrupt came {latency:.2f} s after the signal"
+    # And the module still works.
+    assert kgroups_rs.kernel_kgroups(big_G[:50, :50], 3, random_state=0).converged
+
+
+def test_ctrl_c_interrupts_lloyd(big_G: np.ndarray) -> None:
+    latency = _interrupted_after(
+        lambda: kgroups_rs.kernel_kmeans(
+            big_G, 50, n_init=LONG_N_INIT, max_iter=10_000, random_state=0, n_threads=2
+        ),
+        _send_sigint,
+    )
+    assert latency < 1.5, f"KeyboardInterrupt came {latency:.2f} s after the signal"
+
+
+def test_ctrl_c_with_progress_callback(big_G: np.ndarray) -> None:
+    events: list[Any] = []
+    latency = _interrupted_after(
+        lambda: kgroups_rs.kernel_kgroups(
+            big_G, 50, n_init=LONG_N_INIT, random_state=0, progress=lambda *e: events.append(e)
+        ),
+        _send_sigint,
+        delay=1.0,
+    )
+    assert latency < 1.5
+    assert events, "progress was never called before the interrupt"
+
+
+# ------------------------------------------------------------------------- threads and GIL
+
+
+def test_gil_is_released_while_clustering(big_G: np.ndarray) -> None:
+    """Another Python thread keeps running while the core works."""
+    ticks: list[float] = []
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.002)
+
+    thread = threading.Thread(target=tick)
+    thread.start()
+    try:
+        start = time.perf_counter()
+        kgroups_rs.kernel_kgroups(big_G, 50, n_init=4, random_state=1)
+        end = time.perf_counter()
+    finally:
+        stop.set()
+        thread.join()
+    during = [t for t in ticks if start <= t <= end]
+    gaps = np.diff([start, *during, end])
+    assert end - start > 0.2
+    assert gaps.max() < 0.25, f"the other thread was blocked for {gaps.max():.2f} s"
+
+
+def test_concurrent_calls_from_python_threads() -> None:
+    G = random_psd(400, np.random.default_rng(4), rank=8)
+    w = np.random.default_rng(5).uniform(0.5, 2.0, 400)
+    jobs = [
+        lambda s=s: kgroups_rs.kernel_kgroups(G, 6, weights=w, n_init=3, random_state=s) for s in range(4)
+    ] + [
+        lambda s=s: kgroups_rs.kernel_kmeans(G, 6, weights=w, n_init=3, random_state=s, n_threads=1)
+        for s in range(4)
+    ]
+    sequential = [job() for job in jobs]
+    results: list[Any] = [None] * len(jobs)
+
+    def run(i: int) -> None:
+        results[i] = jobs[i]()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(jobs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for a, b in zip(sequential, results):
+        np.testing.assert_array_equal(a.labels, b.labels)
+        assert a.objective == b.objective
+
+
+# ----------------------------------------------------------------------- absurdly large counts
+
+
+@pytest.mark.parametrize("name", ["k", "n_init", "n_threads"])
+@pytest.mark.parametrize("value", [2**64, 2**100])
+def test_counts_too_large_for_the_core(G: np.ndarray, name: str, value: int) -> None:
+    """Integers beyond 64 bits are out of range: a ValueError naming the argument, not an
+    OverflowError ('int too big to convert') from the binding."""
+    kwargs: dict[str, Any] = {"k": 2}
+    kwargs[name] = value
+    k = kwargs.pop("k")
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        kgroups_rs.kernel_kgroups(G, k, **kwargs)
+
+
+def test_huge_max_iter_is_accepted_or_named(G: np.ndarray) -> None:
+    for value in (2**63, 2**64, 2**100):
+        try:
+            r = kgroups_rs.kernel_kgroups(G, 2, max_iter=value, random_state=0)
+        except ValueError as e:
+            assert "max_iter" in str(e)
+        else:
+            assert r.converged
+
+
+def test_huge_n_init_raises_instead_of_aborting(tmp_path: Any) -> None:
+    """n_init = 2**40 must not abort the interpreter on a failed allocation (a Rust OOM abort
+    kills Python); it must raise a Python exception naming n_init. Run in a child process
+    with a 4 GiB address-space limit so that a failure cannot take the test run down."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(
+        """
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+        import numpy as np, kgroups_rs
+        try:
+            kgroups_rs.kernel_kgroups(np.eye(5), 2, n_init=2**40)
+        except (ValueError, MemoryError) as e:
+            print("raised", type(e).__name__, e)
+        """
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert proc.returncode == 0, f"the interpreter died (rc {proc.returncode}): {proc.stderr[-500:]}"
+    assert "raised" in proc.stdout, proc.stdout
+    if "ValueError" in proc.stdout:
+        assert "n_init" in proc.stdout

@@ -10,8 +10,10 @@ use rayon::prelude::*;
 
 /// Element type of a dense kernel matrix: `f64` or `f32`. Arithmetic is always done in `f64`.
 pub trait KernelElement: Copy + Send + Sync + 'static {
-    /// Widen to `f64`.
+    /// Widen to `f64` (exact).
     fn widen(self) -> f64;
+    /// Round from `f64` (for matrices this crate writes).
+    fn narrow(value: f64) -> Self;
     /// Relative tolerance of the symmetry check for this precision.
     const SYMMETRY_TOLERANCE: f64;
 }
@@ -21,6 +23,10 @@ impl KernelElement for f64 {
     fn widen(self) -> f64 {
         self
     }
+    #[inline(always)]
+    fn narrow(value: f64) -> Self {
+        value
+    }
     const SYMMETRY_TOLERANCE: f64 = 1e-9;
 }
 
@@ -28,6 +34,10 @@ impl KernelElement for f32 {
     #[inline(always)]
     fn widen(self) -> f64 {
         self as f64
+    }
+    #[inline(always)]
+    fn narrow(value: f64) -> Self {
+        value as f32
     }
     const SYMMETRY_TOLERANCE: f64 = 1e-5;
 }

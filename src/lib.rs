@@ -26,6 +26,7 @@
 
 pub mod control;
 pub mod error;
+pub mod gram;
 pub mod hartigan;
 pub mod init;
 pub mod kernel;
@@ -35,18 +36,21 @@ mod partition;
 pub mod restarts;
 pub mod rng;
 pub mod sparse;
+pub mod stats;
 
 #[cfg(feature = "python")]
 mod python;
 
 pub use control::{Control, Progress};
 pub use error::{KGroupsError, Result};
+pub use gram::{bandwidth, energy_gram, gram_from_semimetric, Base, Points, Semimetric};
 pub use init::Init;
 pub use kernel::{DenseKernel, Kernel, KernelElement};
 pub use lloyd::LloydVariant;
 pub use lowrank::FeatureKernel;
 pub use restarts::{fit, Algorithm, Clustering, Options};
 pub use sparse::{CsrIndex, CsrKernel};
+pub use stats::{energy_distance, energy_statistics, EnergyStatistics, PairwiseSource};
 
 /// Kernel k-groups (Hartigan's method): [`fit`] with [`Algorithm::Hartigan`].
 ///

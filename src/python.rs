@@ -5,13 +5,19 @@
 
 use crate::control::{Control, Progress};
 use crate::error::KGroupsError;
+use crate::gram::{
+    bandwidth, energy_gram_cross, energy_gram_into, gram_from_semimetric_into, Base, Points,
+    Semimetric,
+};
 use crate::init::Init;
 use crate::kernel::{DenseKernel, KernelElement};
 use crate::lloyd::LloydVariant;
 use crate::restarts::{fit, Algorithm, Clustering, Options};
 use crate::sparse::{CsrIndex, CsrKernel};
+use crate::stats::{energy_distance, energy_statistics, PairwiseSource};
 use numpy::{
-    IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods,
+    IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
+    PyUntypedArrayMethods,
 };
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -420,6 +426,259 @@ fn cluster_csr<'py>(
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// Gram matrices and energy statistics.
+
+fn points<'a>(x: &'a PyReadonlyArray2<'_, f64>, name: &str) -> PyResult<Points<'a>> {
+    let shape = x.shape();
+    let data = x.as_slice().map_err(|_| {
+        PyValueError::new_err(format!("invalid `{name}`: the array must be C-contiguous"))
+    })?;
+    if !x.is_c_contiguous() && shape[0] > 1 && shape[1] > 1 {
+        return Err(PyValueError::new_err(format!(
+            "invalid `{name}`: the array must be C-contiguous"
+        )));
+    }
+    let points = Points::new(data, shape[0], shape[1]).map_err(to_py_err)?;
+    Ok(points)
+}
+
+fn parse_semimetric(
+    name: &str,
+    alpha: f64,
+    sigma: Option<f64>,
+    data: Option<&Points>,
+) -> PyResult<Semimetric> {
+    let sigma = || -> PyResult<f64> {
+        match (sigma, data) {
+            (Some(sigma), _) => Ok(sigma),
+            (None, Some(points)) => bandwidth(points).map_err(to_py_err),
+            (None, None) => Err(PyValueError::new_err(
+                "sigma is required for this semimetric",
+            )),
+        }
+    };
+    let semimetric = match name {
+        "power" => Semimetric::Power { alpha },
+        "exponential" => Semimetric::Exponential { sigma: sigma()? },
+        "gaussian" => Semimetric::Gaussian { sigma: sigma()? },
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown semimetric {other:?}; use 'power', 'exponential' or 'gaussian'"
+            )))
+        }
+    };
+    semimetric.validate().map_err(to_py_err)?;
+    Ok(semimetric)
+}
+
+fn parse_base(base: &str) -> PyResult<Base> {
+    match base {
+        "origin" => Ok(Base::Origin),
+        "centered" => Ok(Base::Centered),
+        other => Err(PyValueError::new_err(format!(
+            "unknown base {other:?}; use 'origin' or 'centered'"
+        ))),
+    }
+}
+
+/// Fill a new numpy array (allocated by numpy, which asks the OS for huge pages) in place.
+fn new_filled<'py, T: KernelElement + numpy::Element>(
+    py: Python<'py>,
+    shape: (usize, usize),
+    n_threads: Option<usize>,
+    fill: impl FnOnce(&mut [T]) -> crate::Result<()> + Send,
+) -> PyResult<Bound<'py, PyArray2<T>>> {
+    let out = PyArray2::<T>::zeros(py, [shape.0, shape.1], false);
+    {
+        let mut writable = out.readwrite();
+        let slice = writable
+            .as_slice_mut()
+            .map_err(|_| PyRuntimeError::new_err("internal error: new array is not contiguous"))?;
+        run_detached(py, n_threads, None, |_| fill(slice))?;
+    }
+    Ok(out)
+}
+
+/// The energy Gram matrix of X (n × D, float64, C order) in float64 or float32, or the
+/// cross kernel against Y.
+#[pyfunction]
+#[pyo3(signature = (x, y, semimetric, alpha, sigma, base, single_precision, n_threads=None))]
+#[allow(clippy::too_many_arguments)]
+fn energy_gram_py<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: Option<PyReadonlyArray2<'py, f64>>,
+    semimetric: &str,
+    alpha: f64,
+    sigma: Option<f64>,
+    base: &str,
+    single_precision: bool,
+    n_threads: Option<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let points_x = points(&x, "X")?;
+    let semimetric = parse_semimetric(semimetric, alpha, sigma, Some(&points_x))?;
+    let base = parse_base(base)?;
+    match &y {
+        None => {
+            let n = points_x.n();
+            if single_precision {
+                Ok(new_filled::<f32>(py, (n, n), n_threads, |out| {
+                    energy_gram_into(&points_x, semimetric, base, out)
+                })?
+                .into_any())
+            } else {
+                Ok(new_filled::<f64>(py, (n, n), n_threads, |out| {
+                    energy_gram_into(&points_x, semimetric, base, out)
+                })?
+                .into_any())
+            }
+        }
+        Some(y) => {
+            if base != Base::Origin {
+                return Err(PyValueError::new_err(
+                    "a cross kernel (Y given) is only defined for base='origin'",
+                ));
+            }
+            let points_y = points(y, "Y")?;
+            let (n, m) = (points_x.n(), points_y.n());
+            if single_precision {
+                let g: Vec<f32> = run_detached(py, n_threads, None, |_| {
+                    energy_gram_cross(&points_x, &points_y, semimetric)
+                })?;
+                Ok(ndarray::Array2::from_shape_vec((n, m), g)
+                    .map_err(|e| PyRuntimeError::new_err(e.to_string()))?
+                    .into_pyarray(py)
+                    .into_any())
+            } else {
+                let g: Vec<f64> = run_detached(py, n_threads, None, |_| {
+                    energy_gram_cross(&points_x, &points_y, semimetric)
+                })?;
+                Ok(ndarray::Array2::from_shape_vec((n, m), g)
+                    .map_err(|e| PyRuntimeError::new_err(e.to_string()))?
+                    .into_pyarray(py)
+                    .into_any())
+            }
+        }
+    }
+}
+
+/// The Gram matrix generated by a precomputed semimetric matrix R (float64, C order).
+#[pyfunction]
+#[pyo3(signature = (r, base, single_precision, n_threads=None))]
+fn gram_from_semimetric_py<'py>(
+    py: Python<'py>,
+    r: PyReadonlyArray2<'py, f64>,
+    base: &str,
+    single_precision: bool,
+    n_threads: Option<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (data, n) = square_slice(&r, "R")?;
+    let base = parse_base(base)?;
+    if single_precision {
+        Ok(new_filled::<f32>(py, (n, n), n_threads, |out| {
+            gram_from_semimetric_into(data, n, base, out)
+        })?
+        .into_any())
+    } else {
+        Ok(new_filled::<f64>(py, (n, n), n_threads, |out| {
+            gram_from_semimetric_into(data, n, base, out)
+        })?
+        .into_any())
+    }
+}
+
+/// σ with σ² = mean over pairs of ‖x_a − x_b‖².
+#[pyfunction]
+fn bandwidth_py(x: PyReadonlyArray2<'_, f64>) -> PyResult<f64> {
+    bandwidth(&points(&x, "X")?).map_err(to_py_err)
+}
+
+/// A square matrix as a contiguous slice and its size.
+fn square_slice<'a>(a: &'a PyReadonlyArray2<'_, f64>, name: &str) -> PyResult<(&'a [f64], usize)> {
+    let shape = a.shape();
+    if shape[0] != shape[1] {
+        return Err(PyValueError::new_err(format!(
+            "invalid `{name}`: the matrix must be square, got shape ({}, {})",
+            shape[0], shape[1]
+        )));
+    }
+    let data = a.as_slice().map_err(|_| {
+        PyValueError::new_err(format!("invalid `{name}`: the array must be contiguous"))
+    })?;
+    Ok((data, shape[0]))
+}
+
+/// Energy statistics of a labelled sample: (W, S, total, cluster weights, g as k × k).
+/// Exactly one of x, r, g is given.
+#[pyfunction]
+#[pyo3(signature = (labels, k, x, r, g, weights, semimetric, alpha, sigma, n_threads=None))]
+#[allow(clippy::too_many_arguments)]
+fn energy_statistics_py<'py>(
+    py: Python<'py>,
+    labels: PyReadonlyArray1<'py, i64>,
+    k: usize,
+    x: Option<PyReadonlyArray2<'py, f64>>,
+    r: Option<PyReadonlyArray2<'py, f64>>,
+    g: Option<PyReadonlyArray2<'py, f64>>,
+    weights: Option<PyReadonlyArray1<'py, f64>>,
+    semimetric: &str,
+    alpha: f64,
+    sigma: Option<f64>,
+    n_threads: Option<usize>,
+) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+    let labels = labels_from_py(Some(labels))?.unwrap_or_default();
+    let weights_slice = slice_of(&weights, "weights")?;
+    let source = match (&x, &r, &g) {
+        (Some(x), None, None) => {
+            let points = points(x, "X")?;
+            PairwiseSource::Data {
+                points,
+                semimetric: parse_semimetric(semimetric, alpha, sigma, Some(&points))?,
+            }
+        }
+        (None, Some(r), None) => {
+            let (r, n) = square_slice(r, "R")?;
+            PairwiseSource::Semimetric { r, n }
+        }
+        (None, None, Some(g)) => {
+            let (g, n) = square_slice(g, "G")?;
+            PairwiseSource::GramF64 { g, n }
+        }
+        _ => return Err(PyValueError::new_err("give exactly one of X, R or G")),
+    };
+    let stats = run_detached(py, n_threads, None, |_| {
+        energy_statistics(&source, &labels, k, weights_slice)
+    })?;
+    let g_matrix = ndarray::Array2::from_shape_vec((k, k), stats.g)
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    (
+        stats.within,
+        stats.between,
+        stats.total,
+        stats.cluster_weights.into_pyarray(py),
+        g_matrix.into_pyarray(py),
+    )
+        .into_pyobject(py)
+}
+
+/// Two-sample energy distance E(X, Y).
+#[pyfunction]
+#[pyo3(signature = (x, y, semimetric, alpha, sigma, n_threads=None))]
+fn energy_distance_py(
+    py: Python<'_>,
+    x: PyReadonlyArray2<'_, f64>,
+    y: PyReadonlyArray2<'_, f64>,
+    semimetric: &str,
+    alpha: f64,
+    sigma: Option<f64>,
+    n_threads: Option<usize>,
+) -> PyResult<f64> {
+    let (a, b) = (points(&x, "X")?, points(&y, "Y")?);
+    let semimetric = parse_semimetric(semimetric, alpha, sigma, Some(&a))?;
+    run_detached(py, n_threads, None, |_| energy_distance(&a, &b, semimetric))
+}
+
 /// Internal: panic on purpose, to test that a Rust panic becomes a Python exception.
 #[pyfunction]
 fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
@@ -445,6 +704,17 @@ fn _sleep_for_tests(py: Python<'_>, seconds: f64) -> PyResult<()> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cluster_dense, m)?)?;
     m.add_function(wrap_pyfunction!(cluster_csr, m)?)?;
+    m.add("energy_gram", wrap_pyfunction!(energy_gram_py, m)?)?;
+    m.add(
+        "gram_from_semimetric",
+        wrap_pyfunction!(gram_from_semimetric_py, m)?,
+    )?;
+    m.add("bandwidth", wrap_pyfunction!(bandwidth_py, m)?)?;
+    m.add(
+        "energy_statistics",
+        wrap_pyfunction!(energy_statistics_py, m)?,
+    )?;
+    m.add("energy_distance", wrap_pyfunction!(energy_distance_py, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(_sleep_for_tests, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -1,19 +1,68 @@
 """kgroups_rs: kernel k-groups (energy-statistics clustering) with a Rust core.
 
-The main entry points:
-
-- :func:`kernel_kgroups` — Hartigan's method on a kernel matrix (the paper's kernel k-groups);
-- :func:`kernel_kmeans` — Lloyd's method (kernel k-means), batch or online;
-- :class:`ClusteringResult` — what both return.
+- Clustering: :func:`kernel_kgroups` (Hartigan's method, the paper's kernel k-groups),
+  :func:`kernel_kmeans` (Lloyd's method), :func:`kgroups_1d` (exact 1-D solver),
+  :func:`graph_partition` (graphs), all returning a :class:`ClusteringResult`.
+- Kernels: :func:`energy_gram`, :func:`gram_from_semimetric`, :func:`bandwidth`.
+- Statistics: :func:`energy_statistics`, :func:`within_dispersion`,
+  :func:`between_statistic`, :func:`energy_distance`, :func:`clustering_accuracy`.
+- scikit-learn estimators :class:`KernelKGroups` and :class:`KernelKMeans` (imported on
+  first use, so the package works without scikit-learn).
 """
+
+from typing import TYPE_CHECKING, Any
 
 from ._core import __version__
 from ._result import ClusteringResult
+from .accuracy import clustering_accuracy
 from .clustering import kernel_kgroups, kernel_kmeans
+from .graph import graph_kernel, graph_partition
+from .gram import bandwidth, energy_gram, gram_from_semimetric
+from .one_d import kgroups_1d
+from .stats import (
+    EnergyStatistics,
+    between_statistic,
+    energy_distance,
+    energy_statistics,
+    within_dispersion,
+)
+
+if TYPE_CHECKING:
+    from .estimator import KernelKGroups, KernelKMeans
+
+_LAZY_ESTIMATORS = ("KernelKGroups", "KernelKMeans")
 
 __all__ = [
     "ClusteringResult",
+    "EnergyStatistics",
+    "KernelKGroups",
+    "KernelKMeans",
     "__version__",
+    "bandwidth",
+    "between_statistic",
+    "clustering_accuracy",
+    "energy_distance",
+    "energy_gram",
+    "energy_statistics",
+    "graph_kernel",
+    "graph_partition",
+    "gram_from_semimetric",
     "kernel_kgroups",
     "kernel_kmeans",
+    "kgroups_1d",
+    "within_dispersion",
 ]
+
+
+if not TYPE_CHECKING:  # type checkers see the imports above instead
+
+    def __getattr__(name: str) -> Any:
+        if name in _LAZY_ESTIMATORS:
+            from . import estimator  # raises ImportError saying how to install scikit-learn
+
+            return getattr(estimator, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY_ESTIMATORS))

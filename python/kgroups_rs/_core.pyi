@@ -43,3 +43,40 @@ def cluster_csr(
     n_threads: Optional[int] = None,
     progress: Optional[ProgressCallback] = None,
 ) -> ClusterTuple: ...
+def energy_gram(
+    x: npt.NDArray[np.float64],
+    y: Optional[npt.NDArray[np.float64]],
+    semimetric: str,
+    alpha: float,
+    sigma: Optional[float],
+    base: str,
+    single_precision: bool,
+    n_threads: Optional[int] = None,
+) -> npt.NDArray[np.floating[Any]]: ...
+def gram_from_semimetric(
+    r: npt.NDArray[np.float64],
+    base: str,
+    single_precision: bool,
+    n_threads: Optional[int] = None,
+) -> npt.NDArray[np.floating[Any]]: ...
+def bandwidth(x: npt.NDArray[np.float64]) -> float: ...
+def energy_statistics(
+    labels: npt.NDArray[np.int64],
+    k: int,
+    x: Optional[npt.NDArray[np.float64]],
+    r: Optional[npt.NDArray[np.float64]],
+    g: Optional[npt.NDArray[np.float64]],
+    weights: Optional[npt.NDArray[np.float64]],
+    semimetric: str,
+    alpha: float,
+    sigma: Optional[float],
+    n_threads: Optional[int] = None,
+) -> tuple[float, float, float, npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+def energy_distance(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    semimetric: str,
+    alpha: float,
+    sigma: Optional[float],
+    n_threads: Optional[int] = None,
+) -> float: ...

@@ -1,0 +1,137 @@
+"""Energy statistics: within-cluster dispersion W, between-cluster statistic S, energy distance."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import numpy as np
+import numpy.typing as npt
+
+from . import _core
+from ._validation import as_weights, check_n_threads
+from .gram import as_points
+
+
+@dataclass(frozen=True)
+class EnergyStatistics:
+    """Energy statistics of a partition (SPEC, eqs. 13-16), weighted.
+
+    Attributes
+    ----------
+    within : float
+        ``W = sum_j (s_j / 2) g(C_j, C_j)``.
+    between : float
+        ``S = sum_{i<j} (s_i s_j / (2 s)) [2 g(C_i, C_j) - g(C_i, C_i) - g(C_j, C_j)]``.
+    total : float
+        ``(s / 2) g(X, X) = W + S``.
+    cluster_weights : ndarray of shape (k,)
+        ``s_j``.
+    g : ndarray of shape (k, k)
+        ``g(C_i, C_j) = sum_{a in C_i, b in C_j} w_a w_b rho(x_a, x_b) / (s_i s_j)``.
+    """
+
+    within: float
+    between: float
+    total: float
+    cluster_weights: npt.NDArray[np.float64]
+    g: npt.NDArray[np.float64]
+
+
+def _labels(labels: Any) -> tuple[npt.NDArray[np.int64], int]:
+    array = np.asarray(labels)
+    if array.ndim != 1:
+        raise ValueError(f"labels must be a 1-D array, got shape {array.shape}")
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"labels must be integers 0..k-1, got dtype {array.dtype}")
+    if array.size == 0:
+        raise ValueError("labels is empty")
+    if array.min() < 0:
+        raise ValueError("labels must be >= 0")
+    return np.ascontiguousarray(array, dtype=np.int64), int(array.max()) + 1
+
+
+def energy_statistics(
+    labels: Any,
+    *,
+    X: Any = None,
+    R: Any = None,
+    G: Any = None,
+    weights: Any = None,
+    semimetric: str = "power",
+    alpha: float = 1.0,
+    sigma: Optional[float] = None,
+    n_threads: Optional[int] = None,
+) -> EnergyStatistics:
+    """W, S and ``g`` of a partition, from data ``X``, a semimetric matrix ``R`` or a Gram
+    matrix ``G`` (exactly one; from ``G``, ``rho(a, b) = G_aa + G_bb - 2 G_ab``).
+
+    Clusters are the distinct labels ``0..max(labels)``; each must be non-empty. With ``X``,
+    ``rho`` is computed on the fly (memory O(n D)); ``semimetric``, ``alpha`` and ``sigma``
+    are as in :func:`energy_gram`.
+    """
+    given = [name for name, value in (("X", X), ("R", R), ("G", G)) if value is not None]
+    if len(given) != 1:
+        raise ValueError(f"give exactly one of X, R or G (got {given or 'none'})")
+    label_array, k = _labels(labels)
+    x = as_points(X) if X is not None else None
+
+    def square(value: Any, name: str) -> Optional[npt.NDArray[np.float64]]:
+        if value is None:
+            return None
+        array = np.asarray(value)
+        if array.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
+        return np.ascontiguousarray(array, dtype=np.float64)
+
+    within, between, total, sizes, g = _core.energy_statistics(
+        label_array, k, x, square(R, "R"), square(G, "G"),
+        as_weights(weights, label_array.size), semimetric, float(alpha),
+        None if sigma is None else float(sigma), n_threads=check_n_threads(n_threads),
+    )
+    return EnergyStatistics(float(within), float(between), float(total), sizes, g)
+
+
+def within_dispersion(labels: Any, **source: Any) -> float:
+    """The energy within-cluster dispersion ``W = sum_j (s_j / 2) g(C_j, C_j)``.
+
+    Keyword arguments as in :func:`energy_statistics` (``X=``, ``R=`` or ``G=``, ``weights``,
+    ``semimetric``, ``alpha``, ``sigma``). Equals ``sum_i w_i G_ii - Q`` of the clustering.
+    """
+    return energy_statistics(labels, **source).within
+
+
+def between_statistic(labels: Any, **source: Any) -> float:
+    """The energy between-cluster statistic
+    ``S = sum_{i<j} (s_i s_j / (2 s)) [2 g(C_i, C_j) - g(C_i, C_i) - g(C_j, C_j)]``.
+
+    Keyword arguments as in :func:`energy_statistics`. ``W + S = (s / 2) g(X, X)``.
+    """
+    return energy_statistics(labels, **source).between
+
+
+def energy_distance(
+    X: Any,
+    Y: Any,
+    *,
+    semimetric: str = "power",
+    alpha: float = 1.0,
+    sigma: Optional[float] = None,
+    n_threads: Optional[int] = None,
+) -> float:
+    """Two-sample energy distance
+    ``E(A, B) = 2 mean rho(a, b) - mean rho(a, a') - mean rho(b, b')``.
+
+    Means run over all pairs (including ``a = a'``); with ``rho = ||x - y||`` this is the
+    classical energy distance of Székely and Rizzo. ``X`` and ``Y`` need the same number of
+    columns. ``sigma=None`` uses :func:`bandwidth` of ``X``.
+    """
+    a, b = as_points(X, "X"), as_points(Y, "Y")
+    if a.shape[1] != b.shape[1]:
+        raise ValueError(f"X has D={a.shape[1]} columns but Y has D={b.shape[1]}; they must match")
+    return float(
+        _core.energy_distance(
+            a, b, semimetric, float(alpha), None if sigma is None else float(sigma),
+            n_threads=check_n_threads(n_threads),
+        )
+    )

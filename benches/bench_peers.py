@@ -20,15 +20,15 @@ permutation) against the true components. Usage::
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import time
 from typing import Any, Callable
 
-import numpy as np
-from scipy.spatial.distance import cdist
-
 import kgroups_rs
+import numpy as np
 from kgroups_rs.accuracy import clustering_accuracy
+from scipy.spatial.distance import cdist
 
 
 def eq56(n: int, dim: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -80,16 +80,18 @@ def main() -> None:
         X, truth = eq56(n, 10, rng)
         G = energy_gram_numpy(X)
         for k in args.ks:
-            t_kg, res = timed(lambda: kgroups_rs.kernel_kgroups(G, k, random_state=args.seed), args.repeat)
+            t_kg, res = timed(
+                functools.partial(kgroups_rs.kernel_kgroups, G, k, random_state=args.seed), args.repeat
+            )
             t_ll, res_ll = timed(
-                lambda: kgroups_rs.kernel_kmeans(G, k, random_state=args.seed), args.repeat
+                functools.partial(kgroups_rs.kernel_kmeans, G, k, random_state=args.seed), args.repeat
             )
             acc_kg = clustering_accuracy(truth, res.labels)
             acc_ll = clustering_accuracy(truth, res_ll.labels)
             ts_cell, acc_ts_cell, ratio_cell = "-", "-", "-"
             if KernelKMeans is not None and not args.no_tslearn and n <= args.tslearn_max_n:
                 model = KernelKMeans(n_clusters=k, kernel="precomputed", n_init=1, random_state=args.seed)
-                t_ts, labels_ts = timed(lambda: model.fit_predict(G), 1)
+                t_ts, labels_ts = timed(functools.partial(model.fit_predict, G), 1)
                 ts_cell = f"{t_ts:10.3f}"
                 acc_ts_cell = f"{clustering_accuracy(truth, labels_ts):6.3f}"
                 ratio_cell = f"{t_ts / t_kg:15.0f}x"
@@ -98,7 +100,6 @@ def main() -> None:
                 f"{ts_cell:>10} {acc_ts_cell:>6} | {ratio_cell:>15}",
                 flush=True,
             )
-        del G
 
 
 if __name__ == "__main__":

@@ -27,7 +27,10 @@ fn eq56_gram(n: usize, seed: u64) -> Vec<f64> {
     let mut g = vec![0.0; n * n];
     for a in 0..n {
         for b in 0..n {
-            let d: f64 = (0..D).map(|t| (points[a][t] - points[b][t]).powi(2)).sum::<f64>().sqrt();
+            let d: f64 = (0..D)
+                .map(|t| (points[a][t] - points[b][t]).powi(2))
+                .sum::<f64>()
+                .sqrt();
             g[a * n + b] = 0.5 * (norm(&points[a]) + norm(&points[b]) - d);
         }
     }

@@ -797,16 +797,19 @@ pub fn energy_gram_into<T: KernelElement>(
     semimetric.validate()?;
     check_out_len(out.len(), x.n)?;
     let src = DataTiles::new(*x, semimetric, BLOCK);
-    let shift = shift_for(&src, base, || {
-        (0..x.n)
-            .into_par_iter()
-            .map(|a| {
-                let xa = x.row(a);
-                semimetric.from_squared_distance(xa.iter().map(|v| v * v).fold(0.0, |s, v| s + v))
-            })
-            .collect()
-    });
+    let shift = shift_for(&src, base, || semimetric_to_origin(x, semimetric));
     assemble(&src, &shift, "X", out)
+}
+
+/// ρ(x_a, 0) for every point, exactly as the dense Origin kernel uses it.
+pub(crate) fn semimetric_to_origin(x: &Points, semimetric: Semimetric) -> Vec<f64> {
+    (0..x.n)
+        .into_par_iter()
+        .map(|a| {
+            let xa = x.row(a);
+            semimetric.from_squared_distance(xa.iter().map(|v| v * v).fold(0.0, |s, v| s + v))
+        })
+        .collect()
 }
 
 fn check_out_len(len: usize, n: usize) -> Result<()> {

@@ -77,9 +77,42 @@ pub fn kmeans_plus_plus<K: Kernel>(
     weights: &[f64],
     rng: &mut Rng,
 ) -> Vec<usize> {
+    let n_trials = 2 + (k as f64).ln().floor() as usize;
+    seed_centres(kernel, k, weights, n_trials, rng).1
+}
+
+/// `k` distinct centres chosen by weighted k-means++ in feature space with `n_trials`
+/// candidates per centre (1: plain D² sampling), e.g. as Nyström landmarks.
+///
+/// ```
+/// use kgroups::{init::kmeans_plus_plus_centres, rng::Rng, DenseKernel};
+/// let g = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+/// let kernel = DenseKernel::new(&g, 3)?;
+/// let mut centres = kmeans_plus_plus_centres(&kernel, 3, &[1.0; 3], 1, &mut Rng::new(0));
+/// centres.sort();
+/// assert_eq!(centres, vec![0, 1, 2]);
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+pub fn kmeans_plus_plus_centres<K: Kernel>(
+    kernel: &K,
+    k: usize,
+    weights: &[f64],
+    n_trials: usize,
+    rng: &mut Rng,
+) -> Vec<usize> {
+    seed_centres(kernel, k, weights, n_trials.max(1), rng).0
+}
+
+/// The k-means++ centres and each point's nearest centre.
+fn seed_centres<K: Kernel>(
+    kernel: &K,
+    k: usize,
+    weights: &[f64],
+    n_trials: usize,
+    rng: &mut Rng,
+) -> (Vec<usize>, Vec<usize>) {
     let n = kernel.n();
     let diagonal: Vec<f64> = (0..n).map(|i| kernel.diagonal(i)).collect();
-    let n_trials = 2 + (k as f64).ln().floor() as usize;
     let distances_to = |c: usize, out: &mut Vec<f64>| {
         let g_cc = diagonal[c];
         out.resize(n, 0.0);
@@ -141,7 +174,7 @@ pub fn kmeans_plus_plus<K: Kernel>(
     for (c, &centre) in centres.iter().enumerate() {
         owner[centre] = c;
     }
-    owner
+    (centres, owner)
 }
 
 #[cfg(test)]

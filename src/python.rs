@@ -9,10 +9,14 @@ use crate::gram::{
     bandwidth, energy_gram_cross, energy_gram_into, gram_from_semimetric_into, Base, Points,
     Semimetric,
 };
+use crate::init::kmeans_plus_plus_centres;
 use crate::init::Init;
 use crate::kernel::{DenseKernel, KernelElement};
 use crate::lloyd::LloydVariant;
+use crate::lowrank::FeatureKernel;
+use crate::matrix_free::DataKernel;
 use crate::restarts::{fit, Algorithm, Clustering, Options};
+use crate::rng::Rng;
 use crate::sparse::{CsrIndex, CsrKernel};
 use crate::stats::{energy_distance, energy_statistics, PairwiseSource};
 use numpy::{
@@ -679,6 +683,148 @@ fn energy_distance_py(
     run_detached(py, n_threads, None, |_| energy_distance(&a, &b, semimetric))
 }
 
+// ---------------------------------------------------------------------------------------
+// Beyond the n × n matrix: kernels from data on the fly, and explicit low-rank features.
+
+/// Exact matrix-free clustering of data X (n × D, float64, C order) with the energy kernel
+/// of `semimetric` (base point 0); rows of G are computed when needed.
+#[pyfunction]
+#[pyo3(signature = (x, semimetric, alpha, sigma, k, algorithm, init, init_labels, weights, n_init, max_iter, seed, n_threads=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn cluster_data<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    semimetric: &str,
+    alpha: f64,
+    sigma: Option<f64>,
+    k: usize,
+    algorithm: &str,
+    init: &str,
+    init_labels: Option<PyReadonlyArray1<'py, i64>>,
+    weights: Option<PyReadonlyArray1<'py, f64>>,
+    n_init: usize,
+    max_iter: usize,
+    seed: u64,
+    n_threads: Option<usize>,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+    let points = points(&x, "X")?;
+    let semimetric = parse_semimetric(semimetric, alpha, sigma, Some(&points))?;
+    let init_labels = labels_from_py(init_labels)?;
+    let common = CommonArgs {
+        n_threads,
+        algorithm: parse_algorithm(algorithm)?,
+        init: parse_init(init, init_labels.as_deref())?,
+        weights: slice_of(&weights, "weights")?,
+        n_init,
+        max_iter,
+        seed,
+    };
+    common.run_detached(py, k, progress.as_ref(), || {
+        DataKernel::new(points, semimetric)
+    })
+}
+
+/// Clustering with the low-rank kernel Φ Φᵀ of explicit features Φ (n × m, float64, C order).
+#[pyfunction]
+#[pyo3(signature = (features, k, algorithm, init, init_labels, weights, n_init, max_iter, seed, n_threads=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn cluster_features<'py>(
+    py: Python<'py>,
+    features: PyReadonlyArray2<'py, f64>,
+    k: usize,
+    algorithm: &str,
+    init: &str,
+    init_labels: Option<PyReadonlyArray1<'py, i64>>,
+    weights: Option<PyReadonlyArray1<'py, f64>>,
+    n_init: usize,
+    max_iter: usize,
+    seed: u64,
+    n_threads: Option<usize>,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+    let shape = features.shape();
+    let (n, m) = (shape[0], shape[1]);
+    if !features.is_c_contiguous() {
+        return Err(PyValueError::new_err(
+            "invalid `features`: the array must be C-contiguous",
+        ));
+    }
+    let data = features
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("invalid `features`: the array must be C-contiguous"))?;
+    let init_labels = labels_from_py(init_labels)?;
+    let common = CommonArgs {
+        n_threads,
+        algorithm: parse_algorithm(algorithm)?,
+        init: parse_init(init, init_labels.as_deref())?,
+        weights: slice_of(&weights, "weights")?,
+        n_init,
+        max_iter,
+        seed,
+    };
+    common.run_detached(py, k, progress.as_ref(), || FeatureKernel::new(data, n, m))
+}
+
+/// Indices of m landmarks: "uniform" (without replacement) or "k-means++" (weighted D²
+/// sampling in the feature space of the energy kernel, one candidate per landmark).
+#[pyfunction]
+#[pyo3(signature = (x, m, method, semimetric, alpha, sigma, seed, n_threads=None))]
+#[allow(clippy::too_many_arguments)]
+fn select_landmarks<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    m: usize,
+    method: &str,
+    semimetric: &str,
+    alpha: f64,
+    sigma: Option<f64>,
+    seed: u64,
+    n_threads: Option<usize>,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let points = points(&x, "X")?;
+    let n = points.n();
+    if m < 1 || m > n {
+        return Err(PyValueError::new_err(format!(
+            "invalid `n_components`: {m} landmarks requested but 1 <= n_components <= n = {n} is required"
+        )));
+    }
+    let semimetric = parse_semimetric(semimetric, alpha, sigma, Some(&points))?;
+    let mut rng = Rng::new(seed);
+    let chosen: Vec<usize> = match method {
+        "uniform" => {
+            let mut order: Vec<usize> = (0..n).collect();
+            for position in 0..m {
+                let pick = position + rng.below(n - position);
+                order.swap(position, pick);
+            }
+            order.truncate(m);
+            order
+        }
+        "k-means++" => run_detached(py, n_threads, None, |control| {
+            let kernel = DataKernel::new(points, semimetric)?;
+            control.checkpoint()?;
+            Ok(kmeans_plus_plus_centres(
+                &kernel,
+                m,
+                &vec![1.0; n],
+                1,
+                &mut rng,
+            ))
+        })?,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown landmarks method {other:?}; use 'k-means++' or 'uniform'"
+            )))
+        }
+    };
+    Ok(chosen
+        .into_iter()
+        .map(|i| i as i64)
+        .collect::<Vec<_>>()
+        .into_pyarray(py))
+}
+
 /// Internal: panic on purpose, to test that a Rust panic becomes a Python exception.
 #[pyfunction]
 fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
@@ -704,6 +850,9 @@ fn _sleep_for_tests(py: Python<'_>, seconds: f64) -> PyResult<()> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cluster_dense, m)?)?;
     m.add_function(wrap_pyfunction!(cluster_csr, m)?)?;
+    m.add_function(wrap_pyfunction!(cluster_data, m)?)?;
+    m.add_function(wrap_pyfunction!(cluster_features, m)?)?;
+    m.add_function(wrap_pyfunction!(select_landmarks, m)?)?;
     m.add("energy_gram", wrap_pyfunction!(energy_gram_py, m)?)?;
     m.add(
         "gram_from_semimetric",

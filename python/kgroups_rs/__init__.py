@@ -2,7 +2,9 @@
 
 - Clustering: :func:`kernel_kgroups` (Hartigan's method, the paper's kernel k-groups),
   :func:`kernel_kmeans` (Lloyd's method), :func:`kgroups_1d` (exact 1-D solver),
-  :func:`graph_partition` (graphs), all returning a :class:`ClusteringResult`.
+  :func:`graph_partition` (graphs), :func:`kernel_kgroups_from_data` (exact, matrix-free)
+  and :func:`kernel_kgroups_nystrom` (low-rank, millions of points), all returning a
+  :class:`ClusteringResult`.
 - Kernels: :func:`energy_gram`, :func:`gram_from_semimetric`, :func:`bandwidth`.
 - Statistics: :func:`energy_statistics`, :func:`within_dispersion`,
   :func:`between_statistic`, :func:`energy_distance`, :func:`clustering_accuracy`.
@@ -16,8 +18,9 @@ from ._core import __version__
 from ._result import ClusteringResult
 from .accuracy import clustering_accuracy
 from .clustering import kernel_kgroups, kernel_kmeans
-from .graph import graph_kernel, graph_partition
 from .gram import bandwidth, energy_gram, gram_from_semimetric
+from .graph import graph_kernel, graph_partition
+from .large import kernel_kgroups_from_data, kernel_kgroups_nystrom, nystrom_features
 from .one_d import kgroups_1d
 from .stats import (
     EnergyStatistics,
@@ -48,8 +51,11 @@ __all__ = [
     "graph_partition",
     "gram_from_semimetric",
     "kernel_kgroups",
+    "kernel_kgroups_from_data",
+    "kernel_kgroups_nystrom",
     "kernel_kmeans",
     "kgroups_1d",
+    "nystrom_features",
     "within_dispersion",
 ]
 

@@ -80,3 +80,42 @@ def energy_distance(
     sigma: Optional[float],
     n_threads: Optional[int] = None,
 ) -> float: ...
+def cluster_data(
+    x: npt.NDArray[np.float64],
+    semimetric: str,
+    alpha: float,
+    sigma: Optional[float],
+    k: int,
+    algorithm: str,
+    init: str,
+    init_labels: Optional[npt.NDArray[np.int64]],
+    weights: Optional[npt.NDArray[np.float64]],
+    n_init: int,
+    max_iter: int,
+    seed: int,
+    n_threads: Optional[int] = None,
+    progress: Optional[ProgressCallback] = None,
+) -> ClusterTuple: ...
+def cluster_features(
+    features: npt.NDArray[np.float64],
+    k: int,
+    algorithm: str,
+    init: str,
+    init_labels: Optional[npt.NDArray[np.int64]],
+    weights: Optional[npt.NDArray[np.float64]],
+    n_init: int,
+    max_iter: int,
+    seed: int,
+    n_threads: Optional[int] = None,
+    progress: Optional[ProgressCallback] = None,
+) -> ClusterTuple: ...
+def select_landmarks(
+    x: npt.NDArray[np.float64],
+    m: int,
+    method: str,
+    semimetric: str,
+    alpha: float,
+    sigma: Optional[float],
+    seed: int,
+    n_threads: Optional[int] = None,
+) -> npt.NDArray[np.int64]: ...

@@ -27,8 +27,18 @@ ProgressCallback = Callable[[int, int, int, float], None]
 _LLOYD_VARIANTS = {"batch": "lloyd-batch", "online": "lloyd-online"}
 
 
-def _fit(
-    G: Any,
+def _prepare_kernel(G: Any) -> tuple[Callable[..., Any], int]:
+    """The core call for a dense or sparse kernel matrix, and n."""
+    if is_sparse(G):
+        indptr, indices, data, n = as_csr_arrays(G)
+        return functools.partial(_core.cluster_csr, indptr, indices, data, n), n
+    matrix = as_kernel_matrix(G)
+    return functools.partial(_core.cluster_dense, matrix), matrix.shape[0]
+
+
+def run_clustering(
+    run: Callable[..., Any],
+    n: int,
     k: int,
     init: Any,
     *,
@@ -39,28 +49,21 @@ def _fit(
     random_state: RandomState,
     n_threads: Optional[int],
     progress: Optional[ProgressCallback],
+    approximate: bool = False,
 ) -> ClusteringResult:
+    """Validate the shared options, call the core through ``run`` and wrap the result."""
     k = check_int(k, "k", 1)
     n_init = check_int(n_init, "n_init", 1, MAX_N_INIT)
     max_iter = check_int(max_iter, "max_iter", 1)
     n_threads = check_n_threads(n_threads)
     if progress is not None and not callable(progress):
         raise TypeError("progress must be a callable progress(start, sweep, moves, objective)")
-    run: Callable[..., Any]
-    if is_sparse(G):
-        indptr, indices, data, n = as_csr_arrays(G)
-        run = functools.partial(_core.cluster_csr, indptr, indices, data, n)
-    else:
-        matrix = as_kernel_matrix(G)
-        n = matrix.shape[0]
-        run = functools.partial(_core.cluster_dense, matrix)
     method, labels = as_init(init, n)
     if labels is not None and n_init != 1:
         raise ValueError(
             f"n_init = {n_init} but initial labels were given; with explicit labels every start "
             "is the same, so n_init must be 1"
         )
-    seed = seed_from_random_state(random_state)
     out = run(
         k,
         algorithm,
@@ -69,7 +72,7 @@ def _fit(
         as_weights(weights, n),
         n_init,
         max_iter,
-        seed,
+        seed_from_random_state(random_state),
         n_threads=n_threads,
         progress=progress,
     )
@@ -82,6 +85,7 @@ def _fit(
         n_moves=int(n_moves),
         converged=bool(converged),
         objective_history=np.asarray(history, dtype=np.float64),
+        approximate=approximate,
     )
 
 
@@ -161,8 +165,10 @@ def kernel_kgroups(
     >>> kgroups_rs.kernel_kgroups(G, 2, random_state=0).labels.tolist() in ([0, 0, 0, 1, 1], [1, 1, 1, 0, 0])
     True
     """
-    return _fit(
-        G,
+    run, n = _prepare_kernel(G)
+    return run_clustering(
+        run,
+        n,
         k,
         init,
         algorithm="hartigan",
@@ -214,8 +220,10 @@ def kernel_kmeans(
     """
     if variant not in _LLOYD_VARIANTS:
         raise ValueError(f"variant must be 'batch' or 'online', got {variant!r}")
-    return _fit(
-        G,
+    run, n = _prepare_kernel(G)
+    return run_clustering(
+        run,
+        n,
         k,
         init,
         algorithm=_LLOYD_VARIANTS[variant],

@@ -16,8 +16,47 @@ _OBJECTIVES = ("ratio_association", "normalized_cut")
 _ALGORITHMS = ("hartigan", "lloyd")
 
 
-def _degrees(A: Any, sparse: bool) -> npt.NDArray[np.float64]:
-    return np.asarray(A.sum(axis=1), dtype=np.float64).ravel()
+#: Rows of a sparse adjacency scaled per chunk (bounds the temporary memory of the
+#: normalised-cut kernel to about this many stored entries).
+_CHUNK_NNZ = 1 << 20
+
+
+def _canonical_csr(A: Any) -> Any:
+    """``A`` as a CSR matrix with sorted indices and no duplicates (borrowed when it is one)."""
+    import scipy.sparse
+
+    csr = A if A.format == "csr" else scipy.sparse.csr_array(A)
+    if not csr.has_canonical_format:
+        csr = csr.copy()
+        csr.sum_duplicates()
+    return csr
+
+
+def _scaled_csr(csr: Any, inverse: npt.NDArray[np.float64]) -> Any:
+    """``D^-1 A D^-1`` for a canonical CSR ``A``: a new data array, sharing ``A``'s indices.
+
+    Entry ``(i, j)`` is ``a_ij * (inverse_i * inverse_j)``: the product of the two scales
+    is formed first, so a bitwise-symmetric ``A`` gives a bitwise-symmetric result.
+    """
+    import scipy.sparse
+
+    indptr, indices, values = csr.indptr, csr.indices, csr.data
+    counts = np.diff(indptr)
+    data = np.empty(values.shape[0], dtype=np.float64)
+    n = counts.shape[0]
+    row = 0
+    while row < n:
+        # Whole rows, about _CHUNK_NNZ entries at a time (at least one row).
+        stop = int(np.searchsorted(indptr, indptr[row] + _CHUNK_NNZ, side="right")) - 1
+        stop = min(max(stop, row + 1), n)
+        lo, hi = int(indptr[row]), int(indptr[stop])
+        scale = np.repeat(inverse[row:stop], counts[row:stop])
+        scale *= inverse[indices[lo:hi]]
+        np.multiply(values[lo:hi], scale, out=data[lo:hi])
+        row = stop
+    G = scipy.sparse.csr_array((data, indices, indptr), shape=csr.shape, copy=False)
+    G.has_canonical_format = True
+    return G
 
 
 def graph_kernel(
@@ -31,6 +70,11 @@ def graph_kernel(
       ``w = d`` (degrees); then ``Q = sum_j A(C_j, C_j) / d(C_j)`` is the normalised
       association, and maximising it minimises the normalised cut ``k - Q``.
 
+    A sparse ``A`` is converted once to canonical CSR (duplicates summed); with
+    ``shift = 0`` ratio association returns it as it is, and normalised cut returns a CSR
+    matrix that shares its index arrays (one new data array; entries are
+    ``a_ij * (1/(d_i d_j))``, so a bitwise-symmetric ``A`` gives a bitwise-symmetric ``G``).
+
     Returns ``(G, weights)``; ``weights`` is None for ratio association.
     """
     if objective not in _OBJECTIVES:
@@ -43,8 +87,12 @@ def graph_kernel(
         A = as_float_array(A, "A")
         if A.ndim != 2 or A.shape[0] != A.shape[1]:
             raise ValueError(f"A must be a square (n, n) adjacency matrix, got shape {A.shape}")
-    elif A.shape[0] != A.shape[1]:
-        raise ValueError(f"A must be a square (n, n) adjacency matrix, got shape {A.shape}")
+    else:
+        if A.ndim != 2 or A.shape[0] != A.shape[1]:
+            raise ValueError(f"A must be a square (n, n) adjacency matrix, got shape {A.shape}")
+        if A.dtype.kind not in "biuf":
+            raise TypeError(f"A must hold real numbers, got dtype {A.dtype}")
+        A = _canonical_csr(A)
     values = A.data if sparse else A
     if values.size and not np.all(np.isfinite(values)):
         raise ValueError("A contains NaN or infinity; adjacency weights must be finite")
@@ -57,9 +105,9 @@ def graph_kernel(
         if sparse:
             import scipy.sparse
 
-            return (A + shift * scipy.sparse.identity(n, format="csr")).tocsr(), None
+            return scipy.sparse.csr_array(A + shift * scipy.sparse.identity(n, format="csr")), None
         return A + shift * np.eye(n), None
-    degrees = _degrees(A, sparse)
+    degrees = np.asarray(A.sum(axis=1), dtype=np.float64).ravel()
     isolated = np.flatnonzero(degrees <= 0)
     if isolated.size:
         raise ValueError(
@@ -68,14 +116,14 @@ def graph_kernel(
         )
     inverse = 1.0 / degrees
     if sparse:
-        import scipy.sparse
-
-        scale = scipy.sparse.diags(inverse, format="csr")
-        G = (scale @ A @ scale).tocsr()
+        G = _scaled_csr(A, inverse)
         if shift != 0.0:
-            G = (G + scipy.sparse.diags(shift * inverse, format="csr")).tocsr()
+            import scipy.sparse
+
+            G = scipy.sparse.csr_array(G + scipy.sparse.diags(shift * inverse, format="csr"))
     else:
-        G = inverse[:, None] * A * inverse[None, :]
+        G = np.outer(inverse, inverse)
+        G *= A
         if shift != 0.0:
             G[np.diag_indices(n)] += shift * inverse
     return G, degrees

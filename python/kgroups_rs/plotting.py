@@ -1,0 +1,227 @@
+"""Figures of clusterings (matplotlib, the optional extra ``plot``).
+
+matplotlib is imported only when a figure is drawn; without it the functions raise an
+``ImportError`` that says how to install it. Figures are drawn on
+:class:`matplotlib.figure.Figure` objects directly (no ``pyplot``), so no GUI backend is
+needed and nothing global is changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional, Union
+
+import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "INSTALL_HINT",
+    "match_labels",
+    "new_figure",
+    "plot_clusters",
+    "require_matplotlib",
+    "save_clusters_figure",
+]
+
+#: What to run to get the figures.
+INSTALL_HINT = 'pip install "kgroups_rs[plot]"'
+
+# Colour-blind-safe qualitative palette (Okabe & Ito), then matplotlib's tab20.
+_PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442")
+
+
+def require_matplotlib() -> None:
+    """Raise ``ImportError`` with the install command when matplotlib is missing."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(f"figures need matplotlib: {INSTALL_HINT}") from exc
+
+
+def _colour(j: int) -> Any:
+    if j < len(_PALETTE):
+        return _PALETTE[j]
+    from matplotlib import colormaps
+
+    return colormaps["tab20"]((j - len(_PALETTE)) % 20)
+
+
+def match_labels(y_true: npt.ArrayLike, y_pred: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """``y_pred`` renumbered so that each cluster carries the label of the class it matches.
+
+    The matching maximises the number of points whose cluster and class agree (Hungarian
+    algorithm on the contingency table, as in :func:`kgroups_rs.accuracy.clustering_accuracy`),
+    so the points with ``match_labels(y_true, y_pred) != y_true`` are exactly those counted as
+    errors by the accuracy. Both inputs must be integer labels ``>= 0``. Clusters left without
+    a class (more clusters than classes) get labels after the largest class label.
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    t = np.asarray(y_true, dtype=np.int64)
+    p = np.asarray(y_pred, dtype=np.int64)
+    k_t, k_p = int(t.max()) + 1, int(p.max()) + 1
+    table = np.zeros((k_p, k_t), dtype=np.int64)
+    np.add.at(table, (p, t), 1)
+    rows, cols = linear_sum_assignment(table, maximize=True)
+    mapping = np.full(k_p, -1, dtype=np.int64)
+    mapping[rows] = cols
+    unmatched = np.flatnonzero(mapping < 0)
+    mapping[unmatched] = k_t + np.arange(unmatched.size)
+    return mapping[p]
+
+
+def _pca_2d(X: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The first two principal components of ``X`` and the fraction of variance of each."""
+    centred = X - X.mean(axis=0)
+    _, s, vt = np.linalg.svd(centred, full_matrices=False)
+    var = s**2
+    frac = var[:2] / var.sum() if var.sum() > 0 else np.zeros(2)
+    return centred @ vt[:2].T, frac
+
+
+def plot_clusters(
+    ax: Axes,
+    X: npt.ArrayLike,
+    labels: npt.ArrayLike,
+    *,
+    y_true: Optional[npt.ArrayLike] = None,
+    title: Optional[str] = None,
+    names: Optional[Sequence[str]] = None,
+    log_x: bool = False,
+    thresholds: Optional[npt.ArrayLike] = None,
+) -> None:
+    """Draw a clustering on ``ax``: one colour per cluster and a legend.
+
+    One-dimensional data are drawn as a stacked histogram (one colour per cluster),
+    two-dimensional data as a scatter plot, and higher-dimensional data as a scatter plot of
+    their first two principal components.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where to draw.
+    X : array_like of shape (n,) or (n, D)
+        The data.
+    labels : array_like of int, shape (n,)
+        The cluster of each point, ``0 .. k-1``.
+    y_true : array_like of int, shape (n,), optional
+        True classes. The clusters are then renumbered to match the classes (so colours
+        agree with ``names``), and in scatter plots the points whose cluster does not match
+        their class are marked with a black cross.
+    title : str, optional
+        Axes title.
+    names : sequence of str, optional
+        Legend names of the classes (with ``y_true``) or clusters.
+    log_x : bool, default False
+        Logarithmic x axis (histograms of positive, skewed data).
+    thresholds : array_like of float, optional
+        Cut points to mark with dashed vertical lines (one-dimensional data).
+    """
+    A = np.asarray(X, dtype=np.float64)
+    if A.ndim == 1:
+        A = A[:, None]
+    lab = np.asarray(labels, dtype=np.int64)
+    wrong = np.zeros(lab.shape[0], dtype=bool)
+    if y_true is not None:
+        truth = np.asarray(y_true, dtype=np.int64)
+        lab = match_labels(truth, lab)
+        wrong = lab != truth
+    clusters = np.unique(lab)
+
+    def base_name(j: int) -> str:
+        return names[j] if names is not None and j < len(names) else f"cluster {j + 1}"
+
+    def name(j: int) -> str:
+        prefix = "cluster: " if y_true is not None and names is not None else ""
+        return f"{prefix}{base_name(j)} (n = {int(np.sum(lab == j))})"
+
+    if A.shape[1] == 1:
+        x = A[:, 0]
+        bins: Any
+        if log_x:
+            if np.any(x <= 0):
+                raise ValueError("log_x needs positive data")
+            bins = np.geomspace(x.min(), x.max(), 60)
+            ax.set_xscale("log")
+        else:
+            bins = np.linspace(x.min(), x.max(), 60) if x.max() > x.min() else 10
+        ax.hist(
+            [x[lab == j] for j in clusters],
+            bins=bins,
+            stacked=True,
+            color=[_colour(int(j)) for j in clusters],
+            label=[name(int(j)) for j in clusters],
+            edgecolor="white",
+            linewidth=0.3,
+        )
+        if y_true is not None:
+            for i, j in enumerate(np.unique(truth)):
+                ax.hist(
+                    x[truth == j], bins=bins, histtype="step", color="black",
+                    linestyle=("-", ":", "-.", "--")[i % 4], linewidth=1.3,
+                    label=f"true class: {base_name(int(j))} (n = {int(np.sum(truth == j))})",
+                )
+        for i, t in enumerate(np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+                              if thresholds is not None else []):
+            ax.axvline(t, color="#D55E00", linestyle="--", linewidth=1.5,
+                       label="1D exact threshold" if i == 0 else None)
+        ax.set_xlabel("x (log scale)" if log_x else "x")
+        ax.set_ylabel("number of points")
+    else:
+        if A.shape[1] == 2:
+            P = A
+            ax.set_xlabel("x₁")
+            ax.set_ylabel("x₂")
+        else:
+            P, frac = _pca_2d(A)
+            ax.set_xlabel(f"principal component 1 ({100 * frac[0]:.0f}% of variance)")
+            ax.set_ylabel(f"principal component 2 ({100 * frac[1]:.0f}% of variance)")
+        size = float(np.clip(6000.0 / max(1, A.shape[0]), 4.0, 30.0))
+        for j in clusters:
+            members = lab == j
+            ax.scatter(P[members, 0], P[members, 1], s=size, color=_colour(int(j)),
+                       alpha=0.8, linewidths=0, label=name(int(j)))
+        if wrong.any():
+            ax.scatter(P[wrong, 0], P[wrong, 1], s=size * 1.6, marker="x", color="black",
+                       linewidths=0.9, label=f"in the wrong cluster ({int(wrong.sum())})")
+        if A.shape[1] == 2:
+            ax.set_aspect("equal", adjustable="datalim")
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8, loc="best", framealpha=0.9, markerscale=2.0)
+
+
+def save_clusters_figure(
+    path: Union[str, Path],
+    X: npt.ArrayLike,
+    labels: npt.ArrayLike,
+    *,
+    title: Optional[str] = None,
+    dpi: int = 120,
+) -> Path:
+    """Write a PNG (or any format matplotlib knows from the suffix) of one clustering.
+
+    Returns the path written. See :func:`plot_clusters` for how the data are drawn.
+    """
+    require_matplotlib()
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(7, 6), layout="constrained")
+    plot_clusters(fig.add_subplot(), X, labels, title=title)
+    out = Path(path)
+    fig.savefig(out, dpi=dpi)
+    return out
+
+
+def new_figure(rows: int, cols: int, *, width: float, height: float) -> tuple[Figure, Any]:
+    """A matplotlib Figure (no pyplot, constrained layout) and its grid of Axes."""
+    require_matplotlib()
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), layout="constrained")
+    return fig, fig.subplots(rows, cols, squeeze=False)

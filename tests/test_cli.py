@@ -1,0 +1,298 @@
+"""The ``kgroups-rs`` command line (``demo`` and ``cluster``) and the demo's figure."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import kgroups_rs
+import numpy as np
+import pytest
+from kgroups_rs.cli import main
+from kgroups_rs.datasets import (
+    make_concentric_circles,
+    make_lognormal_mixture,
+    make_parallel_cigars,
+    standardize,
+)
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def run_cli(
+    *args: str, cwd: Path | None = None, block: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
+    """``python -m kgroups_rs ARGS`` in a fresh interpreter, optionally with modules blocked
+    (as if they were not installed)."""
+    code = textwrap.dedent(
+        f"""
+        import runpy, sys
+        for name in {list(block)!r}:
+            sys.modules[name] = None
+        sys.argv = ["kgroups-rs", *{list(args)!r}]
+        runpy.run_module("kgroups_rs", run_name="__main__")
+        """
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, check=False,
+        timeout=300,
+    )
+
+
+@pytest.fixture
+def circles_csv(tmp_path: Path) -> tuple[Path, np.ndarray]:
+    X, _ = make_concentric_circles(200, seed=3)
+    path = tmp_path / "circles.csv"
+    np.savetxt(path, X, delimiter=",", header="x1,x2", comments="")
+    return path, X
+
+
+# ----------------------------------------------------------------------------- cluster
+
+
+def test_cluster_writes_labels_and_prints_the_summary(
+    circles_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any
+) -> None:
+    path, X = circles_csv
+    out = tmp_path / "labels.csv"
+    rc = main(["cluster", str(path), "-k", "2", "--kernel", "gaussian", "--sigma", "1",
+               "--n-init", "3", "--seed", "4", "-o", str(out)])
+    assert rc == 0
+    labels = np.loadtxt(out, dtype=np.int64)
+    G = kgroups_rs.energy_gram(X - X.mean(axis=0), semimetric="gaussian", sigma=1.0)
+    ref = kgroups_rs.kernel_kgroups(G, 2, n_init=3, random_state=4)
+    np.testing.assert_array_equal(labels, ref.labels)
+    text = capsys.readouterr().out
+    assert f"objective Q    {ref.objective:.12g}" in text
+    assert f"within W       {ref.within:.12g}" in text
+    assert f"iterations     {ref.n_iter} (converged)" in text
+    assert "time " in text and "n = 200 points, D = 2" in text
+
+
+@pytest.mark.parametrize(
+    ("options", "function"),
+    [
+        (["--algorithm", "lloyd"], lambda G: kgroups_rs.kernel_kmeans(G, 3, n_init=5, random_state=0)),
+        (
+            ["--algorithm", "lloyd-online", "--init", "random", "--n-init", "2"],
+            lambda G: kgroups_rs.kernel_kmeans(G, 3, "random", variant="online", n_init=2, random_state=0),
+        ),
+    ],
+)
+def test_cluster_algorithms_and_npy_input(tmp_path: Path, options: list[str], function: Any) -> None:
+    X = np.random.default_rng(1).normal(size=(80, 3))
+    np.save(tmp_path / "x.npy", X)
+    rc = main(["cluster", str(tmp_path / "x.npy"), "-k", "3", "--alpha", "0.5", *options,
+               "-o", str(tmp_path / "labels.npy")])
+    assert rc == 0
+    G = kgroups_rs.energy_gram(X - X.mean(axis=0), alpha=0.5)
+    np.testing.assert_array_equal(np.load(tmp_path / "labels.npy"), function(G).labels)
+
+
+def test_cluster_one_dimensional_tsv_without_header(tmp_path: Path, capsys: Any) -> None:
+    x, _ = make_lognormal_mixture(300, seed=2)
+    path = tmp_path / "x.tsv"
+    path.write_text("\n".join(f"{v:.17g}" for v in x) + "\n\n")
+    assert main(["cluster", str(path), "-k", "2", "-o", "-"]) == 0
+    captured = capsys.readouterr()
+    labels = np.array(captured.out.split(), dtype=np.int64)  # labels on stdout ...
+    assert "objective Q" in captured.err  # ... and the summary on stderr
+    G = kgroups_rs.energy_gram(x[:, None] - x.mean())
+    np.testing.assert_array_equal(labels, kgroups_rs.kernel_kgroups(G, 2, n_init=5, random_state=0).labels)
+
+
+def test_cluster_precomputed_kernel(tmp_path: Path) -> None:
+    X = np.random.default_rng(2).normal(size=(40, 2))
+    G = kgroups_rs.energy_gram(X)
+    np.savetxt(tmp_path / "G.csv", G, delimiter=",")
+    assert main(["cluster", str(tmp_path / "G.csv"), "-k", "2", "--kernel", "precomputed",
+                 "-o", str(tmp_path / "l.csv")]) == 0
+    G_read = np.loadtxt(tmp_path / "G.csv", delimiter=",")
+    ref = kgroups_rs.kernel_kgroups(G_read, 2, n_init=5, random_state=0)
+    np.testing.assert_array_equal(np.loadtxt(tmp_path / "l.csv", dtype=np.int64), ref.labels)
+
+
+def test_verbose_prints_restart_sweep_and_moves(circles_csv: tuple[Path, np.ndarray], capsys: Any) -> None:
+    path, _ = circles_csv
+    assert main(["cluster", str(path), "-k", "2", "--n-init", "2", "-v"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert any(line.startswith("restart 1/2, sweep 1: ") for line in err), err
+    assert any(line.startswith("restart 2/2, sweep 1: ") for line in err), err
+    assert all("in the last sweep, objective Q = " in line for line in err)
+    assert any(" 0 moves in the last sweep" in line for line in err)  # the converging sweep
+
+
+def write(path: Path, text: str) -> str:
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("content", "k", "message"),
+    [
+        (None, "2", "no such file: "),
+        ("x,y\n1,2\n3,abc\n", "2", "line 3, column 2: 'abc' is not a number"),
+        ("1,2\n3,\n", "1", "line 2, column 2: an empty cell is not a number"),
+        ("1,2\n3,nan\n", "1", "line 2, column 2: 'nan' is not a finite number"),
+        ("1,2\n3,4,5\n", "1", "line 2: 3 values, but the first data line has 2"),
+        ("a,b\n", "1", "holds no data rows"),
+        ("1,2\n3,4\n5,6\n", "4", "-k must be between 1 and the number of points n = 3, got 4"),
+        ("1,2\n3,4\n5,6\n", "0", "-k must be between 1 and the number of points n = 3, got 0"),
+    ],
+)
+def test_cluster_input_errors_are_one_line_with_status_2(
+    tmp_path: Path, capsys: Any, content: str | None, k: str, message: str
+) -> None:
+    path = tmp_path / "data.csv"
+    if content is not None:
+        path.write_text(content)
+    assert main(["cluster", str(path), "-k", k]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("kgroups-rs cluster: error: ") and message in err, err
+
+
+def test_cluster_errors_from_a_fresh_process(tmp_path: Path) -> None:
+    missing = run_cli("cluster", str(tmp_path / "missing.csv"), "-k", "2")
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == f"kgroups-rs cluster: error: no such file: {tmp_path / 'missing.csv'}"
+    not_numeric = run_cli("cluster", write(tmp_path / "d.csv", "1,2\nx,4\n"), "-k", "1")
+    assert not_numeric.returncode == 2 and "Traceback" not in not_numeric.stderr
+    assert "line 2, column 1: 'x' is not a number" in not_numeric.stderr
+    np.save(tmp_path / "s.npy", np.array(["a", "b"]))
+    strings = run_cli("cluster", str(tmp_path / "s.npy"), "-k", "1")
+    assert strings.returncode == 2 and "not real numbers" in strings.stderr
+
+
+def test_cluster_other_errors(tmp_path: Path, capsys: Any) -> None:
+    data = write(tmp_path / "d.csv", "1,2\n3,4\n5,6\n")
+    assert main(["cluster", data, "-k", "2", "--kernel", "precomputed"]) == 2
+    assert "square n x n kernel matrix, got 3 x 2" in capsys.readouterr().err
+    assert main(["cluster", str(tmp_path), "-k", "2"]) == 2
+    assert "is a directory" in capsys.readouterr().err
+    assert main(["cluster", data, "-k", "2", "-o", str(tmp_path / "no" / "dir" / "l.csv")]) == 2
+    assert "cannot write" in capsys.readouterr().err
+    for bad in (["--alpha", "3"], ["--sigma", "-1"], ["--n-init", "0"], ["--kernel", "rbf"]):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["cluster", data, "-k", "2", *bad])
+        assert exit_info.value.code == 2
+    with pytest.raises(SystemExit):
+        main([])
+
+
+def test_console_script_is_installed() -> None:
+    script = Path(sys.executable).parent / ("kgroups-rs.exe" if os.name == "nt" else "kgroups-rs")
+    if not script.exists():
+        pytest.skip(f"no console script next to {sys.executable}")
+    out = subprocess.run([str(script), "--version"], capture_output=True, text=True, check=False)
+    assert out.returncode == 0 and kgroups_rs.__version__ in out.stdout
+
+
+# ----------------------------------------------------------------------------- plots
+
+
+def test_cluster_plot(circles_csv: tuple[Path, np.ndarray], tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    path, _ = circles_csv
+    png = tmp_path / "clusters.png"
+    assert main(["cluster", str(path), "-k", "2", "--kernel", "gaussian", "--plot", str(png)]) == 0
+    assert png.read_bytes()[:8] == PNG_MAGIC and png.stat().st_size > 10_000
+
+
+def test_cluster_plot_without_matplotlib_says_how_to_get_it(circles_csv: tuple[Path, np.ndarray],
+                                                            tmp_path: Path) -> None:
+    path, _ = circles_csv
+    out = run_cli("cluster", str(path), "-k", "2", "--plot", str(tmp_path / "p.png"), block=("matplotlib",))
+    assert out.returncode == 2
+    assert 'pip install "kgroups_rs[plot]"' in out.stderr and "Traceback" not in out.stderr
+
+
+def test_plot_clusters_marks_the_points_in_the_wrong_cluster() -> None:
+    pytest.importorskip("matplotlib")
+    from kgroups_rs.plotting import match_labels, plot_clusters
+    from matplotlib.figure import Figure
+
+    y = np.array([0, 0, 0, 1, 1, 1, 2, 2])
+    pred = np.array([2, 2, 1, 0, 0, 0, 1, 1])  # clusters 2->0, 0->1, 1->2; point 2 is wrong
+    np.testing.assert_array_equal(match_labels(y, pred), [0, 0, 2, 1, 1, 1, 2, 2])
+    ax = Figure().add_subplot()
+    X = np.arange(16, dtype=float).reshape(8, 2)
+    plot_clusters(ax, X, pred, y_true=y, names=["a", "b", "c"], title="t")
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["cluster: a (n = 2)", "cluster: b (n = 3)", "cluster: c (n = 3)",
+                      "in the wrong cluster (1)"]
+    assert ax.get_title() == "t"
+
+
+# ----------------------------------------------------------------------------- demo
+
+
+def test_demo_data_sets_follow_the_paper() -> None:
+    x, y = make_lognormal_mixture(20_000, seed=1)
+    logs = np.log(x)
+    assert logs[y == 0].mean() == pytest.approx(0.0, abs=0.05)
+    assert logs[y == 0].std() == pytest.approx(1.5, rel=0.03)
+    assert logs[y == 1].mean() == pytest.approx(1.5, abs=0.02)
+    assert logs[y == 1].std() == pytest.approx(0.3, rel=0.03)
+    X, y = make_parallel_cigars(20_000, seed=1)
+    assert X[y == 1, 0].mean() - X[y == 0, 0].mean() == pytest.approx(6.5, abs=0.05)
+    assert X[:, 1].var() == pytest.approx(20.0, rel=0.05)
+    assert X[y == 0, 0].var() == pytest.approx(1.0, rel=0.05)
+    X, y = make_concentric_circles(20_000, seed=1)
+    r = np.linalg.norm(X, axis=1)
+    assert r[y == 0].mean() == pytest.approx(1.0, abs=0.03)
+    assert r[y == 1].mean() == pytest.approx(3.0, abs=0.03)
+    assert abs(y.mean() - 0.5) < 0.02
+    np.testing.assert_allclose(standardize([[1.0, 5.0], [3.0, 5.0]]), [[-1.0, 0.0], [1.0, 0.0]])
+    with pytest.raises(ValueError, match="n must be an integer >= 2"):
+        make_parallel_cigars(1)
+
+
+def test_demo_prints_the_table_and_writes_the_figure(tmp_path: Path) -> None:
+    pytest.importorskip("sklearn")
+    pytest.importorskip("matplotlib")
+    out = run_cli("demo", "-o", str(tmp_path / "demo.png"), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    header = next(line for line in lines if line.startswith("data set"))
+    for method in ("kernel k-groups", "kernel k-means", "1D exact", "k-means", "GMM"):
+        assert method in header
+    rows = {line.split("  ")[0]: line for line in lines}
+
+    def accuracies(name: str) -> list[str]:
+        return [c for c in rows[name].split() if c == "—" or c.startswith(("0.", "1."))]
+
+    # kernel k-groups, kernel k-means, 1D exact, k-means, GMM
+    lognormal = accuracies("lognormal mixture (1D)")
+    assert float(lognormal[0]) > 0.8 and float(lognormal[3]) < 0.6 and float(lognormal[4]) < 0.6
+    assert lognormal[0] == lognormal[2]  # Hartigan reaches the exact 1D optimum here
+    for name in ("parallel cigars", "concentric circles"):
+        acc = accuracies(name)
+        assert acc[0] == "1.000" and acc[2] == "—" and float(acc[3]) < 0.6, acc
+    assert float(accuracies("wine (standardised)")[0]) > 0.9
+    assert "(scikit-learn)" in out.stdout
+    png = (tmp_path / "demo.png").read_bytes()
+    assert png[:8] == PNG_MAGIC and len(png) > 50_000
+    assert f"figure written to {tmp_path / 'demo.png'}" in out.stdout
+
+
+def test_demo_without_sklearn_and_matplotlib_still_prints_the_table(tmp_path: Path) -> None:
+    out = run_cli("demo", cwd=tmp_path, block=("sklearn", "matplotlib"))
+    assert out.returncode == 0, out.stderr
+    assert "lognormal mixture (1D)" in out.stdout and "concentric circles" in out.stdout
+    assert "wine" not in out.stdout.split("note:")[0]  # no row: wine ships with scikit-learn
+    assert "k-means on the raw data (numpy)" in out.stdout
+    assert 'pip install "kgroups_rs[plot]"' in out.stdout
+    assert 'pip install "kgroups_rs[sklearn]"' in out.stdout
+    assert not list(tmp_path.iterdir())  # no figure written
+
+
+def test_missing_scipy_is_reported_in_one_line(tmp_path: Path) -> None:
+    out = run_cli("demo", "--no-plot", cwd=tmp_path, block=("scipy", "sklearn"))
+    assert out.returncode == 1
+    assert out.stderr.startswith("kgroups-rs demo: error: ") and "pip install scipy" in out.stderr
+    assert "Traceback" not in out.stderr

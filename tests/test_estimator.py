@@ -1,0 +1,333 @@
+"""The scikit-learn estimators KernelKGroups and KernelKMeans."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from typing import Any
+
+import kgroups_rs
+import numpy as np
+import pytest
+from reference import semimetric_matrix, within_from_semimetric
+
+pytest.importorskip("sklearn")
+
+from kgroups_rs import KernelKGroups, KernelKMeans  # noqa: E402
+from sklearn.base import clone  # noqa: E402
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+# ----------------------------------------------------------------------------- scikit-learn checks
+
+_WEIGHT_EQUIVALENCE = (
+    "sample_weight w is not step-by-step equivalent to repeating a point w times: k-means++ "
+    "seeding and the order of Hartigan/Lloyd moves differ between the weighted and the "
+    "repeated data (as for scikit-learn's own KMeans), and the check compares raw labels, "
+    "which are only defined up to a permutation of the clusters"
+)
+_PRECOMPUTED_CLUSTERING = (
+    "check_clustering passes raw (50, 2) feature data to fit; kernel='precomputed' needs the "
+    "square kernel matrix and rejects it"
+)
+
+CHECKED = [
+    KernelKGroups(),
+    KernelKGroups(kernel="gaussian"),
+    KernelKGroups(kernel="exponential", sigma=1.0, algorithm="lloyd"),
+    KernelKGroups(kernel="energy", alpha=0.5, init="random", n_init=2),
+    KernelKMeans(),
+    KernelKMeans(variant="online", kernel="gaussian", sigma=2.0),
+    KernelKGroups(kernel="precomputed"),
+]
+
+
+def expected_failed_checks(estimator: Any) -> dict[str, str]:
+    """Every check that cannot pass, with the reason (the rest must pass: xfail is strict)."""
+    failed = {"check_sample_weight_equivalence_on_dense_data": _WEIGHT_EQUIVALENCE}
+    if estimator.kernel == "precomputed":
+        failed["check_sample_weight_equivalence_on_sparse_data"] = _WEIGHT_EQUIVALENCE
+        failed["check_clustering"] = _PRECOMPUTED_CLUSTERING
+    return failed
+
+
+@parametrize_with_checks(CHECKED, expected_failed_checks=expected_failed_checks, xfail_strict=True)
+def test_sklearn_compatible(estimator: Any, check: Any) -> None:
+    check(estimator)
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def blobs(n: int = 120, k: int = 3, dim: int = 2, seed: int = 0, spread: float = 1.0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(scale=6.0, size=(k, dim))
+    return centres[rng.integers(0, k, size=n)] + spread * rng.normal(size=(n, dim))
+
+
+RHO = {"energy": "rho_1", "gaussian": "rho_hat_{}", "exponential": "rho_tilde_{}"}
+
+
+def rho_name(model: Any) -> str:
+    if model.kernel == "energy":
+        return f"rho_{model.alpha}"
+    return RHO[model.kernel].format(model.sigma_)
+
+
+def brute_force_nearest_mean(
+    X_new: np.ndarray, X: np.ndarray, labels: np.ndarray, w: np.ndarray, rho: str, k: int
+) -> np.ndarray:
+    """argmin_l ||phi(x) - mu_l||^2 from the semimetric alone (no kernel, no base point):
+    ||phi(x) - mu_l||^2 = sum_y w_y rho(x, y) / s_l - sum_{y,y'} w_y w_y' rho(y, y') / (2 s_l^2)."""
+    both = semimetric_matrix(np.vstack([X_new, X]), rho)
+    R_new, R = both[: len(X_new), len(X_new) :], both[len(X_new) :, len(X_new) :]
+    d2 = np.empty((len(X_new), k))
+    for l_ in range(k):
+        m = labels == l_
+        s = w[m].sum()
+        d2[:, l_] = R_new[:, m] @ w[m] / s - w[m] @ R[np.ix_(m, m)] @ w[m] / (2 * s**2)
+    return np.argmin(d2, axis=1)
+
+
+def relabel_to(reference: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """The permutation of cluster numbers that maps ``labels`` onto ``reference``, asserting
+    that the two are the same partition."""
+    pairs = np.unique(np.column_stack([labels, reference]), axis=0)
+    assert len(np.unique(pairs[:, 0])) == len(pairs) == len(np.unique(pairs[:, 1])), pairs
+    mapping = dict(zip(pairs[:, 0].tolist(), pairs[:, 1].tolist()))
+    return np.array([mapping[v] for v in labels.tolist()])
+
+
+# ----------------------------------------------------------------------------- behaviour
+
+
+def test_package_imports_without_sklearn() -> None:
+    code = textwrap.dedent(
+        """
+        import sys
+        sys.modules["sklearn"] = None  # as if scikit-learn were not installed
+        import kgroups_rs
+        assert "KernelKGroups" in dir(kgroups_rs) and "KernelKGroups" in kgroups_rs.__all__
+        kgroups_rs.kernel_kgroups([[1.0, 0.0], [0.0, 1.0]], 2, random_state=0)
+        try:
+            kgroups_rs.KernelKGroups
+        except ImportError as exc:
+            assert 'pip install "kgroups_rs[sklearn]"' in str(exc), exc
+        else:
+            raise AssertionError("KernelKGroups imported without scikit-learn")
+        try:
+            kgroups_rs.no_such_name
+        except AttributeError:
+            pass
+        print("ok")
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
+@pytest.mark.parametrize("n_init", [1, 3])
+def test_same_result_as_kernel_kgroups_on_the_centred_energy_kernel(n_init: int) -> None:
+    X = blobs(seed=1)
+    model = KernelKGroups(3, n_init=n_init, random_state=7).fit(X)
+    G = kgroups_rs.energy_gram(X - X.mean(axis=0))
+    ref = kgroups_rs.kernel_kgroups(G, 3, n_init=n_init, random_state=7)
+    np.testing.assert_array_equal(model.labels_, ref.labels)
+    assert model.objective_ == pytest.approx(ref.objective, rel=1e-12)
+    assert model.within_ == pytest.approx(ref.within, rel=1e-12)
+    assert model.n_iter_ == ref.n_iter and model.converged_ == ref.converged
+    assert model.labels_.dtype == np.int64 and model.n_features_in_ == 2
+    np.testing.assert_array_equal(model.cluster_weights_, np.bincount(model.labels_, minlength=3))
+    np.testing.assert_allclose(model.shift_, X.mean(axis=0))
+
+
+def test_kernel_kmeans_estimator_matches_function() -> None:
+    X = blobs(seed=2)
+    for variant in ("batch", "online"):
+        model = KernelKMeans(3, variant=variant, kernel="gaussian", sigma=3.0, random_state=3).fit(X)
+        G = kgroups_rs.energy_gram(X - X.mean(axis=0), semimetric="gaussian", sigma=3.0)
+        ref = kgroups_rs.kernel_kmeans(G, 3, variant=variant, n_init=5, random_state=3)
+        np.testing.assert_array_equal(model.labels_, ref.labels)
+    lloyd = KernelKGroups(3, algorithm="lloyd", random_state=3).fit(X)
+    ref = kgroups_rs.kernel_kmeans(kgroups_rs.energy_gram(X - X.mean(axis=0)), 3, n_init=5, random_state=3)
+    np.testing.assert_array_equal(lloyd.labels_, ref.labels)
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        KernelKGroups(3, random_state=0),
+        KernelKGroups(3, kernel="energy", alpha=0.5, random_state=0),
+        KernelKGroups(3, kernel="energy", alpha=2.0, random_state=0),
+        KernelKGroups(3, kernel="gaussian", random_state=0),
+        KernelKGroups(3, kernel="exponential", sigma=0.7, random_state=0),
+        KernelKGroups(3, algorithm="lloyd", random_state=0),
+        KernelKMeans(3, variant="online", random_state=0),
+    ],
+    ids=lambda m: repr(m),
+)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_predict_on_training_data_equals_labels(model: Any, seed: int) -> None:
+    # A partition Hartigan (or Lloyd) cannot improve has every point nearest its own mean, so
+    # the nearest-mean rule of predict reproduces labels_ on the training data. Overlapping
+    # blobs make this non-trivial (many points near a boundary).
+    X = blobs(n=150, dim=3, seed=seed, spread=3.0)
+    model = clone(model).fit(X)
+    assert model.converged_
+    np.testing.assert_array_equal(model.predict(X), model.labels_)
+
+
+@pytest.mark.parametrize("kernel", ["energy", "gaussian", "exponential"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_predict_is_nearest_weighted_mean_in_feature_space(kernel: str, weighted: bool) -> None:
+    rng = np.random.default_rng(5)
+    X = blobs(n=60, dim=2, seed=5, spread=2.0) + 100.0  # far from the origin on purpose
+    w = rng.uniform(0.2, 3.0, size=60) if weighted else np.ones(60)
+    model = KernelKGroups(3, kernel=kernel, alpha=1.0, random_state=0)
+    model.fit(X, sample_weight=w if weighted else None)
+    X_new = rng.uniform(X.min(axis=0) - 2, X.max(axis=0) + 2, size=(200, 2))
+    expected = brute_force_nearest_mean(X_new, X, model.labels_, w, rho_name(model), 3)
+    np.testing.assert_array_equal(model.predict(X_new), expected)
+    # W of the fitted partition, from the semimetric directly (SPEC eqs. 13-16).
+    R = semimetric_matrix(X, rho_name(model))
+    assert model.within_ == pytest.approx(within_from_semimetric(R, model.labels_, w), rel=1e-9)
+
+
+def test_sigma_defaults_to_the_bandwidth_of_the_training_data() -> None:
+    X = blobs(seed=3) * 4.0
+    model = KernelKGroups(3, kernel="gaussian", random_state=0).fit(X)
+    assert model.sigma_ == pytest.approx(kgroups_rs.bandwidth(X), rel=1e-12)
+    fixed = KernelKGroups(3, kernel="gaussian", sigma=model.sigma_, random_state=0).fit(X)
+    np.testing.assert_array_equal(fixed.labels_, model.labels_)
+    # predict uses the training bandwidth, not the bandwidth of the new data
+    np.testing.assert_array_equal(model.predict(X[:5] * 1.0), fixed.predict(X[:5]))
+    assert not hasattr(KernelKGroups(3).fit(X), "sigma_")
+
+
+def test_translation_does_not_change_the_clustering() -> None:
+    # The data are translated by their mean before building the kernel, so a large offset
+    # changes nothing but rounding. (Several starts reach this optimum; which one wins is
+    # decided by rounding, so the cluster numbering may differ: compare partitions.)
+    X = blobs(n=200, seed=4, spread=2.5)
+    base = KernelKGroups(3, random_state=0).fit(X)
+    far = KernelKGroups(3, random_state=0).fit(X + 1e6)
+    np.testing.assert_array_equal(relabel_to(base.labels_, far.labels_), base.labels_)
+    assert far.within_ == pytest.approx(base.within_, rel=1e-9)
+    X_new = X[:50] + np.random.default_rng(0).normal(size=(50, 2))
+    np.testing.assert_array_equal(
+        relabel_to(base.predict(X_new), far.predict(X_new + 1e6)), base.predict(X_new)
+    )
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_precomputed_kernel_matches_the_energy_kernel(sparse: bool) -> None:
+    X = blobs(n=90, seed=6, spread=1.5)
+    X_new = blobs(n=30, seed=7, spread=1.5)
+    model = KernelKGroups(3, random_state=2).fit(X)
+    centre = X.mean(axis=0)
+    G = kgroups_rs.energy_gram(X - centre)
+    K_new = kgroups_rs.energy_gram(X_new - centre, X - centre)
+    if sparse:
+        scipy_sparse = pytest.importorskip("scipy.sparse")
+        G, K_new = scipy_sparse.csr_array(G), scipy_sparse.csr_array(K_new)
+    pre = KernelKGroups(3, kernel="precomputed", random_state=2).fit(G)
+    assert pre.n_features_in_ == 90
+    if sparse:
+        # The sparse path sums in another order, so another of the starts that reach this
+        # optimum may win: the same partition, possibly numbered differently.
+        np.testing.assert_array_equal(relabel_to(model.labels_, pre.labels_), model.labels_)
+        np.testing.assert_array_equal(relabel_to(model.predict(X_new), pre.predict(K_new)),
+                                      model.predict(X_new))
+    else:
+        np.testing.assert_array_equal(pre.labels_, model.labels_)
+        np.testing.assert_array_equal(pre.predict(K_new), model.predict(X_new))
+    with pytest.raises(ValueError, match="90 features"):
+        pre.predict(np.zeros((3, 89)))
+
+
+def test_zero_weights_drop_points_from_the_objective() -> None:
+    X = blobs(n=100, seed=8, spread=2.0)
+    w = np.ones(100)
+    w[::7] = 0.0
+    keep = w > 0
+    for kernel in ("energy", "gaussian"):
+        weighted = KernelKGroups(3, kernel=kernel, random_state=4).fit(X, sample_weight=w)
+        dropped = KernelKGroups(3, kernel=kernel, random_state=4).fit(X[keep])
+        np.testing.assert_array_equal(weighted.labels_[keep], dropped.labels_)
+        assert weighted.objective_ == pytest.approx(dropped.objective_, rel=1e-12)
+        # the zero-weight points get the nearest cluster mean
+        np.testing.assert_array_equal(weighted.labels_[~keep], dropped.predict(X[~keep]))
+    G = kgroups_rs.energy_gram(X - X[keep].mean(axis=0))
+    pre = KernelKGroups(3, kernel="precomputed", random_state=4).fit(G, sample_weight=w)
+    on_X = KernelKGroups(3, random_state=4).fit(X, sample_weight=w)
+    np.testing.assert_array_equal(pre.labels_, on_X.labels_)
+
+
+def test_integer_weights_give_the_objective_of_repeated_points() -> None:
+    X = blobs(n=40, seed=9)
+    w = np.arange(40) % 3 + 1.0
+    model = KernelKGroups(3, random_state=0).fit(X, sample_weight=w)
+    repeated = np.repeat(X, w.astype(int), axis=0)
+    labels_rep = np.repeat(model.labels_, w.astype(int))
+    R = semimetric_matrix(repeated, "rho_1")
+    assert model.within_ == pytest.approx(within_from_semimetric(R, labels_rep), rel=1e-9)
+    np.testing.assert_allclose(model.cluster_weights_, np.bincount(model.labels_, weights=w))
+
+
+def test_initial_labels_and_fit_predict() -> None:
+    X = blobs(n=60, seed=10)
+    init = np.arange(60) % 3
+    model = KernelKGroups(3, init=init, n_init=1)
+    labels = model.fit_predict(X)
+    G = kgroups_rs.energy_gram(X - X.mean(axis=0))
+    np.testing.assert_array_equal(labels, kgroups_rs.kernel_kgroups(G, 3, init).labels)
+    with pytest.raises(ValueError, match="n_init"):
+        KernelKGroups(3, init=init, n_init=2).fit(X)
+
+
+@pytest.mark.parametrize(
+    ("params", "error", "match"),
+    [
+        ({"kernel": "rbf"}, ValueError, "kernel must be one of"),
+        ({"alpha": 0.0}, ValueError, "0 < alpha <= 2"),
+        ({"alpha": 2.5}, ValueError, "0 < alpha <= 2"),
+        ({"alpha": "one"}, TypeError, "alpha must be a real number"),
+        ({"kernel": "gaussian", "sigma": -1.0}, ValueError, "sigma must be > 0"),
+        ({"kernel": "exponential", "sigma": float("nan")}, ValueError, "sigma must be finite"),
+        ({"n_clusters": 0}, ValueError, "n_clusters = 0"),
+        ({"n_clusters": 2.0}, TypeError, "n_clusters must be an integer"),
+        ({"n_clusters": 11}, ValueError, "n_clusters = 11 must be <= n_samples = 10"),
+        ({"algorithm": "elkan"}, ValueError, "algorithm must be 'hartigan' or 'lloyd'"),
+        ({"init": "kmeans"}, ValueError, "init must be 'k-means\\+\\+', 'random'"),
+        ({"init": [0, 1, 0]}, ValueError, "init labels must have shape"),
+        ({"n_init": 0}, ValueError, "n_init = 0"),
+        ({"max_iter": 0}, ValueError, "max_iter = 0"),
+        ({"n_threads": 0}, ValueError, "n_threads = 0"),
+        ({"random_state": -1}, ValueError, "random_state must be >= 0"),
+    ],
+)
+def test_bad_parameters(params: dict[str, Any], error: type, match: str) -> None:
+    X = blobs(n=10, seed=11)
+    with pytest.raises(error, match=match):
+        KernelKGroups(**params).fit(X)
+
+
+def test_bad_variant_and_inputs() -> None:
+    X = blobs(n=10, seed=12)
+    with pytest.raises(ValueError, match="variant must be 'batch' or 'online'"):
+        KernelKMeans(variant="minibatch").fit(X)
+    with pytest.raises(ValueError, match="square"):
+        KernelKGroups(kernel="precomputed").fit(np.ones((10, 3)))
+    with pytest.raises(ValueError, match="sample_weight must be non-negative"):
+        KernelKGroups().fit(X, sample_weight=-np.ones(10))
+    with pytest.raises(ValueError, match="sample_weight must have shape"):
+        KernelKGroups().fit(X, sample_weight=np.ones(9))
+    with pytest.raises(ValueError, match="sample_weight must be finite"):
+        KernelKGroups().fit(X, sample_weight=np.full(10, np.inf))
+    w = np.zeros(10)
+    w[0] = 1.0
+    with pytest.raises(ValueError, match="n_samples = 1 .*positive sample_weight"):
+        KernelKGroups(2).fit(X, sample_weight=w)
+    with pytest.raises(ValueError, match="NaN"):
+        KernelKGroups().fit(np.where(np.eye(10, 2) > 0, np.nan, X))

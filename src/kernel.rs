@@ -213,7 +213,7 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
                                 let u = u.widen();
                                 let magnitude = u.abs() + l.abs();
                                 let allowed = tolerance * (magnitude + max_diagonal);
-                                bad |= !(magnitude < f64::INFINITY) | ((u - l).abs() > allowed);
+                                bad |= !magnitude.is_finite() | ((u - l).abs() > allowed);
                             }
                         }
                         if bad {

@@ -10,7 +10,7 @@ use crate::partition::Partition;
 pub(crate) const RELATIVE_TOLERANCE: f64 = 1e-12;
 
 /// Check the cancel flag after this many points evaluated.
-pub(crate) const CHECK_EVERY_POINTS: usize = 1 << 14;
+pub(crate) const CHECK_EVERY_POINTS: usize = 256;
 
 /// What a run of sweeps did.
 #[derive(Debug, Clone, PartialEq)]

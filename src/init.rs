@@ -1,6 +1,7 @@
 //! Initial partitions: labels given by the user, uniform random labels, and weighted greedy
 //! k-means++ in the kernel's feature space (SPEC, "Initialisation").
 
+use crate::control::Control;
 use crate::error::{KGroupsError, Result};
 use crate::kernel::Kernel;
 use crate::rng::Rng;
@@ -76,19 +77,20 @@ pub fn kmeans_plus_plus<K: Kernel>(
     k: usize,
     weights: &[f64],
     rng: &mut Rng,
-) -> Vec<usize> {
+    control: &Control,
+) -> Result<Vec<usize>> {
     let n_trials = 2 + (k as f64).ln().floor() as usize;
-    seed_centres(kernel, k, weights, n_trials, rng).1
+    Ok(seed_centres(kernel, k, weights, n_trials, rng, control)?.1)
 }
 
 /// `k` distinct centres chosen by weighted k-means++ in feature space with `n_trials`
 /// candidates per centre (1: plain D² sampling), e.g. as Nyström landmarks.
 ///
 /// ```
-/// use kgroups::{init::kmeans_plus_plus_centres, rng::Rng, DenseKernel};
+/// use kgroups::{init::kmeans_plus_plus_centres, rng::Rng, Control, DenseKernel};
 /// let g = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
 /// let kernel = DenseKernel::new(&g, 3)?;
-/// let mut centres = kmeans_plus_plus_centres(&kernel, 3, &[1.0; 3], 1, &mut Rng::new(0));
+/// let mut centres = kmeans_plus_plus_centres(&kernel, 3, &[1.0; 3], 1, &mut Rng::new(0), &Control::new())?;
 /// centres.sort();
 /// assert_eq!(centres, vec![0, 1, 2]);
 /// # Ok::<(), kgroups::KGroupsError>(())
@@ -99,8 +101,9 @@ pub fn kmeans_plus_plus_centres<K: Kernel>(
     weights: &[f64],
     n_trials: usize,
     rng: &mut Rng,
-) -> Vec<usize> {
-    seed_centres(kernel, k, weights, n_trials.max(1), rng).0
+    control: &Control,
+) -> Result<Vec<usize>> {
+    Ok(seed_centres(kernel, k, weights, n_trials.max(1), rng, control)?.0)
 }
 
 /// The k-means++ centres and each point's nearest centre.
@@ -110,7 +113,8 @@ fn seed_centres<K: Kernel>(
     weights: &[f64],
     n_trials: usize,
     rng: &mut Rng,
-) -> (Vec<usize>, Vec<usize>) {
+    control: &Control,
+) -> Result<(Vec<usize>, Vec<usize>)> {
     let n = kernel.n();
     let diagonal: Vec<f64> = (0..n).map(|i| kernel.diagonal(i)).collect();
     let distances_to = |c: usize, out: &mut Vec<f64>| {
@@ -137,6 +141,7 @@ fn seed_centres<K: Kernel>(
     let mut best_candidate = Vec::with_capacity(n);
     let mut probabilities = vec![0.0; n];
     for c in 1..k {
+        control.checkpoint()?;
         for (p, (&w, &d)) in probabilities.iter_mut().zip(weights.iter().zip(&closest)) {
             *p = w * d;
         }
@@ -174,7 +179,7 @@ fn seed_centres<K: Kernel>(
     for (c, &centre) in centres.iter().enumerate() {
         owner[centre] = c;
     }
-    (centres, owner)
+    Ok((centres, owner))
 }
 
 #[cfg(test)]
@@ -196,7 +201,8 @@ mod tests {
         // Three identical points and k = 3: every cluster must still get one.
         let g = [1.0; 9];
         let kernel = DenseKernel::new(&g, 3).unwrap();
-        let labels = kmeans_plus_plus(&kernel, 3, &[1.0; 3], &mut Rng::new(1));
+        let labels =
+            kmeans_plus_plus(&kernel, 3, &[1.0; 3], &mut Rng::new(1), &Control::new()).unwrap();
         assert!(validate_labels(&labels, 3, 3).is_ok(), "{labels:?}");
     }
 
@@ -210,7 +216,9 @@ mod tests {
             .collect();
         let kernel = DenseKernel::new(&g, 5).unwrap();
         for seed in 0..20 {
-            let labels = kmeans_plus_plus(&kernel, 2, &[1.0; 5], &mut Rng::new(seed));
+            let labels =
+                kmeans_plus_plus(&kernel, 2, &[1.0; 5], &mut Rng::new(seed), &Control::new())
+                    .unwrap();
             assert_eq!(labels[0], labels[1]);
             assert_eq!(labels[1], labels[2]);
             assert_eq!(labels[3], labels[4]);

@@ -5,6 +5,7 @@
 //! borrowed, never copied) implement it here; sparse CSR matrices and kernels computed on the
 //! fly from data implement it in their own modules.
 
+use crate::control::Control;
 use crate::error::{KGroupsError, Result};
 use rayon::prelude::*;
 
@@ -98,17 +99,26 @@ pub trait Kernel: Sync {
     /// The per-point cluster sums, cluster-major: `sums[l * n + y] = Σ_{i ∈ C_l} w_i G[y, i]`.
     ///
     /// One pass over the kernel, parallel over rows. The result is the same for any number
-    /// of threads: each row's sums are computed by one thread in a fixed order.
-    fn cluster_sums(&self, labels: &[usize], weights: &[f64], k: usize) -> Vec<f64> {
+    /// of threads: each row's sums are computed by one thread in a fixed order. Stops with
+    /// [`crate::KGroupsError::Interrupted`] when `control` is cancelled.
+    fn cluster_sums(
+        &self,
+        labels: &[usize],
+        weights: &[f64],
+        k: usize,
+        control: &Control,
+    ) -> Result<Vec<f64>> {
         let n = self.n();
         let mut point_major = vec![0.0; n * k];
         point_major
             .par_chunks_mut(k.max(1))
             .enumerate()
-            .for_each(|(y, sums)| {
+            .try_for_each(|(y, sums)| {
+                control.checkpoint()?;
                 self.for_each_in_row(y, |i, v| sums[labels[i]] += weights[i] * v);
-            });
-        transpose_to_cluster_major(&point_major, n, k)
+                Ok(())
+            })?;
+        Ok(transpose_to_cluster_major(&point_major, n, k))
     }
 }
 
@@ -371,8 +381,15 @@ impl<T: KernelElement> Kernel for DenseKernel<'_, T> {
         }
     }
 
-    fn cluster_sums(&self, labels: &[usize], weights: &[f64], k: usize) -> Vec<f64> {
+    fn cluster_sums(
+        &self,
+        labels: &[usize],
+        weights: &[f64],
+        k: usize,
+        control: &Control,
+    ) -> Result<Vec<f64>> {
         let n = self.n;
+        control.checkpoint()?;
         if k > MASKED_DOTS_MAX_K {
             let mut point_major = vec![0.0; n * k];
             point_major
@@ -383,7 +400,7 @@ impl<T: KernelElement> Kernel for DenseKernel<'_, T> {
                         sums[label] += w * v.widen();
                     }
                 });
-            return transpose_to_cluster_major(&point_major, n, k);
+            return Ok(transpose_to_cluster_major(&point_major, n, k));
         }
         // masks[l * n + i] = w_i if i is in cluster l, else 0.
         let mut masks = vec![0.0; k * n];
@@ -395,7 +412,7 @@ impl<T: KernelElement> Kernel for DenseKernel<'_, T> {
             .par_chunks_mut(SUM_ROWS * k)
             .enumerate()
             .for_each(|(block, sums)| masked_block_sums(self, block * SUM_ROWS, &masks, k, sums));
-        transpose_to_cluster_major(&point_major, n, k)
+        Ok(transpose_to_cluster_major(&point_major, n, k))
     }
 }
 
@@ -453,7 +470,9 @@ mod tests {
         for k in [1, 3, 20] {
             let labels: Vec<usize> = (0..n).map(|i| (i * 7) % k).collect();
             let kernel = DenseKernel::new(&g, n).unwrap();
-            let fast = kernel.cluster_sums(&labels, &weights, k);
+            let fast = kernel
+                .cluster_sums(&labels, &weights, k, &Control::new())
+                .unwrap();
             let slow = naive_sums(&g, n, &labels, &weights, k);
             for (a, b) in fast.iter().zip(&slow) {
                 assert!((a - b).abs() < 1e-12, "k = {k}: {a} vs {b}");

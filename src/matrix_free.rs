@@ -6,6 +6,7 @@
 //! the cluster sums. Building the sums is one parallel pass over all pairs; a move computes
 //! one row, O(n·D).
 
+use crate::control::Control;
 use crate::error::Result;
 use crate::gram::{
     semimetric_to_origin, squared_distances_to_transposed, transpose_rows, Points, Semimetric,
@@ -132,24 +133,35 @@ impl Kernel for DataKernel<'_> {
 
     /// One parallel pass over all pairs: each task computes its rows chunk by chunk and
     /// gathers them by label.
-    fn cluster_sums(&self, labels: &[usize], weights: &[f64], k: usize) -> Vec<f64> {
+    fn cluster_sums(
+        &self,
+        labels: &[usize],
+        weights: &[f64],
+        k: usize,
+        control: &Control,
+    ) -> Result<Vec<f64>> {
         let n = self.n();
         let mut point_major = vec![0.0; n * k];
-        point_major.par_chunks_mut(k).enumerate().for_each_init(
-            || vec![0.0; CHUNK],
-            |buffer, (y, sums)| {
-                for start in (0..n).step_by(CHUNK) {
-                    let chunk = &mut buffer[..CHUNK.min(n - start)];
-                    self.row_chunk(y, start, chunk);
-                    for ((v, &label), &w) in
-                        chunk.iter().zip(&labels[start..]).zip(&weights[start..])
-                    {
-                        sums[label] += w * v;
+        point_major
+            .par_chunks_mut(k)
+            .enumerate()
+            .try_for_each_init(
+                || vec![0.0; CHUNK],
+                |buffer, (y, sums)| {
+                    control.checkpoint()?;
+                    for start in (0..n).step_by(CHUNK) {
+                        let chunk = &mut buffer[..CHUNK.min(n - start)];
+                        self.row_chunk(y, start, chunk);
+                        for ((v, &label), &w) in
+                            chunk.iter().zip(&labels[start..]).zip(&weights[start..])
+                        {
+                            sums[label] += w * v;
+                        }
                     }
-                }
-            },
-        );
-        transpose_to_cluster_major(&point_major, n, k)
+                    Ok(())
+                },
+            )?;
+        Ok(transpose_to_cluster_major(&point_major, n, k))
     }
 }
 
@@ -183,8 +195,12 @@ mod tests {
             let dense_kernel = DenseKernel::new(&dense, n).unwrap();
             let labels: Vec<usize> = (0..n).map(|i| i % 3).collect();
             let weights: Vec<f64> = (0..n).map(|i| 1.0 + (i % 2) as f64).collect();
-            let a = kernel.cluster_sums(&labels, &weights, 3);
-            let b = dense_kernel.cluster_sums(&labels, &weights, 3);
+            let a = kernel
+                .cluster_sums(&labels, &weights, 3, &Control::new())
+                .unwrap();
+            let b = dense_kernel
+                .cluster_sums(&labels, &weights, 3, &Control::new())
+                .unwrap();
             for (x, y) in a.iter().zip(&b) {
                 assert!((x - y).abs() <= 1e-10 * y.abs().max(1.0));
             }

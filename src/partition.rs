@@ -7,6 +7,7 @@
 //! `G = Φ Φᵀ` (Nyström features, n × m), as the k weighted feature sums
 //! `S_l = Σ_{y∈C_l} w_y φ_y`, so that `m_l(i) = φ_i · S_l` costs O(m) and a move O(m).
 
+use crate::control::Control;
 use crate::error::{KGroupsError, Result};
 use crate::kernel::Kernel;
 
@@ -65,11 +66,12 @@ impl<'a> Partition<'a> {
         labels: Vec<usize>,
         weights: &[f64],
         k: usize,
+        control: &Control,
     ) -> Result<Self> {
         let n = kernel.n();
         let (sums, check) = match kernel.features() {
             None => {
-                let sums = kernel.cluster_sums(&labels, weights, k);
+                let sums = kernel.cluster_sums(&labels, weights, k, control)?;
                 let check = sums.iter().position(|v| !v.is_finite()).map(|p| p % n);
                 (ClusterSums::PerPoint(sums), check)
             }

@@ -804,13 +804,7 @@ fn select_landmarks<'py>(
         "k-means++" => run_detached(py, n_threads, None, |control| {
             let kernel = DataKernel::new(points, semimetric)?;
             control.checkpoint()?;
-            Ok(kmeans_plus_plus_centres(
-                &kernel,
-                m,
-                &vec![1.0; n],
-                1,
-                &mut rng,
-            ))
+            kmeans_plus_plus_centres(&kernel, m, &vec![1.0; n], 1, &mut rng, control)
         })?,
         other => {
             return Err(PyValueError::new_err(format!(

@@ -194,13 +194,13 @@ fn run_start<K: Kernel>(
     let labels = match options.init {
         Init::Labels(labels) => labels.to_vec(),
         Init::Random => random_labels(kernel.n(), k, &mut rng),
-        Init::KMeansPlusPlus => kmeans_plus_plus(kernel, k, weights, &mut rng),
+        Init::KMeansPlusPlus => kmeans_plus_plus(kernel, k, weights, &mut rng, control)?,
     };
     validate_labels(&labels, kernel.n(), k).map_err(|e| {
         KGroupsError::Internal(format!("initialisation produced invalid labels: {e}"))
     })?;
     control.checkpoint()?;
-    let mut partition = Partition::new(kernel, labels, weights, k)?;
+    let mut partition = Partition::new(kernel, labels, weights, k, control)?;
     let stats = match options.algorithm {
         Algorithm::Hartigan => hartigan::run(
             kernel,

@@ -281,56 +281,8 @@ enum Problem {
     Asymmetric(usize, usize, f64, f64),
 }
 
-/// `Σ_c row[c]·mask[c]` with eight independent accumulators (so it vectorises).
-#[inline]
-fn dot_widened<T: KernelElement>(row: &[T], mask: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 8];
-    let (row_chunks, mask_chunks) = (row.chunks_exact(8), mask.chunks_exact(8));
-    let tail: f64 = row_chunks
-        .remainder()
-        .iter()
-        .zip(mask_chunks.remainder())
-        .map(|(r, m)| r.widen() * m)
-        .sum();
-    for (r, m) in row_chunks.zip(mask_chunks) {
-        for t in 0..8 {
-            acc[t] += r[t].widen() * m[t];
-        }
-    }
-    ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail
-}
-
-/// Rows per block and columns per chunk of the blocked masked sums: a chunk of every row of
-/// the block stays in L1 while it meets each of the k masks, so G is read once from memory
-/// and each mask once per block of rows.
-const SUM_ROWS: usize = 8;
-const SUM_COLUMNS: usize = 512;
-
-/// `out[r * k + l] = Σ_i masks[l * n + i] · G[first_row + r, i]` for a block of rows.
-fn masked_block_sums<T: KernelElement>(
-    kernel: &DenseKernel<'_, T>,
-    first_row: usize,
-    masks: &[f64],
-    k: usize,
-    out: &mut [f64],
-) {
-    let n = kernel.n;
-    let rows = out.len() / k;
-    for start in (0..n).step_by(SUM_COLUMNS) {
-        let end = (start + SUM_COLUMNS).min(n);
-        for l in 0..k {
-            let mask = &masks[l * n + start..l * n + end];
-            for r in 0..rows {
-                let row = &kernel.row(first_row + r)[start..end];
-                out[r * k + l] += dot_widened(row, mask);
-            }
-        }
-    }
-}
-
-/// Above this many clusters the cluster sums gather by label instead of running one masked
-/// dot product per cluster.
-const MASKED_DOTS_MAX_K: usize = 16;
+/// Rows interleaved by the gathering cluster sums.
+const GATHER_ROWS: usize = 4;
 
 impl<T: KernelElement> Kernel for DenseKernel<'_, T> {
     #[inline]
@@ -390,28 +342,35 @@ impl<T: KernelElement> Kernel for DenseKernel<'_, T> {
     ) -> Result<Vec<f64>> {
         let n = self.n;
         control.checkpoint()?;
-        if k > MASKED_DOTS_MAX_K {
-            let mut point_major = vec![0.0; n * k];
-            point_major
-                .par_chunks_mut(k)
-                .enumerate()
-                .for_each(|(y, sums)| {
-                    for ((v, &label), &w) in self.row(y).iter().zip(labels).zip(weights) {
-                        sums[label] += w * v.widen();
-                    }
-                });
-            return Ok(transpose_to_cluster_major(&point_major, n, k));
-        }
-        // masks[l * n + i] = w_i if i is in cluster l, else 0.
-        let mut masks = vec![0.0; k * n];
-        for (i, (&label, &w)) in labels.iter().zip(weights).enumerate() {
-            masks[label * n + i] = w;
-        }
+        // Gather by label, GATHER_ROWS rows at a time: the rows' accumulator chains are
+        // independent, so the adds overlap instead of waiting on each other.
         let mut point_major = vec![0.0; n * k];
         point_major
-            .par_chunks_mut(SUM_ROWS * k)
+            .par_chunks_mut(GATHER_ROWS * k)
             .enumerate()
-            .for_each(|(block, sums)| masked_block_sums(self, block * SUM_ROWS, &masks, k, sums));
+            .for_each(|(block, sums)| {
+                let first = block * GATHER_ROWS;
+                let rows = sums.len() / k;
+                if rows < GATHER_ROWS {
+                    for (r, row_sums) in sums.chunks_exact_mut(k).enumerate() {
+                        for ((v, &label), &w) in self.row(first + r).iter().zip(labels).zip(weights)
+                        {
+                            row_sums[label] += w * v.widen();
+                        }
+                    }
+                    return;
+                }
+                let block_rows: [&[T]; GATHER_ROWS] = std::array::from_fn(|r| self.row(first + r));
+                let (s0, rest) = sums.split_at_mut(k);
+                let (s1, rest) = rest.split_at_mut(k);
+                let (s2, s3) = rest.split_at_mut(k);
+                for (i, (&label, &w)) in labels.iter().zip(weights).enumerate() {
+                    s0[label] += w * block_rows[0][i].widen();
+                    s1[label] += w * block_rows[1][i].widen();
+                    s2[label] += w * block_rows[2][i].widen();
+                    s3[label] += w * block_rows[3][i].widen();
+                }
+            });
         Ok(transpose_to_cluster_major(&point_major, n, k))
     }
 }

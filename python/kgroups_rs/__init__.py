@@ -21,6 +21,7 @@ from .clustering import kernel_kgroups, kernel_kmeans
 from .gram import bandwidth, energy_gram, gram_from_semimetric
 from .graph import graph_kernel, graph_partition
 from .large import kernel_kgroups_from_data, kernel_kgroups_nystrom, nystrom_features
+from .neighbors import knn_kernel
 from .one_d import kgroups_1d
 from .stats import (
     EnergyStatistics,
@@ -55,6 +56,7 @@ __all__ = [
     "kernel_kgroups_nystrom",
     "kernel_kmeans",
     "kgroups_1d",
+    "knn_kernel",
     "nystrom_features",
     "within_dispersion",
 ]

@@ -158,6 +158,22 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
     /// assert!(DenseKernel::new(&[1.0, 0.5, 0.5], 2).is_err());      // not n × n
     /// ```
     pub fn new(data: &'a [T], n: usize) -> Result<Self> {
+        let kernel = Self::trusting_symmetry(data, n)?;
+        kernel.check_finite_and_symmetric()?;
+        Ok(kernel)
+    }
+
+    /// Like [`DenseKernel::new`] but without the O(n²) symmetry check, for a matrix the
+    /// caller built symmetric (e.g. with [`crate::energy_gram`]); only the shape is checked
+    /// here. Non-finite entries are still caught when the cluster sums are built. If the
+    /// matrix is not symmetric the results are meaningless.
+    ///
+    /// ```
+    /// use kgroups::DenseKernel;
+    /// assert!(DenseKernel::trusting_symmetry(&[1.0, 0.5, 0.5, 1.0], 2).is_ok());
+    /// assert!(DenseKernel::trusting_symmetry(&[1.0, 0.5, 0.5], 2).is_err());
+    /// ```
+    pub fn trusting_symmetry(data: &'a [T], n: usize) -> Result<Self> {
         if n == 0 {
             return Err(KGroupsError::invalid(
                 "G",
@@ -174,9 +190,7 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
                 ),
             ));
         }
-        let kernel = DenseKernel { data, n };
-        kernel.check_finite_and_symmetric()?;
-        Ok(kernel)
+        Ok(DenseKernel { data, n })
     }
 
     /// Row `i` as a slice.

@@ -254,6 +254,7 @@ fn dense_fit<'py, T: KernelElement + numpy::Element>(
     k: usize,
     common: &CommonArgs<'_>,
     progress: Option<&Bound<'py, PyAny>>,
+    check_symmetry: bool,
 ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
     let shape = g.shape();
     if shape[0] != shape[1] {
@@ -269,13 +270,17 @@ fn dense_fit<'py, T: KernelElement + numpy::Element>(
             "invalid `G`: the kernel matrix must be C- or F-contiguous (use np.ascontiguousarray)",
         )
     })?;
-    common.run_detached(py, k, progress, || DenseKernel::new(data, n))
+    if check_symmetry {
+        common.run_detached(py, k, progress, || DenseKernel::new(data, n))
+    } else {
+        common.run_detached(py, k, progress, || DenseKernel::trusting_symmetry(data, n))
+    }
 }
 
 /// Cluster a dense kernel matrix (float64 or float32, C- or F-contiguous, symmetric).
 /// Returns (labels, objective, within, n_iter, n_moves, converged, objective_history).
 #[pyfunction]
-#[pyo3(signature = (g, k, algorithm, init, init_labels, weights, n_init, max_iter, seed, n_threads=None, progress=None))]
+#[pyo3(signature = (g, k, algorithm, init, init_labels, weights, n_init, max_iter, seed, n_threads=None, progress=None, check_symmetry=true))]
 #[allow(clippy::too_many_arguments)]
 fn cluster_dense<'py>(
     py: Python<'py>,
@@ -290,6 +295,7 @@ fn cluster_dense<'py>(
     seed: u64,
     n_threads: Option<usize>,
     progress: Option<Bound<'py, PyAny>>,
+    check_symmetry: bool,
 ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
     let init_labels = labels_from_py(init_labels)?;
     let common = CommonArgs {
@@ -302,9 +308,9 @@ fn cluster_dense<'py>(
         seed,
     };
     if let Ok(g64) = g.cast::<PyArray2<f64>>() {
-        dense_fit(py, g64, k, &common, progress.as_ref())
+        dense_fit(py, g64, k, &common, progress.as_ref(), check_symmetry)
     } else if let Ok(g32) = g.cast::<PyArray2<f32>>() {
-        dense_fit(py, g32, k, &common, progress.as_ref())
+        dense_fit(py, g32, k, &common, progress.as_ref(), check_symmetry)
     } else {
         Err(PyTypeError::new_err(
             "G must be a 2-D numpy array of float64 or float32 (the Python wrapper converts other inputs)",

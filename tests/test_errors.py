@@ -493,3 +493,23 @@ def test_huge_n_init_raises_instead_of_aborting(tmp_path: Any) -> None:
     assert "raised" in proc.stdout, proc.stdout
     if "ValueError" in proc.stdout:
         assert "n_init" in proc.stdout
+
+
+def test_check_symmetry_false_skips_only_the_symmetry_check() -> None:
+    """check_symmetry=False: same result on a symmetric G, asymmetry not reported, NaN still is."""
+    rng = np.random.default_rng(7)
+    A = rng.normal(size=(40, 3))
+    G = A @ A.T
+    checked = kgroups_rs.kernel_kgroups(G, 3, random_state=1)
+    unchecked = kgroups_rs.kernel_kgroups(G, 3, random_state=1, check_symmetry=False)
+    np.testing.assert_array_equal(checked.labels, unchecked.labels)
+    assert checked.objective == unchecked.objective
+    asymmetric = G.copy()
+    asymmetric[0, 1] += 1.0
+    with pytest.raises(ValueError, match="symmetric"):
+        kgroups_rs.kernel_kgroups(asymmetric, 3, random_state=1)
+    kgroups_rs.kernel_kgroups(asymmetric, 3, random_state=1, check_symmetry=False)
+    broken = G.copy()
+    broken[5, 5] = np.nan
+    with pytest.raises(ValueError, match="not finite|NaN"):
+        kgroups_rs.kernel_kgroups(broken, 3, random_state=1, check_symmetry=False)

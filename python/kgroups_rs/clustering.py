@@ -27,13 +27,14 @@ ProgressCallback = Callable[[int, int, int, float], None]
 _LLOYD_VARIANTS = {"batch": "lloyd-batch", "online": "lloyd-online"}
 
 
-def _prepare_kernel(G: Any) -> tuple[Callable[..., Any], int]:
+def _prepare_kernel(G: Any, check_symmetry: bool = True) -> tuple[Callable[..., Any], int]:
     """The core call for a dense or sparse kernel matrix, and n."""
     if is_sparse(G):
         indptr, indices, data, n = as_csr_arrays(G)
         return functools.partial(_core.cluster_csr, indptr, indices, data, n), n
     matrix = as_kernel_matrix(G)
-    return functools.partial(_core.cluster_dense, matrix), matrix.shape[0]
+    run = functools.partial(_core.cluster_dense, matrix, check_symmetry=bool(check_symmetry))
+    return run, matrix.shape[0]
 
 
 def run_clustering(
@@ -100,6 +101,7 @@ def kernel_kgroups(
     random_state: RandomState = None,
     n_threads: Optional[int] = None,
     progress: Optional[ProgressCallback] = None,
+    check_symmetry: bool = True,
 ) -> ClusteringResult:
     """Kernel k-groups: energy clustering by Hartigan's method on a kernel matrix.
 
@@ -141,6 +143,11 @@ def kernel_kgroups(
         Threads to use (default: all cores).
     progress : callable, optional
         ``progress(start, sweep, moves_in_sweep, objective)`` after every sweep.
+    check_symmetry : bool, default True
+        Check that a dense G is symmetric (an O(n^2) pass over G, comparable in cost to the
+        clustering itself for small k). Pass False only for a matrix built symmetric, e.g.
+        by :func:`energy_gram`; on an asymmetric G the result is then meaningless.
+        Non-finite entries are detected either way. Sparse kernels are always checked.
 
     Returns
     -------
@@ -165,7 +172,7 @@ def kernel_kgroups(
     >>> kgroups_rs.kernel_kgroups(G, 2, random_state=0).labels.tolist() in ([0, 0, 0, 1, 1], [1, 1, 1, 0, 0])
     True
     """
-    run, n = _prepare_kernel(G)
+    run, n = _prepare_kernel(G, check_symmetry)
     return run_clustering(
         run,
         n,
@@ -193,6 +200,7 @@ def kernel_kmeans(
     random_state: RandomState = None,
     n_threads: Optional[int] = None,
     progress: Optional[ProgressCallback] = None,
+    check_symmetry: bool = True,
 ) -> ClusteringResult:
     """Kernel k-means: Lloyd's method in feature space on a kernel matrix.
 
@@ -204,7 +212,7 @@ def kernel_kmeans(
 
     Parameters
     ----------
-    G, k, init, weights, n_init, max_iter, random_state, n_threads, progress
+    G, k, init, weights, n_init, max_iter, random_state, n_threads, progress, check_symmetry
         As in :func:`kernel_kgroups`.
     variant : {"batch", "online"}, default "batch"
         "batch": all points are reassigned from the same means, then the means are updated;
@@ -220,7 +228,7 @@ def kernel_kmeans(
     """
     if variant not in _LLOYD_VARIANTS:
         raise ValueError(f"variant must be 'batch' or 'online', got {variant!r}")
-    run, n = _prepare_kernel(G)
+    run, n = _prepare_kernel(G, check_symmetry)
     return run_clustering(
         run,
         n,

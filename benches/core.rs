@@ -64,7 +64,11 @@ fn bench_algorithms(c: &mut Criterion) {
     let labels: Vec<usize> = (0..n).map(|i| i % 10).collect();
     let weights = vec![1.0; n];
     c.bench_function("cluster_sums_n2000_k10", |b| {
-        b.iter(|| kernel.cluster_sums(&labels, &weights, 10, &Control::new()).expect("sums"))
+        b.iter(|| {
+            kernel
+                .cluster_sums(&labels, &weights, 10, &Control::new())
+                .expect("sums")
+        })
     });
     c.bench_function("symmetry_check_n2000", |b| {
         b.iter(|| DenseKernel::new(&g, n).expect("valid kernel"))

@@ -6,6 +6,7 @@
 
 use crate::error::{KGroupsError, Result};
 use crate::kernel::Kernel;
+use crate::partition::dot;
 use rayon::prelude::*;
 
 /// Rows shorter than this are computed on one thread.
@@ -81,14 +82,13 @@ impl Kernel for FeatureKernel<'_> {
     fn for_each_in_row<F: FnMut(usize, f64)>(&self, i: usize, mut visit: F) {
         let fi = self.feature(i);
         for (y, fy) in self.features.chunks_exact(self.m).enumerate() {
-            visit(y, fi.iter().zip(fy).map(|(a, b)| a * b).sum());
+            visit(y, dot(fi, fy));
         }
     }
 
     fn row_into(&self, i: usize, out: &mut [f64]) {
         let fi = self.feature(i);
-        let compute =
-            |(o, fy): (&mut f64, &[f64])| *o = fi.iter().zip(fy).map(|(a, b)| a * b).sum();
+        let compute = |(o, fy): (&mut f64, &[f64])| *o = dot(fi, fy);
         if self.n >= PARALLEL_ROW_MIN {
             out.par_iter_mut()
                 .zip(self.features.par_chunks_exact(self.m))

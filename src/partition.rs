@@ -26,7 +26,7 @@ pub(crate) enum ClusterSums<'a> {
 }
 
 #[inline(always)]
-fn dot(a: &[f64], b: &[f64]) -> f64 {
+pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     let mut acc = [0.0f64; 4];
     let (a_chunks, b_chunks) = (a.chunks_exact(4), b.chunks_exact(4));
     let tail: f64 = a_chunks

@@ -17,8 +17,12 @@ from .gram import _SEMIMETRICS, _check_choice, as_points, energy_gram
 
 _ALGORITHMS = {"hartigan": "hartigan", "lloyd": "lloyd-batch", "lloyd-online": "lloyd-online"}
 
-#: Rows of the n x m kernel block computed at a time when forming Nyström features.
-_NYSTROM_CHUNK = 65536
+#: Multiply-adds per chunk of the feature product ``C_chunk @ transform`` (rows x m x r).
+#: numpy's matmul holds the main thread until it returns, so Ctrl-C is only seen between
+#: chunks: about 2^30 multiply-adds (a fraction of a second) bounds that delay for every m.
+_NYSTROM_CHUNK_WORK = 2**30
+_NYSTROM_CHUNK_MAX_ROWS = 65536
+_NYSTROM_CHUNK_MIN_ROWS = 256
 
 
 def _algorithm(algorithm: str) -> str:
@@ -111,6 +115,17 @@ def nystrom_features(
     if landmarks not in ("k-means++", "uniform"):
         raise ValueError(f"landmarks must be 'k-means++' or 'uniform', got {landmarks!r}")
     n_threads = check_n_threads(n_threads)
+    if not (isinstance(rcond, (int, float, np.floating, np.integer)) and 0.0 <= float(rcond) < 1.0):
+        raise ValueError(f"rcond must be a number with 0 <= rcond < 1, got {rcond!r}")
+    # Check before centring: one NaN or infinity would spread over its whole column, and the
+    # core's message would then name the wrong entry.
+    bad = np.flatnonzero(~np.isfinite(points))
+    if bad.size:
+        row, col = divmod(int(bad[0]), points.shape[1])
+        raise ValueError(
+            f"invalid `X`: X contains NaN or infinity at row {row}, column {col} "
+            f"(value {points[row, col]}); all values must be finite"
+        )
     centred = points - points.mean(axis=0)
     sigma_value = None if sigma is None else float(sigma)
     chosen = _core.select_landmarks(
@@ -130,8 +145,10 @@ def nystrom_features(
         raise ValueError("the landmark kernel has no positive eigenvalue; choose other landmarks")
     transform = eigenvectors[:, keep] / np.sqrt(eigenvalues[keep])
     features = np.empty((n, transform.shape[1]), dtype=np.float64)
-    for start in range(0, n, _NYSTROM_CHUNK):
-        stop = min(start + _NYSTROM_CHUNK, n)
+    rows = _NYSTROM_CHUNK_WORK // (m * transform.shape[1])
+    rows = min(_NYSTROM_CHUNK_MAX_ROWS, max(_NYSTROM_CHUNK_MIN_ROWS, rows))
+    for start in range(0, n, rows):
+        stop = min(start + rows, n)
         block = energy_gram(centred[start:stop], anchors, **options)
         np.matmul(block, transform, out=features[start:stop])
     return features, chosen
@@ -179,7 +196,12 @@ def kernel_kgroups_nystrom(
         As in :func:`nystrom_features`.
     """
     points = as_points(X, "X")
+    n = points.shape[0]
     k_checked = check_int(k, "k", 1)
+    if k_checked > n:
+        raise ValueError(
+            f"k = {k_checked} is out of range; the number of clusters must satisfy 1 <= k <= n = {n}"
+        )
     m = check_int(n_components, "n_components", 1)
     if m < k_checked:
         raise ValueError(f"n_components = {m} is smaller than k = {k_checked}; use k <= n_components <= n")

@@ -266,8 +266,8 @@ def part_a(args: argparse.Namespace) -> None:
     print(f"  target time <= 30 s: {'met' if time_s <= 30 else 'MISSED'} ({time_s:.1f} s); "
           f"target peak memory <= 1 GB: {'met' if peak <= 1024 else 'MISSED'} ({peak:.0f} MB)")
     first = runs[0]
-    print(f"  stages of the first run: cluster sums alone (one pass over all {n}^2 pairs, from the final "
-          f"labels, max_iter=1) {first['sums_seconds']:.2f} s; per sweep:")
+    print(f"  stages of the first run: cluster sums alone (one pass over the {n}·({n}−1)/2 pairs, "
+          f"from the final labels, max_iter=1) {first['sums_seconds']:.2f} s; per sweep:")
     print(sweep_table(first["events"]))
     print(f"  [load after (a): {load()}]")
 

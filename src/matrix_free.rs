@@ -3,19 +3,22 @@
 //! `G_ab = ½[(ρ(x_a, 0) + ρ(x_b, 0)) − ρ(x_a, x_b)]` (base point 0), bit for bit the entries
 //! [`crate::energy_gram`] would store, but never stored: memory is O(n·D) for the data (kept
 //! once more, transposed, so that a row is computed with vectorised loops) plus O(n·k) for
-//! the cluster sums. Building the sums is one parallel pass over all pairs; a move computes
-//! one row, O(n·D).
+//! the cluster sums. Building the sums is one parallel pass over all pairs, each evaluated
+//! once; a move computes one row, O(n·D).
 
 use crate::control::Control;
-use crate::error::Result;
+use crate::error::{KGroupsError, Result};
 use crate::gram::{
-    semimetric_to_origin, squared_distances_to_transposed, transpose_rows, Points, Semimetric,
+    block_range, for_each_block_pair, semimetric_to_origin, squared_distances_to_transposed,
+    transpose_rows, wide_vectors, Points, Semimetric,
 };
 use crate::kernel::{transpose_to_cluster_major, Kernel};
 use rayon::prelude::*;
 
 /// Rows are computed and consumed in chunks of this many entries (fits in L1/L2).
 const CHUNK: usize = 2048;
+/// Points per block of the tiled cluster sums (a 256 × 256 tile of f64 is 512 KiB, in L2).
+const SUMS_BLOCK: usize = 256;
 /// Below this n a row is computed on one thread.
 const PARALLEL_ROW_MIN: usize = 1 << 14;
 
@@ -57,6 +60,25 @@ impl<'a> DataKernel<'a> {
     /// `out[j] = G[i, start + j]`.
     #[inline]
     fn row_chunk(&self, i: usize, start: usize, out: &mut [f64]) {
+        #[cfg(target_arch = "x86_64")]
+        if wide_vectors() {
+            // SAFETY: `row_chunk_avx2` only requires AVX2, which the CPU has (checked above).
+            unsafe { self.row_chunk_avx2(i, start, out) };
+            return;
+        }
+        self.row_chunk_portable(i, start, out);
+    }
+
+    /// [`DataKernel::row_chunk_portable`] compiled with AVX2 (bit-identical results; see
+    /// [`crate::gram::wide_vectors`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn row_chunk_avx2(&self, i: usize, start: usize, out: &mut [f64]) {
+        self.row_chunk_portable(i, start, out);
+    }
+
+    #[inline(always)]
+    fn row_chunk_portable(&self, i: usize, start: usize, out: &mut [f64]) {
         squared_distances_to_transposed(
             self.points.row(i),
             &self.transposed,
@@ -131,8 +153,11 @@ impl Kernel for DataKernel<'_> {
         }
     }
 
-    /// One parallel pass over all pairs: each task computes its rows chunk by chunk and
-    /// gathers them by label.
+    /// One parallel pass over all pairs, each pair evaluated once: the kernel is computed
+    /// tile by tile over pairs of point blocks `(p, q)`, `p ≤ q`, and each tile feeds the
+    /// sums of both blocks (`G` is symmetric). The pairs run in the fixed round-robin
+    /// schedule of [`for_each_block_pair`], so the order of every addition, hence the
+    /// result, does not depend on the number of threads.
     fn cluster_sums(
         &self,
         labels: &[usize],
@@ -141,27 +166,52 @@ impl Kernel for DataKernel<'_> {
         control: &Control,
     ) -> Result<Vec<f64>> {
         let n = self.n();
-        let mut point_major = vec![0.0; n * k];
-        point_major
-            .par_chunks_mut(k)
-            .enumerate()
-            .try_for_each_init(
-                || vec![0.0; CHUNK],
-                |buffer, (y, sums)| {
-                    control.checkpoint()?;
-                    for start in (0..n).step_by(CHUNK) {
-                        let chunk = &mut buffer[..CHUNK.min(n - start)];
-                        self.row_chunk(y, start, chunk);
-                        for ((v, &label), &w) in
-                            chunk.iter().zip(&labels[start..]).zip(&weights[start..])
-                        {
-                            sums[label] += w * v;
-                        }
+        let blocks = n.div_ceil(SUMS_BLOCK);
+        // Per block, its points' sums, point-major (`len × k`).
+        let mut block_sums: Vec<Vec<f64>> = (0..blocks)
+            .map(|p| vec![0.0; block_range(p, SUMS_BLOCK, n).len() * k])
+            .collect();
+        let finished = for_each_block_pair(&mut block_sums, |tile, p, sums_p, other| {
+            if control.checkpoint().is_err() {
+                return false;
+            }
+            let rows = block_range(p, SUMS_BLOCK, n);
+            let cols = match &other {
+                None => rows.clone(),
+                Some((q, _)) => block_range(*q, SUMS_BLOCK, n),
+            };
+            let width = cols.len();
+            tile.resize(rows.len() * width, 0.0);
+            for (a, values) in rows.clone().zip(tile.chunks_exact_mut(width)) {
+                self.row_chunk(a, cols.start, values);
+            }
+            // Rows of block p gather the tile by the labels of block q's points ...
+            let (col_labels, col_weights) = (&labels[cols.clone()], &weights[cols.clone()]);
+            for (values, row_sums) in tile.chunks_exact(width).zip(sums_p.chunks_exact_mut(k)) {
+                for ((&v, &label), &w) in values.iter().zip(col_labels).zip(col_weights) {
+                    row_sums[label] += w * v;
+                }
+            }
+            // ... and, off the diagonal, block q's points gather its transpose by the labels
+            // of block p's points (G_ba = G_ab).
+            if let Some((_, sums_q)) = other {
+                for ((values, &label), &w) in tile
+                    .chunks_exact(width)
+                    .zip(&labels[rows.clone()])
+                    .zip(&weights[rows.clone()])
+                {
+                    for (&v, col_sums) in values.iter().zip(sums_q.chunks_exact_mut(k)) {
+                        col_sums[label] += w * v;
                     }
-                    Ok(())
-                },
-            )?;
-        Ok(transpose_to_cluster_major(&point_major, n, k))
+                }
+            }
+            true
+        });
+        if !finished {
+            // The only way a tile stops early is cancellation.
+            return Err(KGroupsError::Interrupted);
+        }
+        Ok(transpose_to_cluster_major(&block_sums.concat(), n, k))
     }
 }
 
@@ -205,6 +255,56 @@ mod tests {
                 assert!((x - y).abs() <= 1e-10 * y.abs().max(1.0));
             }
         }
+    }
+
+    #[test]
+    fn tiled_sums_do_not_depend_on_thread_count_and_match_rows() {
+        use crate::gram::tests::in_pool;
+        // Several blocks, the last one partial.
+        let (n, dim, k) = (3 * SUMS_BLOCK + 37, 4, 3);
+        let mut rng = crate::rng::Rng::new(9);
+        let data: Vec<f64> = (0..n * dim).map(|_| rng.next_f64() * 3.0 - 1.0).collect();
+        let points = Points::new(&data, n, dim).unwrap();
+        let kernel = DataKernel::new(points, Semimetric::Power { alpha: 1.0 }).unwrap();
+        let labels: Vec<usize> = (0..n).map(|i| (i * 5 + i / 7) % k).collect();
+        let weights: Vec<f64> = (0..n).map(|i| 0.5 + (i % 4) as f64).collect();
+        let sums = |threads| {
+            in_pool(threads, || {
+                kernel
+                    .cluster_sums(&labels, &weights, k, &Control::new())
+                    .unwrap()
+            })
+        };
+        let one = sums(1);
+        assert_eq!(one, sums(2));
+        assert_eq!(one, sums(3));
+        // Against the definition, row by row: m_l(y) = Σ_{i ∈ C_l} w_i G[y, i].
+        let mut row = vec![0.0; n];
+        for y in [0, 1, SUMS_BLOCK - 1, SUMS_BLOCK, 2 * SUMS_BLOCK + 5, n - 1] {
+            kernel.row_into(y, &mut row);
+            for l in 0..k {
+                let direct: f64 = (0..n)
+                    .filter(|&i| labels[i] == l)
+                    .map(|i| weights[i] * row[i])
+                    .sum();
+                let got = one[l * n + y];
+                assert!(
+                    (got - direct).abs() <= 1e-11 * direct.abs().max(1.0),
+                    "{got} vs {direct}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn cancelled_sums_are_an_interruption() {
+        let data: Vec<f64> = (0..600).map(|i| i as f64).collect();
+        let points = Points::new(&data, 600, 1).unwrap();
+        let kernel = DataKernel::new(points, Semimetric::Power { alpha: 1.0 }).unwrap();
+        let flag = std::sync::atomic::AtomicBool::new(true);
+        let control = Control::new().with_cancel(&flag);
+        let result = kernel.cluster_sums(&vec![0; 600], &vec![1.0; 600], 1, &control);
+        assert!(matches!(result, Err(KGroupsError::Interrupted)));
     }
 
     #[test]

@@ -297,6 +297,28 @@ mod tests {
     }
 
     #[test]
+    fn vector_paths_are_bit_identical() {
+        // On an AVX2 machine `row_chunk` takes the AVX2 path; it must equal the portable one.
+        let (n, dim) = (1000, 7);
+        let mut rng = crate::rng::Rng::new(3);
+        let data: Vec<f64> = (0..n * dim).map(|_| rng.next_f64() * 10.0 - 5.0).collect();
+        let points = Points::new(&data, n, dim).unwrap();
+        for semimetric in [
+            Semimetric::Power { alpha: 1.0 },
+            Semimetric::Power { alpha: 1.5 },
+            Semimetric::Gaussian { sigma: 2.0 },
+        ] {
+            let kernel = DataKernel::new(points, semimetric).unwrap();
+            let (mut dispatched, mut portable) = (vec![0.0; n - 3], vec![0.0; n - 3]);
+            for i in [0, 500, 999] {
+                kernel.row_chunk(i, 3, &mut dispatched);
+                kernel.row_chunk_portable(i, 3, &mut portable);
+                assert_eq!(dispatched, portable, "{semimetric:?} row {i}");
+            }
+        }
+    }
+
+    #[test]
     fn cancelled_sums_are_an_interruption() {
         let data: Vec<f64> = (0..600).map(|i| i as f64).collect();
         let points = Points::new(&data, 600, 1).unwrap();

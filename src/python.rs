@@ -149,6 +149,7 @@ fn clustering_to_py<'py>(
         c.n_moves,
         c.converged,
         c.objective_history.into_pyarray(py),
+        c.cluster_terms.into_pyarray(py),
     )
         .into_pyobject(py)
 }
@@ -278,7 +279,8 @@ fn dense_fit<'py, T: KernelElement + numpy::Element>(
 }
 
 /// Cluster a dense kernel matrix (float64 or float32, C- or F-contiguous, symmetric).
-/// Returns (labels, objective, within, n_iter, n_moves, converged, objective_history).
+/// Returns (labels, objective, within, n_iter, n_moves, converged, objective_history,
+/// cluster_terms).
 #[pyfunction]
 #[pyo3(signature = (g, k, algorithm, init, init_labels, weights, n_init, max_iter, seed, n_threads=None, progress=None, check_symmetry=true))]
 #[allow(clippy::too_many_arguments)]

@@ -73,6 +73,10 @@ pub struct Clustering {
     pub converged: bool,
     /// `Q` before the first sweep and after each sweep.
     pub objective_history: Vec<f64>,
+    /// `Q_l = Σ_{a,b ∈ C_l} w_a w_b G_ab` of each cluster, so that `objective = Σ_l Q_l / s_l`
+    /// (with `s_l` the cluster weights) and `Q_l / s_l²` is the squared norm of cluster `l`'s
+    /// weighted mean in feature space.
+    pub cluster_terms: Vec<f64>,
     /// Which start (0-based) produced this result.
     pub best_start: usize,
 }
@@ -225,6 +229,7 @@ fn run_start<K: Kernel>(
         .map(|i| weights[i] * kernel.diagonal(i))
         .sum();
     Ok(Clustering {
+        cluster_terms: partition.terms,
         labels: partition.labels,
         objective,
         within: trace - objective,

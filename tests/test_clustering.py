@@ -198,6 +198,42 @@ def test_objective_and_within_match_direct_evaluation(
         assert isinstance(result.converged, bool)
 
 
+def direct_cluster_terms(G: Float, labels: npt.ArrayLike, k: int, weights: Optional[Float]) -> Float:
+    """Q_l = sum_{a,b in C_l} w_a w_b G_ab, straight from the definition."""
+    labels = np.asarray(labels)
+    w = np.ones(labels.size) if weights is None else weights
+    members = [labels == cluster for cluster in range(k)]
+    return np.array([w[m] @ G[np.ix_(m, m)] @ w[m] for m in members])
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHM_NAMES)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cluster_terms_match_direct_evaluation(algorithm: str, weighted: bool) -> None:
+    import scipy.sparse
+
+    G, w = problem(60, 7, weighted, rank=6)
+    for kernel in (G, scipy.sparse.csr_matrix(G)):
+        result = fit(algorithm, kernel, 5, weights=w, n_init=2, random_state=3)
+        terms = direct_cluster_terms(G, result.labels, 5, w)
+        np.testing.assert_allclose(result.cluster_terms, terms, rtol=1e-10, atol=1e-10 * np.abs(G).sum())
+        sizes = np.bincount(result.labels, weights=w, minlength=5)
+        assert float(np.sum(result.cluster_terms / sizes)) == pytest.approx(result.objective, rel=1e-12)
+    # From data (matrix-free) and in one dimension (the exact solver).
+    X = np.random.default_rng(8).normal(size=(60, 2))
+    data_result = kgroups_rs.kernel_kgroups_from_data(X, 3, weights=w, random_state=1)
+    np.testing.assert_allclose(
+        data_result.cluster_terms,
+        direct_cluster_terms(kgroups_rs.energy_gram(X), data_result.labels, 3, w),
+        rtol=1e-10,
+    )
+    x = np.random.default_rng(9).lognormal(size=50)
+    w1 = np.random.default_rng(10).uniform(0.5, 2.0, size=50)
+    exact = kgroups_rs.kgroups_1d(x, 3, weights=w1)
+    np.testing.assert_allclose(
+        exact.cluster_terms, direct_cluster_terms(kgroups_rs.energy_gram(x), exact.labels, 3, w1), rtol=1e-10
+    )
+
+
 # ---------------------------------------------------------------------------- reproducibility
 
 

@@ -39,6 +39,8 @@ CHECKED = [
     KernelKMeans(),
     KernelKMeans(variant="online", kernel="gaussian", sigma=2.0),
     KernelKGroups(kernel="precomputed"),
+    KernelKGroups(kernel_storage="matrix-free"),
+    KernelKMeans(kernel="exponential", kernel_storage="matrix-free"),
 ]
 
 
@@ -264,6 +266,54 @@ def test_zero_weights_drop_points_from_the_objective() -> None:
     np.testing.assert_array_equal(pre.labels_, on_X.labels_)
 
 
+@pytest.mark.parametrize(
+    "model",
+    [
+        KernelKGroups(3, random_state=0),
+        KernelKGroups(3, kernel="gaussian", random_state=1),
+        KernelKGroups(3, kernel="energy", alpha=0.5, algorithm="lloyd", random_state=2),
+        KernelKMeans(3, kernel="exponential", sigma=1.5, variant="online", random_state=3),
+    ],
+    ids=lambda m: repr(m),
+)
+def test_matrix_free_storage_gives_the_dense_result(model: Any) -> None:
+    # kernel_storage only changes how the kernel is held: the same start gives the same
+    # partition, objective, and predictions (zero weights included: they are predicted).
+    X = blobs(n=120, dim=3, seed=6, spread=2.5)
+    w = np.random.default_rng(6).uniform(0.5, 2.0, size=120)
+    w[::11] = 0.0
+    X_new = blobs(n=40, dim=3, seed=7, spread=3.0)
+    dense = clone(model).set_params(kernel_storage="dense").fit(X, sample_weight=w)
+    free = clone(model).set_params(kernel_storage="matrix-free").fit(X, sample_weight=w)
+    assert (dense.kernel_storage_, free.kernel_storage_) == ("dense", "matrix-free")
+    np.testing.assert_array_equal(free.labels_, dense.labels_)
+    assert free.objective_ == pytest.approx(dense.objective_, rel=1e-12)
+    assert free.within_ == pytest.approx(dense.within_, rel=1e-12)
+    np.testing.assert_allclose(free._mean_sq_norms, dense._mean_sq_norms, rtol=1e-12)
+    np.testing.assert_array_equal(free.predict(X_new), dense.predict(X_new))
+
+
+def test_auto_storage_goes_matrix_free_above_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kgroups_rs import estimator
+
+    X = blobs(n=100, seed=13)
+    assert KernelKGroups(3, random_state=0).fit(X).kernel_storage_ == "dense"
+    # 8 * 100**2 bytes is just above this limit.
+    monkeypatch.setattr(estimator, "DENSE_KERNEL_MAX_BYTES", 8 * 100 * 100 - 1)
+
+    def no_dense_gram(*args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and "Y" not in kwargs:  # the n x n training kernel; cross kernels pass
+            raise AssertionError("fit built the dense kernel matrix")
+        return kgroups_rs.energy_gram(*args, **kwargs)
+
+    monkeypatch.setattr(estimator, "energy_gram", no_dense_gram)
+    model = KernelKGroups(3, random_state=0).fit(X)
+    assert model.kernel_storage_ == "matrix-free"
+    dense = KernelKGroups(3, random_state=0, kernel_storage="dense")
+    monkeypatch.undo()
+    np.testing.assert_array_equal(model.labels_, dense.fit(X).labels_)
+
+
 def test_integer_weights_give_the_objective_of_repeated_points() -> None:
     X = blobs(n=40, seed=9)
     w = np.arange(40) % 3 + 1.0
@@ -305,6 +355,7 @@ def test_initial_labels_and_fit_predict() -> None:
         ({"max_iter": 0}, ValueError, "max_iter = 0"),
         ({"n_threads": 0}, ValueError, "n_threads = 0"),
         ({"random_state": -1}, ValueError, "random_state must be >= 0"),
+        ({"kernel_storage": "sparse"}, ValueError, "kernel_storage must be one of"),
     ],
 )
 def test_bad_parameters(params: dict[str, Any], error: type, match: str) -> None:

@@ -8,8 +8,16 @@ import numpy.typing as npt
 __version__: str
 
 ProgressCallback = Callable[[int, int, int, float], None]
+# labels, objective, within, n_iter, n_moves, converged, objective_history, cluster_terms
 ClusterTuple = tuple[
-    npt.NDArray[np.int64], float, float, int, int, bool, npt.NDArray[np.float64]
+    npt.NDArray[np.int64],
+    float,
+    float,
+    int,
+    int,
+    bool,
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
 ]
 
 def cluster_dense(

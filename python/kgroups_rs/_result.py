@@ -31,6 +31,11 @@ class ClusteringResult:
         True when the last sweep changed nothing (False when ``max_iter`` stopped it).
     objective_history : ndarray of float64
         The objective ``Q`` after each sweep (index 0 is the initial partition).
+    cluster_terms : ndarray of float64, shape (k,)
+        ``Q_j = sum_{a,b in C_j} w_a w_b G_ab`` of each cluster, so that
+        ``objective = sum_j Q_j / s_j``; ``Q_j / s_j**2`` is the squared norm of cluster
+        ``j``'s weighted mean in feature space (what :meth:`KernelKGroups.predict` compares
+        against).
     thresholds : ndarray of float64 or None
         Only for the one-dimensional solver: the cut points between consecutive clusters
         (cluster ``j`` holds ``thresholds[j-1] < x <= thresholds[j]``).
@@ -45,6 +50,9 @@ class ClusteringResult:
     n_moves: int
     converged: bool
     objective_history: npt.NDArray[np.float64] = field(
+        default_factory=lambda: np.zeros(0, dtype=np.float64)
+    )
+    cluster_terms: npt.NDArray[np.float64] = field(
         default_factory=lambda: np.zeros(0, dtype=np.float64)
     )
     thresholds: Optional[npt.NDArray[np.float64]] = None

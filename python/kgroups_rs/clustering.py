@@ -77,7 +77,7 @@ def run_clustering(
         n_threads=n_threads,
         progress=progress,
     )
-    labels_out, objective, within, n_iter, n_moves, converged, history = out
+    labels_out, objective, within, n_iter, n_moves, converged, history, terms = out
     return ClusteringResult(
         labels=labels_out,
         objective=float(objective),
@@ -86,6 +86,7 @@ def run_clustering(
         n_moves=int(n_moves),
         converged=bool(converged),
         objective_history=np.asarray(history, dtype=np.float64),
+        cluster_terms=np.asarray(terms, dtype=np.float64),
         approximate=approximate,
     )
 

@@ -15,7 +15,14 @@ mean (SPEC, "Kernel k-means"):
     argmin_l ||phi(x) - mu_l||^2 = argmin_l [ ||mu_l||^2 - (2 / s_l) sum_{y in C_l} w_y K(x, y) ],
 
 (``K(x, x)`` is the same for every cluster and is dropped), with ``||mu_l||^2 = Q_l / s_l^2``
-stored at fit time, so it only needs the kernel between the new and the training points.
+stored at fit time (``Q_l`` comes with the clustering result), so it only needs the kernel
+between the new and the training points.
+
+Kernel storage. ``fit`` either builds the dense n x n kernel matrix (fast, 8 n^2 bytes) or
+clusters matrix-free with :func:`kgroups_rs.kernel_kgroups_from_data` (the same result for the
+same start, memory O(n D + n k), each kernel row recomputed when needed). The parameter
+``kernel_storage`` chooses; ``"auto"`` goes matrix-free when the dense matrix would exceed
+:data:`DENSE_KERNEL_MAX_BYTES` (2 GiB, n > 16 384).
 """
 
 from __future__ import annotations
@@ -40,13 +47,18 @@ from . import energy_gram
 from ._result import ClusteringResult
 from ._validation import RandomState, check_int, check_n_threads
 from .clustering import kernel_kgroups, kernel_kmeans
+from .large import kernel_kgroups_from_data
 
-__all__ = ["KernelKGroups", "KernelKMeans"]
+__all__ = ["KernelKGroups", "KernelKMeans", "DENSE_KERNEL_MAX_BYTES"]
 
 _KERNELS = ("energy", "exponential", "gaussian", "precomputed")
 _SEMIMETRICS = {"energy": "power", "exponential": "exponential", "gaussian": "gaussian"}
 # Kernel entries per block when multiplying kernel rows (bounds the temporary memory: 32 MiB).
 _BLOCK_ELEMENTS = 1 << 22
+_STORAGES = ("auto", "dense", "matrix-free")
+#: With ``kernel_storage="auto"``, the largest dense training kernel (8 n^2 bytes) that ``fit``
+#: builds; above it, it clusters matrix-free.
+DENSE_KERNEL_MAX_BYTES = 2 * 1024**3
 
 _Float = npt.NDArray[np.float64]
 _Int = npt.NDArray[np.int64]
@@ -77,7 +89,8 @@ def _check_real(value: Any, name: str) -> float:
 class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
     """Machinery shared by :class:`KernelKGroups` and :class:`KernelKMeans`.
 
-    Subclasses store their parameters in ``__init__`` and implement :meth:`_run`.
+    Subclasses store their parameters in ``__init__`` and implement :meth:`_run` (dense or
+    precomputed kernel) and :meth:`_data_algorithm` (matrix-free).
     """
 
     n_clusters: int
@@ -89,6 +102,7 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
     max_iter: int
     random_state: RandomState
     n_threads: Optional[int]
+    kernel_storage: str
     # Fitted attributes (documented in the subclasses) and the private state of predict.
     labels_: _Int
     objective_: float
@@ -98,6 +112,7 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
     cluster_weights_: _Float
     sigma_: float
     shift_: _Float
+    kernel_storage_: str
     _X_fit: _Float  # translated training points of positive weight (not for "precomputed")
     _support: Optional[_Int]  # indices of the points of positive weight; None: all of them
     _assign: _Float  # (n_fit, k): w_i [label_i = l] / s_l
@@ -105,6 +120,10 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
 
     # ----------------------------------------------------------------------------- hooks
     def _run(self, G: Any, k: int, init: Any, weights: Optional[_Float], seed: Any) -> ClusteringResult:
+        raise NotImplementedError
+
+    def _data_algorithm(self) -> str:
+        """The ``algorithm`` of :func:`kernel_kgroups_from_data` that :meth:`_run` runs."""
         raise NotImplementedError
 
     def _check_algorithm(self) -> None:
@@ -120,6 +139,11 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         check_int(self.n_init, "n_init", 1)
         check_int(self.max_iter, "max_iter", 1)
         check_n_threads(self.n_threads)
+        if self.kernel_storage not in _STORAGES:
+            raise ValueError(
+                f"kernel_storage must be one of {', '.join(map(repr, _STORAGES))}, "
+                f"got {self.kernel_storage!r}"
+            )
         if self.kernel == "energy":
             alpha = _check_real(self.alpha, "alpha")
             if not 0.0 < alpha <= 2.0:
@@ -173,6 +197,12 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         if not np.any(w > 0):
             raise ValueError("sample_weight is zero for every sample; at least one weight must be positive")
         return w
+
+    def _storage(self, n_fit: int) -> str:
+        """``"dense"`` or ``"matrix-free"``: how ``fit`` holds the training kernel."""
+        if self.kernel_storage != "auto":
+            return str(self.kernel_storage)
+        return "dense" if 8 * n_fit * n_fit <= DENSE_KERNEL_MAX_BYTES else "matrix-free"
 
     def _semimetric_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"semimetric": _SEMIMETRICS[self.kernel]}
@@ -258,22 +288,40 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
                         self.sigma_ = 1.0  # all points identical: any bandwidth works
                 else:
                     self.sigma_ = float(self.sigma)
-            G = energy_gram(self._X_fit, n_threads=self.n_threads, **self._semimetric_kwargs())
 
         all_ones = w_fit is None or bool(np.all(w_fit == 1.0))
+        weights_arg = None if all_ones else w_fit
         seed = check_random_state(None) if self.random_state is None else self.random_state
-        result = self._run(G, k, init, None if all_ones else w_fit, seed)
+        self.kernel_storage_ = "dense" if precomputed else self._storage(n_fit)
+        if precomputed:
+            result = self._run(G, k, init, weights_arg, seed)
+        elif self.kernel_storage_ == "dense":
+            G = energy_gram(self._X_fit, n_threads=self.n_threads, **self._semimetric_kwargs())
+            result = self._run(G, k, init, weights_arg, seed)
+        else:
+            result = kernel_kgroups_from_data(
+                self._X_fit,
+                k,
+                init,
+                algorithm=self._data_algorithm(),
+                weights=weights_arg,
+                n_init=self.n_init,
+                max_iter=self.max_iter,
+                random_state=seed,
+                n_threads=self.n_threads,
+                **self._semimetric_kwargs(),
+            )
 
         labels = np.asarray(result.labels, dtype=np.int64)
 
-        # Per-cluster weight s_l and squared norm of the mean ||mu_l||^2 = Q_l / s_l^2.
+        # Per-cluster weight s_l and squared norm of the mean ||mu_l||^2 = Q_l / s_l^2, with
+        # Q_l from the clustering (no further pass over the kernel).
         weights = np.ones(n_fit) if w_fit is None else w_fit
         A = np.zeros((n_fit, k))
         A[np.arange(n_fit), labels] = weights
         s = A.sum(axis=0)
-        Q = np.einsum("il,il->l", A, _kernel_times(G, A))
         self.cluster_weights_ = s
-        self._mean_sq_norms = Q / s**2
+        self._mean_sq_norms = np.asarray(result.cluster_terms, dtype=np.float64) / s**2
         self._assign = A / s
 
         if support is not None:
@@ -365,7 +413,14 @@ _PARAMS_DOC = """
         Seed of the initialisations. ``None`` draws from numpy's global random state, as in
         scikit-learn. The same seed gives the same result for any number of threads.
     n_threads : int, optional
-        Threads for building the kernel and for the starts (default: all cores)."""
+        Threads for building the kernel and for the starts (default: all cores).
+    kernel_storage : {"auto", "dense", "matrix-free"}, default "auto"
+        How ``fit`` holds the training kernel (not for ``kernel="precomputed"``): "dense"
+        builds the n x n matrix (8 n^2 bytes; fastest while it fits in memory);
+        "matrix-free" never stores it and recomputes kernel rows from the data when needed
+        (:func:`kgroups_rs.kernel_kgroups_from_data`: memory O(n D + n k), the same result for
+        the same start); "auto" is dense up to ``DENSE_KERNEL_MAX_BYTES`` = 2 GiB (n <= 16 384)
+        and matrix-free above. The choice made is ``kernel_storage_``."""
 
 _ATTRIBUTES_DOC = """
     Attributes
@@ -387,6 +442,8 @@ _ATTRIBUTES_DOC = """
         for ``kernel="precomputed"``).
     sigma_ : float
         The bandwidth used (only for the "exponential" and "gaussian" kernels).
+    kernel_storage_ : str
+        "dense" or "matrix-free": how ``fit`` held the training kernel.
     n_features_in_ : int
         Number of features seen in ``fit`` (``n_samples`` for "precomputed").
     feature_names_in_ : ndarray of str
@@ -400,8 +457,8 @@ class KernelKGroups(_KernelClustering):
     Partitions the data so as to minimise the energy within-cluster dispersion ``W``
     (equivalently maximise the between-cluster energy statistic), moving one point at a time
     whenever that strictly improves the objective (TPAMI Algorithm 2; see
-    :func:`kgroups_rs.kernel_kgroups`). The dense kernel matrix of the training data is built,
-    so memory grows as ``8 n_samples**2`` bytes.
+    :func:`kgroups_rs.kernel_kgroups`). The training kernel is held as a dense matrix
+    (8 n_samples**2 bytes) or, for large data, never stored (``kernel_storage``).
 
     Parameters
     ----------"""
@@ -440,6 +497,7 @@ class KernelKGroups(_KernelClustering):
         max_iter: int = 300,
         random_state: RandomState = None,
         n_threads: Optional[int] = None,
+        kernel_storage: str = "auto",
     ) -> None:
         self.n_clusters = n_clusters
         self.kernel = kernel
@@ -451,10 +509,14 @@ class KernelKGroups(_KernelClustering):
         self.max_iter = max_iter
         self.random_state = random_state
         self.n_threads = n_threads
+        self.kernel_storage = kernel_storage
 
     def _check_algorithm(self) -> None:
         if self.algorithm not in ("hartigan", "lloyd"):
             raise ValueError(f"algorithm must be 'hartigan' or 'lloyd', got {self.algorithm!r}")
+
+    def _data_algorithm(self) -> str:
+        return "hartigan" if self.algorithm == "hartigan" else "lloyd"
 
     def _run(self, G: Any, k: int, init: Any, weights: Optional[_Float], seed: Any) -> ClusteringResult:
         method = kernel_kgroups if self.algorithm == "hartigan" else kernel_kmeans
@@ -501,6 +563,7 @@ class KernelKMeans(_KernelClustering):
         max_iter: int = 300,
         random_state: RandomState = None,
         n_threads: Optional[int] = None,
+        kernel_storage: str = "auto",
     ) -> None:
         self.n_clusters = n_clusters
         self.kernel = kernel
@@ -512,10 +575,14 @@ class KernelKMeans(_KernelClustering):
         self.max_iter = max_iter
         self.random_state = random_state
         self.n_threads = n_threads
+        self.kernel_storage = kernel_storage
 
     def _check_algorithm(self) -> None:
         if self.variant not in ("batch", "online"):
             raise ValueError(f"variant must be 'batch' or 'online', got {self.variant!r}")
+
+    def _data_algorithm(self) -> str:
+        return "lloyd" if self.variant == "batch" else "lloyd-online"
 
     def _run(self, G: Any, k: int, init: Any, weights: Optional[_Float], seed: Any) -> ClusteringResult:
         return kernel_kmeans(

@@ -114,7 +114,9 @@ def kgroups_1d(
         ``objective`` = Q = ``sum_i w_i |x_i| - W``; ``thresholds`` = the ``k - 1`` cut values,
         each the midpoint between the last (largest) value of cluster ``j`` and the first
         (smallest) value of cluster ``j + 1``; ``n_iter = 1``, ``n_moves = 0``,
-        ``converged = True``, ``objective_history = [Q]``.
+        ``converged = True``, ``objective_history = [Q]``, ``cluster_terms`` = each interval's
+        ``Q_j = s_j (sum_{a in C_j} w_a |x_a| - W_j)`` (``inf`` where it exceeds the float range,
+        which can happen for values and weights near the limits where W itself is finite).
 
     Raises
     ------
@@ -189,11 +191,20 @@ def kgroups_1d(
     cuts = _optimal_cuts(xs_n, ws_n, k)
 
     bounds = np.concatenate(([0], cuts, [n])).astype(np.int64)
-    within_n = _within_of_cuts(xs_n, ws_n, bounds)
+    within_per_interval = _within_per_interval(xs_n, ws_n, bounds)
+    within_n = float(np.sum(within_per_interval))
     total_n = float(np.sum(ws_n * np.abs(xs_n)))
     scale = x_scale * w_scale
     within = within_n * scale
     objective = (total_n - within_n) * scale
+    # Q_j = s_j (sum_{a in C_j} w_a |x_a| - W_j) for G_ab = (|x_a| + |x_b| - |x_a - x_b|) / 2.
+    starts = bounds[:-1]
+    interval_weights = np.add.reduceat(ws_n, starts)
+    interval_trace = np.add.reduceat(ws_n * np.abs(xs_n), starts)
+    # Q_j scales like w^2 x, so it can exceed the float range where W (w x) does not: it is
+    # then inf, as documented.
+    with np.errstate(over="ignore"):
+        cluster_terms = interval_weights * (interval_trace - within_per_interval) * (scale * w_scale)
 
     sizes = np.diff(bounds)
     labels_sorted = np.repeat(np.arange(k, dtype=np.int64), sizes)
@@ -214,6 +225,7 @@ def kgroups_1d(
         n_moves=0,
         converged=True,
         objective_history=np.array([objective], dtype=np.float64),
+        cluster_terms=cluster_terms,
         thresholds=thresholds,
         approximate=False,
     )
@@ -403,16 +415,17 @@ def _optimal_cuts(xs: _Float, ws: _Float, k: int) -> _Int:
     return cuts
 
 
-def _within_of_cuts(xs: _Float, ws: _Float, bounds: _Int) -> float:
-    """W of the interval partition with boundaries ``bounds`` (gap form, no cancellation).
+def _within_per_interval(xs: _Float, ws: _Float, bounds: _Int) -> _Float:
+    """Each interval's ``W_j`` for the partition with boundaries ``bounds`` (gap form, no
+    cancellation).
 
     For a sorted segment, ``sum_{a<b} w_a w_b (x_b - x_a) = sum_t (x_{t+1} - x_t) L_t R_t`` with
     ``L_t`` the weight of positions ``<= t`` and ``R_t`` that of positions ``> t``; then
     ``W_seg = (1 / s) * that sum`` (the double sum over ordered pairs is twice it, and W_seg
     divides by ``2 s``).
     """
-    total = 0.0
-    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+    out = np.zeros(bounds.size - 1)
+    for j, (a, b) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist())):
         if b - a < 2:
             continue
         seg_w = ws[a:b]
@@ -420,5 +433,5 @@ def _within_of_cuts(xs: _Float, ws: _Float, bounds: _Int) -> float:
         left = np.cumsum(seg_w)[:-1]
         right = np.cumsum(seg_w[::-1])[::-1][1:]
         s = float(left[-1] + seg_w[-1])
-        total += float(np.sum(gaps * left * right)) / s
-    return total
+        out[j] = float(np.sum(gaps * left * right)) / s
+    return out

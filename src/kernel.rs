@@ -301,12 +301,12 @@ fn tile_is_bad<T: KernelElement>(
     max_diagonal: f64,
 ) -> bool {
     const LANES: usize = 4;
-    // excess: the largest |u − l| − allowed; non_finite: Σ (u + l)·0, which is 0 for finite
-    // pairs and NaN as soon as either entry is NaN or infinite.
+    // excess: the largest |u − l| − allowed; non_finite: Σ (u·0 + l·0), which is exactly 0
+    // for finite pairs (however large) and NaN as soon as either entry is NaN or infinite.
     let mut excess = [f64::NEG_INFINITY; LANES];
     let mut non_finite = [0.0f64; LANES];
     let mut check = |lane: usize, u: f64, l: f64| {
-        non_finite[lane] += (u + l) * 0.0;
+        non_finite[lane] += u * 0.0 + l * 0.0;
         let allowed = tolerance * ((u.abs() + l.abs()) + max_diagonal);
         excess[lane] = greater(excess[lane], (u - l).abs() - allowed);
     };
@@ -501,6 +501,11 @@ mod tests {
                 "({a}, {b}) within the tolerance"
             );
         }
+        // Huge but finite (u + l would overflow): accepted.
+        let mut huge = base.clone();
+        huge[10 * n + 140] = 1.5e308;
+        huge[140 * n + 10] = 1.5e308;
+        assert!(DenseKernel::new(&huge, n).is_ok());
         let single: Vec<f32> = base.iter().map(|&v| v as f32).collect();
         assert!(DenseKernel::new(&single, n).is_ok());
         let mut single_bad = single.clone();

@@ -224,6 +224,16 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         scores = self._mean_sq_norms[None, :] - 2.0 * _kernel_times(K, self._assign)
         return np.asarray(np.argmin(scores, axis=1), dtype=np.int64)
 
+    def _nearest_mean_of_points(self, Xc: _Float) -> _Int:
+        """Labels of the (translated) points ``Xc``, the cross kernel built in row blocks so
+        that its memory stays bounded (``_BLOCK_ELEMENTS`` entries) whatever ``len(Xc)``."""
+        out = np.empty(Xc.shape[0], dtype=np.int64)
+        step = max(1, _BLOCK_ELEMENTS // max(1, self._X_fit.shape[0]))
+        for start in range(0, Xc.shape[0], step):
+            rows = slice(start, start + step)
+            out[rows] = self._nearest_mean(self._cross_kernel(Xc[rows]))
+        return out
+
     # ----------------------------------------------------------------------------- API
     def fit(
         self: _Self, X: Any, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None
@@ -331,7 +341,7 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
             if precomputed:
                 full[rest] = self._nearest_mean(X[rest][:, support])
             else:
-                full[rest] = self._nearest_mean(self._cross_kernel(Xc[rest]))
+                full[rest] = self._nearest_mean_of_points(Xc[rest])
             labels = full
         self.labels_ = labels
         self.objective_ = result.objective
@@ -370,13 +380,7 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         X = self._validate_X(X, reset=False)
         if self.kernel == "precomputed":
             return self._nearest_mean(X if self._support is None else X[:, self._support])
-        Xc = X - self.shift_
-        out = np.empty(X.shape[0], dtype=np.int64)
-        step = max(1, _BLOCK_ELEMENTS // max(1, self._X_fit.shape[0]))
-        for start in range(0, X.shape[0], step):
-            rows = slice(start, start + step)
-            out[rows] = self._nearest_mean(self._cross_kernel(Xc[rows]))
-        return out
+        return self._nearest_mean_of_points(X - self.shift_)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()

@@ -5,8 +5,9 @@ use thiserror::Error;
 /// Everything that can go wrong in `kgroups`.
 ///
 /// Every public function returns `Result<_, KGroupsError>`. The Python binding maps
-/// [`KGroupsError::InvalidInput`] to `ValueError`, [`KGroupsError::Interrupted`] to
-/// `KeyboardInterrupt` and [`KGroupsError::Internal`] to `RuntimeError`.
+/// [`KGroupsError::InvalidInput`] to `ValueError`, [`KGroupsError::OutOfMemory`] to
+/// `MemoryError`, [`KGroupsError::Interrupted`] to `KeyboardInterrupt` and
+/// [`KGroupsError::Internal`] to `RuntimeError`.
 ///
 /// ```
 /// use kgroups::KGroupsError;
@@ -21,6 +22,15 @@ pub enum KGroupsError {
         /// The argument's name, as the user wrote it.
         argument: &'static str,
         /// What was wrong and what is allowed.
+        message: String,
+    },
+    /// A buffer whose size the caller's input decides could not be allocated. The message
+    /// names the size and what to change.
+    #[error("out of memory for `{argument}`: {message}")]
+    OutOfMemory {
+        /// The argument whose size asked for the memory.
+        argument: &'static str,
+        /// How much was needed, for what, and what to change.
         message: String,
     },
     /// The run was cancelled through its [`crate::Control`] (Ctrl-C in Python).
@@ -38,6 +48,58 @@ impl KGroupsError {
             argument,
             message: message.into(),
         }
+    }
+}
+
+/// Allocates `len` copies of `value`, or fails with [`KGroupsError::OutOfMemory`] naming
+/// `argument`, the size in bytes and `what` the buffer is for. Every buffer whose length a
+/// caller's values decide goes through here, so that no input can abort the process.
+///
+/// ```
+/// use kgroups::error::try_filled;
+/// assert_eq!(try_filled(3, 0u8, "n", "counts").unwrap(), vec![0, 0, 0]);
+/// let err = try_filled(usize::MAX / 2, 0.0f64, "n", "a table").unwrap_err();
+/// assert!(err.to_string().contains("out of memory for `n`"));
+/// ```
+pub fn try_filled<T: Clone>(
+    len: usize,
+    value: T,
+    argument: &'static str,
+    what: &str,
+) -> Result<Vec<T>> {
+    let mut v: Vec<T> = Vec::new();
+    if v.try_reserve_exact(len).is_err() {
+        return Err(out_of_memory::<T>(len, argument, what));
+    }
+    v.resize(len, value);
+    Ok(v)
+}
+
+/// The [`KGroupsError::OutOfMemory`] for `len` elements of `T`, with the size in bytes.
+pub(crate) fn out_of_memory<T>(len: usize, argument: &'static str, what: &str) -> KGroupsError {
+    let bytes = (len as f64) * (std::mem::size_of::<T>() as f64);
+    KGroupsError::OutOfMemory {
+        argument,
+        message: format!(
+            "{what} needs {len} values ({}), which cannot be allocated",
+            human_bytes(bytes)
+        ),
+    }
+}
+
+/// `bytes` as "1.5 GiB" and the like.
+pub(crate) fn human_bytes(bytes: f64) -> String {
+    const UNITS: [&str; 7] = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut value = bytes;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
     }
 }
 

@@ -23,7 +23,9 @@ use numpy::{
     IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
     PyUntypedArrayMethods,
 };
-use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{
+    PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PyTypeError, PyValueError,
+};
 use pyo3::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -32,6 +34,7 @@ use std::time::Duration;
 fn to_py_err(error: KGroupsError) -> PyErr {
     match error {
         KGroupsError::InvalidInput { .. } => PyValueError::new_err(error.to_string()),
+        KGroupsError::OutOfMemory { .. } => PyMemoryError::new_err(error.to_string()),
         KGroupsError::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
         KGroupsError::Internal(_) => PyRuntimeError::new_err(error.to_string()),
     }

@@ -14,8 +14,8 @@ use rayon::prelude::*;
 
 use crate::error::{KGroupsError, Result};
 use crate::gram::{
-    check_finite_matrix, check_square, check_symmetric, squared_distances_to_transposed,
-    transpose_rows, validate_semimetric_matrix, Points, Semimetric,
+    check_square, squared_distances_to_transposed, transpose_rows, validate_semimetric_matrix,
+    Points, Semimetric,
 };
 
 /// Rows evaluated in parallel between two sequential combination steps.
@@ -49,7 +49,7 @@ pub enum PairwiseSource<'a> {
         n: usize,
     },
     /// A row-major n×n Gram matrix G: ρ(a,b) = G_aa + G_bb − 2G_ab (must be finite and
-    /// symmetric within the tolerance of [`crate::gram::gram_from_semimetric`]; its upper
+    /// symmetric by the rule of [`crate::symmetry`]; its upper
     /// triangle is used). Errors name `"G"`.
     GramF64 {
         /// The matrix, `n * n` values.
@@ -88,8 +88,7 @@ impl PairwiseSource<'_> {
             PairwiseSource::Semimetric { r, n } => validate_semimetric_matrix(r, n, "R"),
             PairwiseSource::GramF64 { g, n } => {
                 check_square(g.len(), n, "G")?;
-                check_finite_matrix(g, n, "G")?;
-                check_symmetric(g, n, "G")
+                crate::symmetry::check_dense(g, n, "G")
             }
         }
     }
@@ -767,7 +766,7 @@ mod tests {
         assert_invalid(
             energy_statistics(&PairwiseSource::GramF64 { g: &g, n: 2 }, &[0, 1], 2, None),
             "G",
-            "G must be symmetric",
+            "G is not symmetric",
         );
         assert_invalid(
             energy_statistics(&PairwiseSource::GramF64 { g: &g, n: 0 }, &[], 2, None),

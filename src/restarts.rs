@@ -224,6 +224,14 @@ pub fn fit<K: Kernel>(
 /// `Q`, `W` and the history scale by `2^e`, each `Q_l` by `2^(2e)`.
 fn scale_back(mut result: Clustering, e: i32) -> Result<Clustering> {
     if e == 0 {
+        let finite = result.objective.is_finite() && result.within.is_finite();
+        if !finite {
+            return Err(KGroupsError::invalid(
+                "G",
+                "the objective Q = Σ_l Q_l / s_l or W overflows f64: the kernel's entries are too \
+                 large to add up; divide G by a common factor (the labels do not change)",
+            ));
+        }
         return Ok(result);
     }
     result.objective = times_pow2(result.objective, e);

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Optional
 
 import numpy as np
@@ -9,7 +10,7 @@ import numpy.typing as npt
 
 from ._result import ClusteringResult
 from ._sparse_input import is_sparse
-from ._validation import RandomState, as_float_array
+from ._validation import RandomState, as_float_array, check_int
 from .clustering import ProgressCallback, kernel_kgroups, kernel_kmeans
 
 _OBJECTIVES = ("ratio_association", "normalized_cut")
@@ -19,6 +20,9 @@ _ALGORITHMS = ("hartigan", "lloyd")
 #: Rows of a sparse adjacency scaled per chunk (bounds the temporary memory of the
 #: normalised-cut kernel to about this many stored entries).
 _CHUNK_NNZ = 1 << 20
+
+#: Adjacencies whose largest entry is beyond 2**±this are rescaled for the normalised cut.
+_SAFE_EXPONENT = 256
 
 
 def _canonical_csr(A: Any) -> Any:
@@ -68,7 +72,11 @@ def graph_kernel(
       ``Q = sum_j A(C_j, C_j) / |C_j|`` is ratio association.
     - ``"normalized_cut"``: ``G = D^-1 A D^-1 + shift * D^-1`` with node weights
       ``w = d`` (degrees); then ``Q = sum_j A(C_j, C_j) / d(C_j)`` is the normalised
-      association, and maximising it minimises the normalised cut ``k - Q``.
+      association, and maximising it minimises the normalised cut ``k - Q``. An ``A`` whose
+      largest entry lies outside ``[2**-256, 2**256]`` is first divided by a power of two
+      that brings it into ``[1, 2)`` (exact; the normalised cut does not depend on the
+      scale of ``A``), so adjacencies of any magnitude give a usable kernel; ``w`` are then
+      the degrees of the scaled ``A``.
 
     A sparse ``A`` is converted once to canonical CSR (duplicates summed); with
     ``shift = 0`` ratio association returns it as it is, and normalised cut returns a CSR
@@ -107,6 +115,16 @@ def graph_kernel(
 
             return scipy.sparse.csr_array(A + shift * scipy.sparse.identity(n, format="csr")), None
         return A + shift * np.eye(n), None
+    # The normalised cut does not change when A is scaled, while D^-1 A D^-1 under- or
+    # overflows for extreme scales (adjacency ~1e300): such an A is first divided by a power
+    # of two that brings its largest entry into [1, 2) (exact).
+    exponent = int(np.frexp(np.max(values))[1]) - 1 if values.size else 0
+    if abs(exponent) > _SAFE_EXPONENT:
+        if sparse:
+            A = A.copy()
+            A.data = np.ldexp(A.data, -exponent)
+        else:
+            A = np.ldexp(A, -exponent)
     degrees = np.asarray(A.sum(axis=1), dtype=np.float64).ravel()
     isolated = np.flatnonzero(degrees <= 0)
     if isolated.size:
@@ -127,6 +145,33 @@ def graph_kernel(
         if shift != 0.0:
             G[np.diag_indices(n)] += shift * inverse
     return G, degrees
+
+
+def _with_shift(
+    result: ClusteringResult, shift: float, weights: Optional[npt.NDArray[np.float64]]
+) -> ClusteringResult:
+    """The result for the kernel ``G + shift * W^-1`` from the result for ``G``: each
+    ``Q_j`` gains ``shift * s_j``, ``Q`` gains ``k * shift`` and ``W`` gains ``(n - k) * shift``."""
+    if shift == 0.0:
+        return result
+    labels = result.labels
+    k = result.cluster_terms.size
+    sizes = np.bincount(labels, weights=weights, minlength=k).astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        shifted = dataclasses.replace(
+            result,
+            objective=result.objective + k * shift,
+            within=result.within + (labels.size - k) * shift,
+            objective_history=result.objective_history + k * shift,
+            cluster_terms=result.cluster_terms + shift * sizes,
+        )
+    figures = [shifted.objective, shifted.within, *shifted.objective_history, *shifted.cluster_terms]
+    if not np.all(np.isfinite(figures)):
+        raise ValueError(
+            f"shift = {shift:g} makes the objective overflow float64 (it adds k * shift to it and "
+            "(n - k) * shift to W); use a smaller shift (the partition does not depend on it)"
+        )
+    return shifted
 
 
 def graph_partition(
@@ -183,12 +228,25 @@ def graph_partition(
     """
     if algorithm not in _ALGORITHMS:
         raise ValueError(f"algorithm must be one of {_ALGORITHMS}, got {algorithm!r}")
-    G, weights = graph_kernel(A, objective, shift=shift)
     if algorithm == "hartigan":
-        return kernel_kgroups(
+        # The shift adds exactly k * shift to every partition's objective, so Hartigan runs on
+        # the unshifted kernel (a huge shift would drown A in rounding) and the shift is added
+        # to the reported figures afterwards.
+        shift = float(shift)
+        G, weights = graph_kernel(A, objective, shift=0.0)
+        k_shift = check_int(k, "k", 1) * shift
+
+        def shifted_progress(start: int, sweep: int, moves: int, objective_value: float) -> None:
+            assert progress is not None
+            progress(start, sweep, moves, objective_value + k_shift)
+
+        result = kernel_kgroups(
             G, k, init, weights=weights, n_init=n_init, max_iter=max_iter,
-            random_state=random_state, n_threads=n_threads, progress=progress,
+            random_state=random_state, n_threads=n_threads,
+            progress=None if progress is None or shift == 0.0 else shifted_progress,
         )
+        return _with_shift(result, shift, weights)
+    G, weights = graph_kernel(A, objective, shift=shift)
     return kernel_kmeans(
         G, k, init, weights=weights, n_init=n_init, max_iter=max_iter,
         random_state=random_state, n_threads=n_threads, progress=progress,

@@ -245,3 +245,51 @@ def test_sparse_kernel_with_huge_n_times_k_raises_memory_error() -> None:
     G = scipy.sparse.identity(n, format="csr")
     with pytest.raises(MemoryError, match=r"out of memory for `k`.*cluster sums"):
         kgroups_rs.kernel_kgroups(G, n, "random")
+
+
+# ----------------------------------------------------------------------------- graphs at any scale
+def planted_graph(seed: int = 0) -> tuple[_Float, npt.NDArray[np.int64]]:
+    rng = np.random.default_rng(seed)
+    z = np.repeat([0, 1], 20)
+    P = np.where(z[:, None] == z[None, :], 0.8, 0.1)
+    A = np.triu((rng.random((40, 40)) < P).astype(float), 1)
+    return A + A.T, z
+
+
+@pytest.mark.parametrize("objective", ["ratio_association", "normalized_cut"])
+@pytest.mark.parametrize("shift", [1e10, 1e300])
+def test_a_huge_diagonal_shift_changes_only_the_objective(objective: str, shift: float) -> None:
+    A, z = planted_graph()
+    plain = kgroups_rs.graph_partition(A, 2, objective, random_state=0)
+    shifted = kgroups_rs.graph_partition(A, 2, objective, shift=shift, random_state=0)
+    np.testing.assert_array_equal(shifted.labels, plain.labels)
+    assert kgroups_rs.clustering_accuracy(z, shifted.labels) == 1.0
+    assert shifted.objective == pytest.approx(plain.objective + 2 * shift, rel=1e-15)
+    assert shifted.within == pytest.approx(plain.within + 38 * shift, rel=1e-15)
+    assert np.isfinite(shifted.within)
+
+
+def test_a_shift_whose_objective_overflows_is_refused() -> None:
+    A, _ = planted_graph()
+    with pytest.raises(ValueError, match="shift = 1e.307 makes the objective overflow"):
+        kgroups_rs.graph_partition(A, 2, shift=1e307, random_state=0)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e300])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_normalized_cut_does_not_depend_on_the_scale_of_the_adjacency(scale: float, sparse: bool) -> None:
+    A, z = planted_graph()
+    reference = kgroups_rs.graph_partition(A, 2, "normalized_cut", random_state=0)
+    scaled = A * scale
+    result = kgroups_rs.graph_partition(
+        scipy.sparse.csr_array(scaled) if sparse else scaled, 2, "normalized_cut", random_state=0
+    )
+    np.testing.assert_array_equal(result.labels, reference.labels)
+    assert result.objective == pytest.approx(reference.objective, rel=1e-12)
+    assert kgroups_rs.clustering_accuracy(z, result.labels) == 1.0
+
+
+def test_a_kernel_whose_sums_overflow_is_refused() -> None:
+    G = np.full((30, 30), 1e307) + np.eye(30)
+    with pytest.raises(ValueError, match="overflow"):
+        kgroups_rs.kernel_kgroups(G, 2, random_state=0)

@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._result import ClusteringResult
-from ._sparse_input import is_sparse
+from ._sparse_input import check_sparse_structure, is_sparse
 from ._validation import RandomState, as_float_array
 from .clustering import ProgressCallback, kernel_kgroups, kernel_kmeans
 
@@ -70,7 +70,9 @@ def graph_kernel(
       ``w = d`` (degrees); then ``Q = sum_j A(C_j, C_j) / d(C_j)`` is the normalised
       association, and maximising it minimises the normalised cut ``k - Q``.
 
-    A sparse ``A`` is converted once to canonical CSR (duplicates summed); with
+    A sparse ``A`` has its index arrays validated (``ValueError`` for arrays modified in
+    place into an invalid structure, see :func:`kgroups_rs._sparse_input.check_sparse_structure`)
+    and is converted once to canonical CSR (duplicates summed); with
     ``shift = 0`` ratio association returns it as it is, and normalised cut returns a CSR
     matrix that shares its index arrays (one new data array; entries are
     ``a_ij * (1/(d_i d_j))``, so a bitwise-symmetric ``A`` gives a bitwise-symmetric ``G``).
@@ -92,6 +94,7 @@ def graph_kernel(
             raise ValueError(f"A must be a square (n, n) adjacency matrix, got shape {A.shape}")
         if A.dtype.kind not in "biuf":
             raise TypeError(f"A must hold real numbers, got dtype {A.dtype}")
+        check_sparse_structure(A, "A")
         A = _canonical_csr(A)
     values = A.data if sparse else A
     if values.size and not np.all(np.isfinite(values)):

@@ -319,7 +319,7 @@ def _output_aliases(kind: str, data: Path, tmp_path: Path) -> Path:
         return data
     alias = tmp_path / "alias.png"
     try:
-        (alias.symlink_to if kind == "symlink" else alias.hardlink_to)(data)
+        (os.symlink if kind == "symlink" else os.link)(data, alias)
     except (OSError, NotImplementedError) as exc:  # pragma: no cover - e.g. no links on this FS
         pytest.skip(f"cannot make a {kind}: {exc}")
     return alias

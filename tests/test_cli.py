@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import subprocess
 import sys
 import textwrap
@@ -296,3 +298,161 @@ def test_missing_scipy_is_reported_in_one_line(tmp_path: Path) -> None:
     assert out.returncode == 1
     assert out.stderr.startswith("kgroups-rs demo: error: ") and "pip install scipy" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+# ----------------------------------------------------------------------------- outputs never lose data
+
+
+def _forbid_computation(monkeypatch: Any) -> None:
+    """Make any kernel or clustering computation fail the test: outputs must be checked first."""
+
+    def computed(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the command computed before checking its output paths")
+
+    for name in ("energy_gram", "kernel_kgroups", "kernel_kmeans"):
+        monkeypatch.setattr(kgroups_rs, name, computed)
+
+
+def _output_aliases(kind: str, data: Path, tmp_path: Path) -> Path:
+    """An output path that names the input file ``data``: itself, a symlink or a hardlink."""
+    if kind == "same":
+        return data
+    alias = tmp_path / "alias.png"
+    try:
+        (os.symlink if kind == "symlink" else os.link)(data, alias)
+    except (OSError, NotImplementedError) as exc:  # pragma: no cover - e.g. no links on this FS
+        pytest.skip(f"cannot make a {kind}: {exc}")
+    return alias
+
+
+@pytest.mark.parametrize("option", ["-o", "--plot"])
+@pytest.mark.parametrize("kind", ["same", "symlink", "hardlink"])
+def test_an_output_that_is_the_input_file_is_refused(
+    circles_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any, monkeypatch: Any,
+    option: str, kind: str,
+) -> None:
+    path, _ = circles_csv
+    before = path.read_bytes()
+    out = _output_aliases(kind, path, tmp_path)
+    _forbid_computation(monkeypatch)
+    assert main(["cluster", str(path), "-k", "2", option, str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kgroups-rs cluster: error: ") and "Traceback" not in err
+    assert f"{option} {out} is the input data file" in err, err
+    assert path.read_bytes() == before
+
+
+def test_labels_and_plot_to_the_same_file_are_refused(
+    circles_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    path, _ = circles_csv
+    _forbid_computation(monkeypatch)
+    out = str(tmp_path / "out.png")
+    assert main(["cluster", str(path), "-k", "2", "-o", out, "--plot", out]) == 2
+    assert "-o and --plot name the same file" in capsys.readouterr().err
+    assert not (tmp_path / "out.png").exists()
+
+
+@pytest.mark.parametrize("option", ["-o", "--plot"])
+def test_a_missing_output_directory_is_refused_before_clustering(
+    circles_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any, monkeypatch: Any,
+    option: str,
+) -> None:
+    path, _ = circles_csv
+    missing = tmp_path / "no" / "dir" / "out.png"
+    labels = tmp_path / "labels.csv"
+    extra = ["-o", str(labels)] if option == "--plot" else []
+    _forbid_computation(monkeypatch)
+    assert main(["cluster", str(path), "-k", "2", *extra, option, str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"cannot write {option} {missing}: the directory {missing.parent} does not exist" in err
+    assert not labels.exists()  # nothing was written
+
+
+def test_an_unknown_figure_format_is_refused_before_clustering(
+    circles_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    pytest.importorskip("matplotlib")
+    path, _ = circles_csv
+    _forbid_computation(monkeypatch)
+    assert main(["cluster", str(path), "-k", "2", "--plot", str(tmp_path / "f.xyz")]) == 2
+    assert "unknown figure format 'xyz'" in capsys.readouterr().err
+
+
+def test_npy_labels_are_written_under_exactly_the_name_given(
+    circles_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any
+) -> None:
+    path, _ = circles_csv
+    out = tmp_path / "labels.NPY"
+    assert main(["cluster", str(path), "-k", "2", "-o", str(out)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["circles.csv", "labels.NPY"]
+    labels = np.load(out)
+    assert labels.dtype == np.int64 and labels.shape == (200,)
+    assert f"labels         written to {out}" in capsys.readouterr().out
+
+
+def test_a_figure_without_suffix_is_written_under_exactly_the_name_given(
+    circles_csv: tuple[Path, np.ndarray], tmp_path: Path
+) -> None:
+    pytest.importorskip("matplotlib")
+    path, _ = circles_csv
+    assert main(["cluster", str(path), "-k", "2", "--plot", str(tmp_path / "figure")]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["circles.csv", "figure"]
+    assert (tmp_path / "figure").read_bytes()[:8] == PNG_MAGIC  # matplotlib's default format
+
+
+@pytest.mark.parametrize(("name", "writer"), [("labels.csv", "savetxt"), ("labels.npy", "save")])
+def test_a_failed_write_keeps_the_old_labels_file_and_leaves_no_temporary_file(
+    circles_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any, monkeypatch: Any,
+    name: str, writer: str,
+) -> None:
+    path, _ = circles_csv
+    out = tmp_path / name
+    out.write_bytes(b"the labels of yesterday\n")
+
+    def disk_full(fname: Any, *args: Any, **kwargs: Any) -> None:
+        """Write part of the labels, then fail as on a full disk."""
+        if isinstance(fname, (str, os.PathLike)):
+            with open(fname, "wb") as handle:
+                handle.write(b"0\n1\n")
+        else:
+            fname.write(b"0\n1\n")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(np, writer, disk_full)
+    assert main(["cluster", str(path), "-k", "2", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and f"cannot write {out}: {os.strerror(errno.ENOSPC)}" in err
+    assert out.read_bytes() == b"the labels of yesterday\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["circles.csv", name]
+
+
+def test_a_rewritten_labels_file_keeps_its_permissions(
+    circles_csv: tuple[Path, np.ndarray], tmp_path: Path
+) -> None:
+    path, _ = circles_csv
+    out = tmp_path / "labels.csv"
+    out.write_text("old\n")
+    out.chmod(0o640)
+    assert main(["cluster", str(path), "-k", "2", "-o", str(out)]) == 0
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640
+    assert np.loadtxt(out, dtype=np.int64).shape == (200,)
+
+
+def test_demo_refuses_a_missing_figure_directory_before_computing(
+    tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    import kgroups_rs.demo
+
+    def computed(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the demo ran before its figure path was checked")
+
+    monkeypatch.setattr(kgroups_rs.demo, "run_demo", computed)
+    missing = tmp_path / "no" / "demo.png"
+    assert main(["demo", "-o", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"kgroups-rs demo: error: cannot write -o {missing}: the directory {missing.parent} "
+        "does not exist\n"
+    )

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import time
+import tracemalloc
 from pathlib import Path
 from typing import Any, Optional
 
@@ -570,3 +573,72 @@ def test_bad_input(kwargs: dict[str, Any], exc: type[Exception], match: str) -> 
     args.update(kwargs)
     with pytest.raises(exc, match=match):
         kgroups_1d(args["x"], args["k"], args["weights"])
+
+
+# --------------------------------------------------------------------------- memory
+
+
+def _physical_memory() -> Optional[int]:
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - non-POSIX
+        return None
+
+
+def test_k_equals_n_1e5_is_refused_at_once_without_allocating() -> None:
+    # The back-pointer table alone is 8 (k - 1) (n + 1) bytes = 74.5 GiB.
+    n = 100_000
+    table = 8 * (n - 1) * (n + 1)
+    total = _physical_memory()
+    if total is not None and total > table:
+        pytest.skip(f"this machine has {total / 2**30:.0f} GiB: the table would fit")
+    x = np.linspace(-1.0, 1.0, n)
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        with pytest.raises(MemoryError) as info:
+            kgroups_1d(x, n)
+        seconds = time.perf_counter() - start
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert seconds < 1.0
+    assert peak < 16 * 2**20  # validation's O(n) copies, nothing of the table
+    message = str(info.value)
+    assert "n = 100000 points and k = 100000 clusters" in message
+    assert f"{table / 2**30:.1f} GiB of back-pointers" in message  # 74.5 GiB
+    assert "GiB of memory is available; use a smaller k" in message and "fewer points" in message
+
+
+def test_the_memory_limit_is_the_available_memory(monkeypatch: Any) -> None:
+    import kgroups_rs.one_d as one_d
+
+    x = np.random.default_rng(0).normal(size=400)
+    table, working = one_d._dp_memory_bytes(400, 10)
+    assert table == 8 * 9 * 401
+    needed = table + working
+    monkeypatch.setattr(one_d, "_available_memory_bytes", lambda: needed - 1)
+    with pytest.raises(MemoryError, match=rf"needs about {needed / 2**30:.2g} GiB .* but only "):
+        kgroups_1d(x, 10)
+    # k = 1 needs no table; k > n is the usual ValueError.
+    assert np.all(kgroups_1d(x, 1).labels == 0)
+    with pytest.raises(ValueError, match="k = 401 is larger than the number of points n = 400"):
+        kgroups_1d(x, 401)
+    monkeypatch.setattr(one_d, "_available_memory_bytes", lambda: needed)  # just enough
+    assert np.unique(kgroups_1d(x, 10).labels).size == 10
+
+
+@pytest.mark.parametrize(("n", "k"), [(3000, 3), (600, 590)], ids=["block-bound", "table-bound"])
+def test_mid_size_cases_run_within_the_estimated_memory(n: int, k: int) -> None:
+    from kgroups_rs.one_d import _dp_memory_bytes
+
+    x = np.random.default_rng(1).normal(size=n)
+    table, working = _dp_memory_bytes(n, k)
+    tracemalloc.start()
+    try:
+        r = kgroups_1d(x, k)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert np.unique(r.labels).size == k
+    assert table <= peak <= table + working  # the table is really allocated; the bound holds

@@ -618,7 +618,8 @@ def test_indices_out_of_range_are_rejected(bad_index: int) -> None:
     indptr, indices, data = [0, 1, 2, 2], [bad_index, 0], [1.0, 1.0]
     message = r"row 0 of the CSR matrix has a column index out of range 0\.\.3"
     A = csr_from_arrays(indptr, indices, data, 3)
-    with pytest.raises(ValueError, match=message):
+    # The wrapper checks the index arrays before scipy (or the core) reads them.
+    with pytest.raises(ValueError, match=rf"G: column index {bad_index} at position 0 is outside 0\.\.2"):
         kgroups_rs.kernel_kgroups(A, 1)
     with pytest.raises(ValueError, match=message):
         core_csr(indptr, indices, data, 3)
@@ -627,9 +628,9 @@ def test_indices_out_of_range_are_rejected(bad_index: int) -> None:
             np.array(indptr, dtype=np.int32), np.array(indices, dtype=np.int32),
             np.array(data, dtype=np.float32), 3, 1, "hartigan", "random", None, None, 1, 10, 0,
         )
-    # Out of range in a row that also needs sorting: still rejected after the wrapper sorts.
+    # Out of range in a row that also needs sorting: rejected before the wrapper sorts.
     A = csr_from_arrays([0, 2, 3, 3], [bad_index if bad_index >= 0 else 9, 1, 0], [1.0, 1.0, 1.0], 3)
-    with pytest.raises(ValueError, match="out of range"):
+    with pytest.raises(ValueError, match=r"column index -?\d+ at position 0 is outside 0\.\.2"):
         kgroups_rs.kernel_kgroups(A, 1)
 
 
@@ -744,3 +745,170 @@ def test_ctrl_c_interrupts_a_sparse_run() -> None:
         timer.join()
     assert sent, f"the run ended after {raised - began:.2f} s, before the interrupt"
     assert raised - sent[0] < 1.5, f"KeyboardInterrupt came {raised - sent[0]:.2f} s late"
+
+
+# ------------------------------------------------------------------------ tampered index arrays
+#
+# scipy validates a sparse matrix's index arrays when it is built, not after they are modified
+# in place; before the wrapper checked them, these matrices crashed the interpreter inside
+# scipy (segfault or heap corruption in has_canonical_format / sum_duplicates / tocsr) or
+# raised its C++ errors (std::bad_alloc, vector::_M_default_append). Each must now be a
+# ValueError naming the argument and the defect, whatever the entry point.
+
+
+def _tamper_base() -> Float:
+    """A symmetric non-negative 20 x 20 matrix with a full diagonal (every row non-empty)."""
+    rng = np.random.default_rng(0)
+    M = rng.random((20, 20))
+    M[M < 0.6] = 0.0
+    return M + M.T + np.eye(20)
+
+
+def _assign(obj: Any, attribute: str, value: Callable[[Any], Any]) -> Callable[[Any], None]:
+    def tamper(A: Any) -> None:
+        setattr(obj(A), attribute, value(getattr(obj(A), attribute)))
+
+    return tamper
+
+
+def _set_item(array: Callable[[Any], Any], index: int, value: Callable[[Any], int]) -> Callable[[Any], None]:
+    def tamper(A: Any) -> None:
+        array(A)[index] = value(A)
+
+    return tamper
+
+
+def _truncate_coords(axis: int) -> Callable[[Any], None]:
+    def tamper(A: Any) -> None:
+        coords = list(A.coords)
+        coords[axis] = coords[axis][:-1].copy()
+        A.coords = tuple(coords)
+
+    return tamper
+
+
+def _lil_append(column: int, value: float, *, data_only: bool = False) -> Callable[[Any], None]:
+    def tamper(A: Any) -> None:
+        if not data_only:
+            A.rows[0].append(column)
+        A.data[0].extend([value] * (100_000 if data_only else 1))
+
+    return tamper
+
+
+def _me(A: Any) -> Any:
+    return A
+
+
+NNZ = int(np.count_nonzero(_tamper_base()))
+_INDPTR = (
+    r"{name}: indptr must be non-decreasing, start at 0 and end at nnz = {nnz} "
+    r"\(the number of stored entries\), but it "
+)
+
+# (id, build, tamper, message): the message is a regex with {name} (G or A) and {nnz}.
+TAMPERINGS: list[tuple[str, Callable[[Float], Any], Callable[[Any], None], str]] = [
+    ("csr-indptr-beyond-nnz", sp.csr_array, _set_item(lambda A: A.indptr, 3, lambda A: 10**6),
+     _INDPTR + r"decreases from indptr\[3\] = 1000000 to indptr\[4\] = \d+"),
+    ("csr-indptr-decreasing", sp.csr_array, _set_item(lambda A: A.indptr, 3, lambda A: int(A.indptr[1])),
+     _INDPTR + r"decreases from indptr\[2\] = \d+ to indptr\[3\] = \d+"),
+    ("csr-indptr-negative", sp.csr_array, _set_item(lambda A: A.indptr, 2, lambda A: -5),
+     _INDPTR + r"decreases from indptr\[1\] = \d+ to indptr\[2\] = -5"),
+    ("csr-indptr-start", sp.csr_array, _set_item(lambda A: A.indptr, 0, lambda A: 1),
+     _INDPTR + "starts at 1"),
+    ("csr-indptr-end", sp.csr_array, _set_item(lambda A: A.indptr, -1, lambda A: NNZ - 2),
+     _INDPTR + f"ends at {NNZ - 2}"),
+    ("csr-indptr-length", sp.csr_array, _assign(_me, "indptr", lambda a: a[:-1].copy()),
+     r"{name}: indptr has length 20 but 20 rows need 21"),
+    ("csr-indptr-float", sp.csr_array, _assign(_me, "indptr", lambda a: a.astype(np.float64)),
+     r"{name}: indptr must hold integers, got dtype float64"),
+    ("csr-indices-beyond", sp.csr_array, _set_item(lambda A: A.indices, 5, lambda A: 10**9),
+     r"{name}: column index 1000000000 at position 5 is outside 0\.\.19"),
+    ("csr-indices-n", sp.csr_array, _set_item(lambda A: A.indices, 5, lambda A: 20),
+     r"{name}: column index 20 at position 5 is outside 0\.\.19"),
+    ("csr-indices-negative", sp.csr_array, _set_item(lambda A: A.indices, 5, lambda A: -3),
+     r"{name}: column index -3 at position 5 is outside 0\.\.19"),
+    ("csr-indices-length", sp.csr_array, _assign(_me, "indices", lambda a: a[:-1].copy()),
+     rf"{{name}}: indices has length {NNZ - 1} but data has length {NNZ}"),
+    ("csr-data-length", sp.csr_array, _assign(_me, "data", lambda a: a[:-1].copy()),
+     rf"{{name}}: indices has length {NNZ} but data has length {NNZ - 1}"),
+    ("csr-not-canonical-indptr-beyond-nnz",
+     lambda M: sp.csr_array((M[M != 0], np.nonzero(M)[1], sp.csr_array(M).indptr), shape=M.shape),
+     _set_item(lambda A: A.indptr, 3, lambda A: 10**6),
+     _INDPTR + r"decreases from indptr\[3\] = 1000000"),
+    ("csc-indptr-beyond-nnz", sp.csc_array, _set_item(lambda A: A.indptr, 3, lambda A: 10**6),
+     _INDPTR + r"decreases from indptr\[3\] = 1000000"),
+    ("csc-indptr-negative", sp.csc_array, _set_item(lambda A: A.indptr, 2, lambda A: -5),
+     _INDPTR + r"decreases from indptr\[1\] = \d+ to indptr\[2\] = -5"),
+    ("csc-indptr-length", sp.csc_array, _assign(_me, "indptr", lambda a: a[:-1].copy()),
+     r"{name}: indptr has length 20 but 20 columns need 21"),
+    ("csc-indices-beyond", sp.csc_array, _set_item(lambda A: A.indices, 5, lambda A: 10**9),
+     r"{name}: row index 1000000000 at position 5 is outside 0\.\.19"),
+    ("csc-indices-negative", sp.csc_array, _set_item(lambda A: A.indices, 5, lambda A: -3),
+     r"{name}: row index -3 at position 5 is outside 0\.\.19"),
+    ("csc-data-length", sp.csc_array, _assign(_me, "data", lambda a: a[:-1].copy()),
+     rf"{{name}}: indices has length {NNZ} but data has length {NNZ - 1}"),
+    ("coo-row-beyond", sp.coo_array, _set_item(lambda A: A.coords[0], 5, lambda A: 10**9),
+     r"{name}: row index 1000000000 at position 5 is outside 0\.\.19"),
+    ("coo-column-negative", sp.coo_array, _set_item(lambda A: A.coords[1], 5, lambda A: -4),
+     r"{name}: column index -4 at position 5 is outside 0\.\.19"),
+    ("coo-row-length", sp.coo_array, _truncate_coords(0),
+     rf"{{name}}: the row index array has length {NNZ - 1} but data has length {NNZ}"),
+    ("bsr-indptr-beyond-nnz", lambda M: sp.bsr_array(M, blocksize=(2, 2)),
+     _set_item(lambda A: A.indptr, 3, lambda A: 10**6),
+     r"{name}: indptr must be non-decreasing, start at 0 and end at nnz = \d+ .*decreases from "
+     r"indptr\[3\] = 1000000"),
+    ("bsr-indices-beyond", lambda M: sp.bsr_array(M, blocksize=(2, 2)),
+     _set_item(lambda A: A.indices, 3, lambda A: 10**9),
+     r"{name}: block column index 1000000000 at position 3 is outside 0\.\.9"),
+    ("bsr-blocks", lambda M: sp.bsr_array(M, blocksize=(2, 2)),
+     _assign(_me, "data", lambda a: np.ones((a.shape[0], 3, 3))),
+     r"{name}: blocks of 3 x 3 \(the shape of data\[0\]\) do not tile the 20 x 20 matrix"),
+    ("lil-more-values-than-indices", sp.lil_array, _lil_append(0, 1.0, data_only=True),
+     r"{name}: row 0 of the LIL matrix has \d+ column indices but \d+ values"),
+    ("lil-column-beyond", sp.lil_array, _lil_append(10**9, 1.0),
+     r"{name}: column index 1000000000 at position \d+ is outside 0\.\.19"),
+    ("dia-offsets-length", sp.dia_array, _assign(_me, "offsets", lambda a: a[:2].copy()),
+     r"{name}: offsets has length 2 but data holds \d+ diagonals"),
+]
+
+ENTRY_POINTS: list[tuple[str, str, Callable[[Any], Any]]] = [
+    ("kernel_kgroups", "G", lambda A: kgroups_rs.kernel_kgroups(A, 2, random_state=0)),
+    ("kernel_kmeans", "G", lambda A: kgroups_rs.kernel_kmeans(A, 2, random_state=0)),
+    ("as_csr_arrays", "G", as_csr_arrays),
+    ("graph_partition", "A", lambda A: graph_partition(A, 2, "normalized_cut", random_state=0)),
+    ("graph_kernel", "A", lambda A: graph_kernel(A, "ratio_association", shift=1.0)),
+]
+
+
+@pytest.mark.parametrize(
+    ("build", "tamper", "message"),
+    [pytest.param(b, t, m, id=i) for i, b, t, m in TAMPERINGS],
+)
+@pytest.mark.parametrize(
+    ("name", "call"), [pytest.param(n, c, id=e) for e, n, c in ENTRY_POINTS]
+)
+def test_tampered_index_arrays_are_rejected_before_scipy_reads_them(
+    build: Callable[[Float], Any], tamper: Callable[[Any], None], message: str, name: str,
+    call: Callable[[Any], Any],
+) -> None:
+    A = build(_tamper_base())
+    tamper(A)
+    with pytest.raises(ValueError, match=message.replace("{name}", name).replace("{nnz}", str(NNZ))):
+        call(A)
+
+
+def test_untampered_matrices_of_every_format_pass_the_structure_check() -> None:
+    from kgroups_rs._sparse_input import check_sparse_structure
+
+    M = _tamper_base()
+    reference = kgroups_rs.kernel_kgroups(M, 2, random_state=0)
+    for fmt in ("csr", "csc", "coo", "bsr", "lil", "dia", "dok"):
+        A = sp.csr_array(M).asformat(fmt)
+        check_sparse_structure(A)
+        result = kgroups_rs.kernel_kgroups(A, 2, random_state=0)
+        np.testing.assert_array_equal(result.labels, reference.labels)
+    # An empty row, an empty matrix and unsigned index arrays are valid structures.
+    unsigned = np.array([0], dtype=np.uint32), np.array([0, 1, 1], dtype=np.uint32)
+    check_sparse_structure(sp.csr_array((np.ones(1), *unsigned), shape=(2, 2)))
+    check_sparse_structure(sp.csr_array((3, 3)))

@@ -8,6 +8,12 @@
 
 Errors in the input (a missing file, a cell that is not a number, k out of range, ...) end
 the command with exit status 2 and a one-line message on stderr, without a traceback.
+
+Outputs never lose data: every output path is checked before anything is computed (its
+directory exists and is writable, it is not the input file, not even through a symlink or a
+hardlink), and every file is written to a temporary file beside it and moved into place when
+complete, so a failed write (a full disk) leaves an existing file intact. Files are written
+under exactly the name given (``labels.NPY`` stays ``labels.NPY``).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from typing import Any, Optional, TextIO
 import numpy as np
 import numpy.typing as npt
 
+from ._files import same_file, write_atomically, write_target
 from .clustering import ProgressCallback
 
 __all__ = ["main", "read_matrix"]
@@ -126,14 +133,90 @@ def read_matrix(path: Path | str, delimiter: Optional[str] = None) -> npt.NDArra
     return _read_text(p, delimiter)
 
 
-def write_labels(path: str, labels: npt.NDArray[np.int64]) -> None:
-    """One label per line (text), or an int64 ``.npy`` array; ``-`` is standard output."""
+def write_labels(path: str, labels: npt.NDArray[np.int64]) -> Optional[Path]:
+    """Write one label per line (text), or an int64 ``.npy`` array; ``-`` is standard output.
+
+    Parameters
+    ----------
+    path : str
+        ``-`` for standard output; a name ending in ``.npy`` (any case) for a ``.npy`` array;
+        anything else for text. The file is written under exactly this name, through a
+        temporary file beside it (see :func:`kgroups_rs._files.write_atomically`), so a failed
+        write leaves an existing file intact.
+    labels : ndarray of int64
+        The labels.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The file written (the target of a symlink ``path``); None for standard output.
+
+    Raises
+    ------
+    OSError
+        When the file cannot be written; an existing file is then unchanged.
+    """
     if path == "-":
         np.savetxt(sys.stdout, labels, fmt="%d")
-    elif path.lower().endswith(".npy"):
-        np.save(path, labels)
-    else:
-        np.savetxt(path, labels, fmt="%d")
+        return None
+    if path.lower().endswith(".npy"):
+        return write_atomically(path, lambda handle: np.save(handle, labels, allow_pickle=False))
+    return write_atomically(path, lambda handle: np.savetxt(handle, labels, fmt="%d"))
+
+
+def _check_output(path: str, option: str, data: Optional[str] = None) -> None:
+    """Refuse, before anything is computed, an output path that cannot be written or that
+    would replace the input data file.
+
+    Parameters
+    ----------
+    path : str
+        The output path given with ``option``.
+    option : str
+        The command-line option, for the message (``-o``, ``--plot``).
+    data : str, optional
+        The input data file, which the output must not be (nor a link to it).
+
+    Raises
+    ------
+    CliError
+        If ``path`` is a directory, its directory does not exist or is not writable, it is
+        an existing read-only file, or it is the input file.
+    """
+    target = write_target(path)
+    if target.is_dir():
+        raise CliError(f"cannot write {option} {path}: it is a directory; give a file name")
+    directory = target.parent
+    if not directory.is_dir():
+        raise CliError(f"cannot write {option} {path}: the directory {directory} does not exist")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise CliError(f"cannot write {option} {path}: the directory {directory} is not writable")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise CliError(f"cannot write {option} {path}: the file is read-only")
+    if data is not None and Path(data).exists() and same_file(path, data):
+        raise CliError(
+            f"{option} {path} is the input data file {data}; writing it would destroy the data "
+            "(choose another output name)"
+        )
+
+
+def _check_cluster_outputs(args: argparse.Namespace) -> None:
+    """Check the labels file (``-o``) and the figure (``--plot``) of ``cluster`` before any
+    computation (see :func:`_check_output`); also that they are not one file and that the
+    figure's format is one matplotlib can write."""
+    if args.output is not None and args.output != "-":
+        _check_output(args.output, "-o", args.data)
+    if args.plot is None or args.kernel == "precomputed":  # no figure of a kernel matrix
+        return
+    _check_output(args.plot, "--plot", args.data)
+    if args.output is not None and args.output != "-" and same_file(args.output, args.plot):
+        raise CliError(f"-o and --plot name the same file ({args.plot}); give two names")
+    from .plotting import figure_format
+
+    try:
+        figure_format(args.plot)
+    except ValueError as exc:
+        raise CliError(f"--plot: {exc}") from None
 
 
 def _progress_printer(n_init: int, stream: TextIO, prefix: str = "") -> ProgressCallback:
@@ -167,6 +250,7 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
             require_matplotlib()
         except ImportError as exc:
             raise CliError(f"--plot: {exc}") from None
+    _check_cluster_outputs(args)
     summary = sys.stderr if args.output == "-" else sys.stdout
     data = read_matrix(args.data, args.delimiter)
     n, dim = data.shape
@@ -219,9 +303,10 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
     t2 = time.perf_counter()
     del G
 
+    written: Optional[Path] = None
     if args.output is not None:
         try:
-            write_labels(args.output, result.labels)
+            written = write_labels(args.output, result.labels)
         except OSError as exc:
             raise CliError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     sizes = np.bincount(result.labels, minlength=args.k)
@@ -238,8 +323,8 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
         f"cluster sizes  {', '.join(str(int(s)) for s in sizes)}",
         f"time           {t2 - t0:.3f} s (kernel {t1 - t0:.3f} s, clustering {t2 - t1:.3f} s)",
     ]
-    if args.output is not None and args.output != "-":
-        lines.append(f"labels         written to {args.output}")
+    if written is not None:
+        lines.append(f"labels         written to {_shown(args.output, written)}")
     elif args.output is None:
         lines.append("labels         not saved (give -o FILE)")
     if args.plot is not None:
@@ -248,23 +333,48 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
         if precomputed:
             lines.append("plot           skipped: the input is a kernel matrix, not points")
         else:
-            save_clusters_figure(
-                args.plot, data, result.labels,
-                title=f"{Path(args.data).name}: {args.algorithm}, k = {args.k}, {kernel_note}",
-            )
-            lines.append(f"plot           written to {args.plot}")
+            title = f"{Path(args.data).name}: {args.algorithm}, k = {args.k}, {kernel_note}"
+            try:
+                figure = save_clusters_figure(args.plot, data, result.labels, title=title)
+            except OSError as exc:
+                raise CliError(f"cannot write {args.plot}: {exc.strerror or exc}") from None
+            lines.append(f"plot           written to {_shown(args.plot, figure)}")
     print("\n".join(lines), file=summary)
     return 0
 
 
+def _shown(given: str, written: Path) -> str:
+    """The path to report: as given, with the file really written when a symlink was followed."""
+    return given if Path(given) == written else f"{given} (-> {written})"
+
+
+def _check_demo_figure(path: str) -> None:
+    """Check the demo's figure path before the demo runs (see :func:`_check_output`); its
+    format too when matplotlib is installed (without it the demo writes no figure)."""
+    _check_output(path, "-o")
+    from .plotting import figure_format
+
+    try:
+        figure_format(path)
+    except ImportError:
+        return
+    except ValueError as exc:
+        raise CliError(f"-o: {exc}") from None
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
+    from . import demo
 
     def progress(name: str) -> Optional[ProgressCallback]:
         return _progress_printer(10, sys.stderr, f"[{name}] ") if args.verbose else None
 
+    if not args.no_plot:
+        _check_demo_figure(args.output)
     figure = None if args.no_plot else Path(args.output)
-    run_demo(figure, seed=args.seed, n_threads=args.threads, progress=progress)
+    try:
+        demo.run_demo(figure, seed=args.seed, n_threads=args.threads, progress=progress)
+    except OSError as exc:
+        raise CliError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     return 0
 
 
@@ -396,6 +506,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"{PROG} {args.command}: error: {message}", file=sys.stderr)
         return 2
     except ImportError as exc:  # an optional dependency that this command needs
+        print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # the system refused something not checked beforehand
         print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

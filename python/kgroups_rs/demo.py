@@ -233,8 +233,12 @@ def format_table(results: list[DemoResult]) -> str:
 
 
 def draw_figure(results: list[DemoResult], path: Path) -> Path:
-    """The kernel k-groups clusters of every problem, one panel each, written to ``path``."""
-    from .plotting import new_figure, plot_clusters
+    """The kernel k-groups clusters of every problem, one panel each, written to ``path``.
+
+    Written through :func:`kgroups_rs.plotting.save_figure`: exactly ``path``, and a failed
+    write leaves an existing file intact. Returns the file written.
+    """
+    from .plotting import new_figure, plot_clusters, save_figure
 
     cols = 2
     rows = (len(results) + cols - 1) // cols
@@ -255,8 +259,7 @@ def draw_figure(results: list[DemoResult], path: Path) -> Path:
         "class; × = point in the wrong cluster)",
         fontsize=12,
     )
-    fig.savefig(path, dpi=110)
-    return path
+    return save_figure(fig, path, dpi=110)
 
 
 def run_demo(

@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._result import ClusteringResult
-from ._sparse_input import is_sparse
+from ._sparse_input import check_sparse_structure, is_sparse
 from ._validation import RandomState, as_float_array, check_int
 from .clustering import ProgressCallback, kernel_kgroups, kernel_kmeans
 
@@ -78,7 +78,9 @@ def graph_kernel(
       scale of ``A``), so adjacencies of any magnitude give a usable kernel; ``w`` are then
       the degrees of the scaled ``A``.
 
-    A sparse ``A`` is converted once to canonical CSR (duplicates summed); with
+    A sparse ``A`` has its index arrays validated (``ValueError`` for arrays modified in
+    place into an invalid structure, see :func:`kgroups_rs._sparse_input.check_sparse_structure`)
+    and is converted once to canonical CSR (duplicates summed); with
     ``shift = 0`` ratio association returns it as it is, and normalised cut returns a CSR
     matrix that shares its index arrays (one new data array; entries are
     ``a_ij * (1/(d_i d_j))``, so a bitwise-symmetric ``A`` gives a bitwise-symmetric ``G``).
@@ -100,6 +102,7 @@ def graph_kernel(
             raise ValueError(f"A must be a square (n, n) adjacency matrix, got shape {A.shape}")
         if A.dtype.kind not in "biuf":
             raise TypeError(f"A must hold real numbers, got dtype {A.dtype}")
+        check_sparse_structure(A, "A")
         A = _canonical_csr(A)
     values = A.data if sparse else A
     if values.size and not np.all(np.isfinite(values)):

@@ -54,6 +54,8 @@ segment weight up to and including ``t``, and after ``t``), a sum of non-negativ
 from __future__ import annotations
 
 import numbers
+import os
+from typing import Optional
 
 import numpy as np
 import numpy.typing as npt
@@ -70,6 +72,18 @@ _Int = npt.NDArray[np.int64]
 _TIE_RTOL = 1e-12
 # Elements per temporary matrix in the dynamic programme (a block of right ends x split points).
 _BLOCK_ELEMENTS = 1 << 19
+
+# What the dynamic programme allocates (keep in step with kgroups_1d, _optimal_cuts and _layer;
+# the test-suite checks that the estimate bounds the measured peak):
+# - vectors of n + 1 eight-byte entries alive at the peak: 7 in kgroups_1d (the data, weights,
+#   order, sorted and rescaled copies), 5 in _optimal_cuts (d_prev, d_next, ends, vals, args)
+#   and 12 in _layer (reversed values and weights, the three prefix sums and their
+#   temporaries, the gathered split-point sums);
+_DP_VECTORS = 7 + 5 + 12
+# - per element of a block of right ends x split points (at most max(_BLOCK_ELEMENTS, n)
+#   elements): up to 4 float64 temporaries of the cost expression, the previous block's
+#   `costs` and `vals` (still bound while the next block is computed) and 2 boolean masks.
+_DP_BYTES_PER_BLOCK_ELEMENT = 6 * 8 + 2
 
 
 def kgroups_1d(
@@ -125,6 +139,13 @@ def kgroups_1d(
     ValueError
         If ``x`` is empty, not 1-D, or contains NaN/inf; if ``k < 1`` or ``k > n``; if
         ``weights`` has the wrong shape, is not finite, or is not strictly positive.
+    MemoryError
+        Before anything large is allocated, if the dynamic programme for ``k > 2`` would need
+        more memory than is available (its back-pointer table alone is ``8 (k - 1) (n + 1)``
+        bytes, e.g. 75 GiB for ``k = n = 10^5``). "Available" is ``MemAvailable`` of
+        ``/proc/meminfo`` on Linux, else ``os.sysconf("SC_AVPHYS_PAGES")`` pages, else the
+        total physical memory. The message gives the figures; use a smaller ``k`` or fewer
+        points.
 
     Notes
     -----
@@ -169,6 +190,7 @@ def kgroups_1d(
     """
     xs_in, w_in, k = _validate(x, k, weights)
     n = xs_in.shape[0]
+    _check_dp_memory(n, k)
 
     order = np.argsort(xs_in, kind="stable")
     xs = xs_in[order]
@@ -270,6 +292,76 @@ def _validate(
         if not np.all(wa > 0.0):
             raise ValueError("weights must be strictly positive")
     return xa, wa, k_int
+
+
+def _dp_memory_bytes(n: int, k: int) -> tuple[int, int]:
+    """Bytes that :func:`kgroups_1d` allocates for ``n`` points and ``k`` clusters.
+
+    Parameters
+    ----------
+    n : int
+        Number of points, ``n >= 1``.
+    k : int
+        Number of clusters, ``1 <= k <= n``.
+
+    Returns
+    -------
+    (int, int)
+        The back-pointer table of the dynamic programme, ``8 (k - 1) (n + 1)`` bytes (one
+        int64 vector of ``n + 1`` split points per layer), and an upper bound on the working
+        arrays alive alongside it (O(n) vectors and one block of the cost matrix). Both are
+        0 for ``k = 1``, which needs no dynamic programme.
+    """
+    if k <= 1:
+        return 0, 0
+    table = 8 * (k - 1) * (n + 1)
+    working = 8 * _DP_VECTORS * (n + 1) + _DP_BYTES_PER_BLOCK_ELEMENT * max(_BLOCK_ELEMENTS, n)
+    return table, working
+
+
+def _available_memory_bytes() -> Optional[int]:
+    """Bytes of physical memory available to a new allocation, or None where unknown.
+
+    On Linux ``MemAvailable`` of ``/proc/meminfo`` (free memory plus what the kernel can
+    reclaim, such as the page cache); elsewhere ``os.sysconf("SC_AVPHYS_PAGES")`` times the
+    page size (free pages); where neither exists, the total physical memory
+    (``SC_PHYS_PAGES``).
+    """
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024  # the value is in kB
+    except (OSError, ValueError, IndexError):
+        pass
+    for pages in ("SC_AVPHYS_PAGES", "SC_PHYS_PAGES"):
+        try:
+            return int(os.sysconf(pages)) * int(os.sysconf("SC_PAGE_SIZE"))
+        except (AttributeError, ValueError, OSError):
+            continue
+    return None
+
+
+def _check_dp_memory(n: int, k: int) -> None:
+    """Raise ``MemoryError`` with the figures when the dynamic programme for ``n`` points and
+    ``k`` clusters needs more memory than is available (see :func:`_dp_memory_bytes`)."""
+    table, working = _dp_memory_bytes(n, k)
+    available = _available_memory_bytes()
+    if available is None or table + working <= available:
+        return
+    raise MemoryError(
+        f"kgroups_1d with n = {n} points and k = {k} clusters needs about "
+        f"{_gib(table + working)} for its dynamic programme ({_gib(table)} of back-pointers, "
+        f"(k - 1) x (n + 1) int64, plus {_gib(working)} of working arrays), but only "
+        f"{_gib(available)} of memory is available; use a smaller k (the table grows with "
+        "k x n), or fewer points (e.g. a subsample)"
+    )
+
+
+def _gib(n_bytes: int) -> str:
+    """``n_bytes`` in GiB: one decimal from 1 GiB on, two significant digits below."""
+    gib = n_bytes / 2.0**30
+    return f"{gib:.1f} GiB" if gib >= 1.0 else f"{gib:.2g} GiB"
 
 
 def _as_real_array(a: npt.ArrayLike, name: str) -> _Float:

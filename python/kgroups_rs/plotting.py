@@ -15,17 +15,21 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 import numpy as np
 import numpy.typing as npt
 
+from ._files import write_atomically
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 __all__ = [
     "INSTALL_HINT",
+    "figure_format",
     "match_labels",
     "new_figure",
     "plot_clusters",
     "require_matplotlib",
     "save_clusters_figure",
+    "save_figure",
 ]
 
 #: What to run to get the figures.
@@ -213,9 +217,57 @@ def save_clusters_figure(
 
     fig = Figure(figsize=(7, 6), layout="constrained")
     plot_clusters(fig.add_subplot(), X, labels, title=title)
-    out = Path(path)
-    fig.savefig(out, dpi=dpi)
-    return out
+    return save_figure(fig, path, dpi=dpi)
+
+
+def figure_format(path: Union[str, Path]) -> str:
+    """The file format of a figure written to ``path``.
+
+    The suffix of ``path`` (case-insensitive), or matplotlib's default
+    (``rcParams["savefig.format"]``, normally ``png``) when it has none.
+
+    Raises
+    ------
+    ValueError
+        If matplotlib cannot write that format; the message lists the formats it can write.
+    ImportError
+        If matplotlib is not installed.
+    """
+    require_matplotlib()
+    import matplotlib
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    fmt = Path(path).suffix[1:].lower() or str(matplotlib.rcParams["savefig.format"])
+    supported = FigureCanvasBase.get_supported_filetypes()
+    if fmt not in supported:
+        raise ValueError(
+            f"unknown figure format {fmt!r} (the suffix of {path}); use one of "
+            + ", ".join(f".{name}" for name in sorted(supported))
+        )
+    return fmt
+
+
+def save_figure(fig: Figure, path: Union[str, Path], *, dpi: int = 120) -> Path:
+    """Write ``fig`` to exactly ``path``, in the format of its suffix (see :func:`figure_format`).
+
+    The figure is written to a temporary file beside ``path`` and moved into place when
+    complete, so a failed write leaves an existing file intact. Unlike
+    ``Figure.savefig(path)``, no suffix is ever appended to ``path``.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written (the target, when ``path`` is a symlink).
+
+    Raises
+    ------
+    ValueError
+        For a format matplotlib cannot write.
+    OSError
+        When the file cannot be written.
+    """
+    fmt = figure_format(path)
+    return write_atomically(path, lambda handle: fig.savefig(handle, format=fmt, dpi=dpi))
 
 
 def new_figure(rows: int, cols: int, *, width: float, height: float) -> tuple[Figure, Any]:

@@ -293,3 +293,15 @@ def test_a_kernel_whose_sums_overflow_is_refused() -> None:
     G = np.full((30, 30), 1e307) + np.eye(30)
     with pytest.raises(ValueError, match="overflow"):
         kgroups_rs.kernel_kgroups(G, 2, random_state=0)
+
+
+def test_estimator_predict_refuses_a_tampered_sparse_kernel() -> None:
+    pytest.importorskip("sklearn")
+    X, _ = blobs()
+    G = kgroups_rs.energy_gram(X)
+    est = kgroups_rs.KernelKGroups(n_clusters=2, kernel="precomputed", random_state=0)
+    est.fit(scipy.sparse.csr_array(G))
+    K = scipy.sparse.csr_array(G[:5])
+    K.indices[3] = 10**9
+    with pytest.raises(ValueError, match=r"X: column index 1000000000 at position 3"):
+        est.predict(K)

@@ -45,6 +45,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from . import energy_gram
 from ._result import ClusteringResult
+from ._sparse_input import check_sparse_structure, is_sparse
 from ._validation import RandomState, check_int, check_n_threads
 from .clustering import kernel_kgroups, kernel_kmeans
 from .large import kernel_kgroups_from_data
@@ -163,6 +164,9 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
 
     def _validate_X(self, X: Any, reset: bool) -> Any:
         precomputed = self.kernel == "precomputed"
+        if precomputed and is_sparse(X):
+            # scipy reads the index arrays below; tampered ones would crash it.
+            check_sparse_structure(X, "X")
         X = validate_data(
             self,
             X,

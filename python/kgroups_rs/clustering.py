@@ -114,12 +114,17 @@ def kernel_kgroups(
     dispersion ``W = sum_i w_i G_ii - Q``. Points are visited in index order; point ``i``
     in cluster ``j`` moves to ``argmax_l dQ(j -> l)`` when the gain
 
-        dQ = Q_l+/(s_l + w_i) + Q_j-/(s_j - w_i) - Q_l/s_l - Q_j/s_j,
-        Q_l+ = Q_l + 2 w_i m_l(i) + w_i^2 G_ii,  Q_j- = Q_j - 2 w_i m_j(i) + w_i^2 G_ii,
+        dQ = w_i [ s_j/(s_j - w_i) d_j(i) - s_l/(s_l + w_i) d_l(i) ],
+        d_l(i) = ||phi_i - mu_l||^2 = G_ii - 2 m_l(i)/s_l + Q_l/s_l^2,
 
-    exceeds a relative tolerance (``1e-12`` times the size of the terms), with
-    ``m_l(i) = sum_{y in C_l} w_y G_iy`` kept up to date (O(k) per point, O(n) per move).
-    A point alone in its cluster never moves. Sweeps repeat until none moves a point.
+    (exactly the change of ``Q``) exceeds its rounding error: 64 units of rounding times
+    the size of the per-point terms it is computed from, so the search neither cycles nor
+    refuses a real improvement, however far the data lie from the origin or however the
+    weights are spread. ``m_l(i) = sum_{y in C_l} w_y G_iy`` is kept up to date (O(k) per
+    point, O(n) per move). A point alone in its cluster never moves. Sweeps repeat until
+    none moves a point; a :class:`ConvergenceWarning` says when ``max_iter`` stopped them,
+    or when fewer than ``k`` distinct clusters were found. The result does not depend on a
+    common scale of the weights.
 
     Parameters
     ----------
@@ -127,8 +132,12 @@ def kernel_kgroups(
         Symmetric kernel (Gram) matrix, e.g. from :func:`energy_gram`. float64 and float32
         arrays in C or F order are used without copying (sums are accumulated in float64);
         other real dtypes are converted to float64 and strided views copied once. Symmetry
-        is checked (relative tolerance 1e-9 for float64, 1e-5 for float32). A scipy.sparse
-        matrix runs the sparse path, O(k * nnz) per sweep.
+        is checked by the package's one rule: ``|G_ab - G_ba| <= tol * max(|G_ab|, |G_ba|,
+        sqrt(|G_aa| |G_bb|))`` with ``tol`` = 1e-9 for float64 and 1e-5 for float32 (the same
+        verdict for C order, F order, scipy.sparse and :func:`energy_statistics`). A
+        scipy.sparse matrix runs the sparse path, O(k * nnz) per sweep. ``G`` is borrowed,
+        not copied: do not modify it (or ``weights``) from another thread while the call
+        runs — the result would be meaningless (though never a crash).
     k : int
         Number of clusters, ``1 <= k <= n``.
     init : {"k-means++", "random"} or array_like of int, default "k-means++"

@@ -75,6 +75,19 @@ pub fn try_filled<T: Clone>(
     Ok(v)
 }
 
+/// Reserves room for `len` values of `T` without initialising them (a probe before a large
+/// allocation made elsewhere), or fails as [`try_filled`].
+pub(crate) fn try_filled_uninit<T>(
+    len: usize,
+    argument: &'static str,
+    what: &str,
+) -> Result<Vec<T>> {
+    let mut v: Vec<T> = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| out_of_memory::<T>(len, argument, what))?;
+    Ok(v)
+}
+
 /// The [`KGroupsError::OutOfMemory`] for `len` elements of `T`, with the size in bytes.
 pub(crate) fn out_of_memory<T>(len: usize, argument: &'static str, what: &str) -> KGroupsError {
     let bytes = (len as f64) * (std::mem::size_of::<T>() as f64);

@@ -4,13 +4,38 @@ use crate::control::{Control, Progress};
 use crate::error::Result;
 use crate::kernel::Kernel;
 use crate::partition::Partition;
+use crate::scale::times_pow2;
 
-/// A move must gain more than this times the magnitude of the terms it compares, so that
-/// rounding can never make a pair of moves cycle.
-pub(crate) const RELATIVE_TOLERANCE: f64 = 1e-12;
+/// A move is made only when its computed gain exceeds this multiple of the unit roundoff
+/// times the magnitude of the terms the gain is computed from (see [`best_move`]): the
+/// rounding error those few operations and the accumulated cluster sums can make, so that
+/// rounding can never make a pair of moves cycle, while every move that truly gains more
+/// than rounding is made.
+pub(crate) const GAIN_TOLERANCE: f64 = 64.0 * f64::EPSILON;
 
 /// Check the cancel flag after this many points evaluated.
 pub(crate) const CHECK_EVERY_POINTS: usize = 256;
+
+/// Which start a run of sweeps belongs to and how its progress events report the
+/// objective: the algorithms see the weights scaled by `2^-weight_exponent` (see
+/// `restarts`), the caller sees the objective of its own weights.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Reporting {
+    pub start: usize,
+    pub weight_exponent: i32,
+}
+
+impl Reporting {
+    /// The progress event after a sweep.
+    pub fn event(&self, sweep: usize, moves_in_sweep: usize, objective: f64) -> Progress {
+        Progress {
+            start: self.start,
+            sweep,
+            moves_in_sweep,
+            objective: times_pow2(objective, self.weight_exponent),
+        }
+    }
+}
 
 /// What a run of sweeps did.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,8 +46,34 @@ pub(crate) struct SweepStats {
     pub objective_history: Vec<f64>,
 }
 
+/// `d_l(i) = ‖φ_i − μ_l‖² = G_ii − 2 m_l(i)/s_l + Q_l/s_l²`, the squared feature-space
+/// distance of point `i` to the weighted mean of cluster `l`, and the magnitude of the terms
+/// it is computed from (which bounds its rounding error).
+#[inline(always)]
+pub(crate) fn distance_to_mean(
+    partition: &Partition,
+    l: usize,
+    i: usize,
+    diagonal: f64,
+) -> (f64, f64) {
+    let s = partition.sizes[l];
+    let cross = 2.0 * partition.sum(l, i) / s;
+    let norm = partition.terms[l] / (s * s);
+    (
+        (diagonal - cross) + norm,
+        diagonal.abs() + cross.abs() + norm.abs(),
+    )
+}
+
 /// The best move of point `i` (in cluster `j`): `(ℓ*, ΔQ(j → ℓ*), tolerance)`, or `None`
 /// when `i` is alone in its cluster or `k = 1`. Ties go to the lowest cluster index.
+///
+/// The gain is written through the distances to the cluster means,
+/// `ΔQ(j → ℓ) = w [ s_j/(s_j − w)·d_j(i) − s_ℓ/(s_ℓ + w)·d_ℓ(i) ]`, which equals the
+/// difference of the objectives before and after the move in exact arithmetic. Its terms are
+/// per-point quantities (a kernel entry, a cluster's mean kernel row, a mean's squared norm),
+/// so the rounding error, and the tolerance, do not grow with the size or the total weight of
+/// the clusters, and both scale like the gains when all weights are scaled.
 #[inline]
 pub(crate) fn best_move(
     partition: &Partition,
@@ -34,26 +85,23 @@ pub(crate) fn best_move(
     if partition.counts[j] <= 1 {
         return None;
     }
-    let self_term = weight * weight * diagonal;
-    let (q_j, s_j) = (partition.terms[j], partition.sizes[j]);
-    let leave_gain =
-        (q_j - 2.0 * weight * partition.sum(j, i) + self_term) / (s_j - weight) - q_j / s_j;
-    let mut best: Option<(usize, f64)> = None;
+    let s_j = partition.sizes[j];
+    let leave = s_j / (s_j - weight);
+    let (d_j, e_j) = distance_to_mean(partition, j, i, diagonal);
+    let mut best: Option<(usize, f64, f64)> = None;
     for l in (0..partition.k).filter(|&l| l != j) {
-        let (q_l, s_l) = (partition.terms[l], partition.sizes[l]);
-        let join_gain =
-            (q_l + 2.0 * weight * partition.sum(l, i) + self_term) / (s_l + weight) - q_l / s_l;
-        let delta = join_gain + leave_gain;
-        if best.is_none_or(|(_, d)| delta > d) {
-            best = Some((l, delta));
+        let s_l = partition.sizes[l];
+        let join = s_l / (s_l + weight);
+        let (d_l, e_l) = distance_to_mean(partition, l, i, diagonal);
+        let cost = join * d_l;
+        if best.is_none_or(|(_, c, _)| cost < c) {
+            best = Some((l, cost, join * e_l));
         }
     }
-    best.map(|(l, delta)| {
-        // Every term scales like the weights (Q ~ w², s ~ w), so the tolerance does too.
-        let s_l = partition.sizes[l];
-        let scale =
-            (q_j / s_j).abs() + (partition.terms[l] / s_l).abs() + self_term.abs() / (s_l + weight);
-        (l, delta, RELATIVE_TOLERANCE * scale)
+    best.map(|(l, cost, magnitude)| {
+        let delta = weight * (leave * d_j - cost);
+        let tolerance = GAIN_TOLERANCE * weight * (leave * e_j + magnitude);
+        (l, delta, tolerance)
     })
 }
 
@@ -64,7 +112,7 @@ pub(crate) fn run<K: Kernel>(
     partition: &mut Partition<'_>,
     max_iter: usize,
     control: &Control,
-    start: usize,
+    reporting: Reporting,
 ) -> Result<SweepStats> {
     let n = kernel.n();
     let mut history = vec![partition.objective()];
@@ -90,12 +138,7 @@ pub(crate) fn run<K: Kernel>(
         n_moves += moves_in_sweep;
         let objective = partition.objective();
         history.push(objective);
-        control.report(Progress {
-            start,
-            sweep: n_iter,
-            moves_in_sweep,
-            objective,
-        })?;
+        control.report(reporting.event(n_iter, moves_in_sweep, objective))?;
         if moves_in_sweep == 0 {
             converged = true;
             break;

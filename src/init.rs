@@ -2,7 +2,7 @@
 //! k-means++ in the kernel's feature space (SPEC, "Initialisation").
 
 use crate::control::Control;
-use crate::error::{KGroupsError, Result};
+use crate::error::{try_filled, KGroupsError, Result};
 use crate::kernel::Kernel;
 use crate::rng::Rng;
 
@@ -56,17 +56,40 @@ pub fn validate_labels(labels: &[usize], n: usize, k: usize) -> Result<()> {
 }
 
 /// Uniform random labels in `0..k`, with a random point placed in each cluster first so that
-/// none is empty (`k <= n`).
-pub fn random_labels(n: usize, k: usize, rng: &mut Rng) -> Vec<usize> {
-    let mut labels: Vec<usize> = (0..n).map(|_| rng.below(k)).collect();
-    // A partial Fisher–Yates shuffle picks k distinct points, one per cluster.
-    let mut order: Vec<usize> = (0..n).collect();
-    for (cluster, position) in (0..k).enumerate() {
-        let pick = position + rng.below(n - position);
-        order.swap(position, pick);
-        labels[order[position]] = cluster;
+/// none is empty. Errors unless `1 <= k <= n`.
+///
+/// ```
+/// use kgroups::{init::random_labels, rng::Rng};
+/// let labels = random_labels(5, 3, &mut Rng::new(0))?;
+/// assert!((0..3).all(|l| labels.contains(&l)));
+/// assert!(random_labels(2, 3, &mut Rng::new(0)).is_err());
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+pub fn random_labels(n: usize, k: usize, rng: &mut Rng) -> Result<Vec<usize>> {
+    check_k(n, k)?;
+    let mut labels = try_filled(n, 0, "n", "the labels")?;
+    for label in labels.iter_mut() {
+        *label = rng.below(k).unwrap_or(0);
     }
-    labels
+    // k distinct points, one per cluster.
+    let anchors = rng.distinct(n, k).unwrap_or_default();
+    for (cluster, &point) in anchors.iter().enumerate() {
+        labels[point] = cluster;
+    }
+    Ok(labels)
+}
+
+/// `1 <= k <= n`, the range every initialisation needs.
+fn check_k(n: usize, k: usize) -> Result<()> {
+    if k < 1 || k > n {
+        return Err(KGroupsError::invalid(
+            "k",
+            format!(
+                "k = {k} is out of range; the number of clusters must satisfy 1 <= k <= n = {n}"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Weighted greedy k-means++ in feature space (as scikit-learn: the best of
@@ -116,6 +139,16 @@ fn seed_centres<K: Kernel>(
     control: &Control,
 ) -> Result<(Vec<usize>, Vec<usize>)> {
     let n = kernel.n();
+    check_k(n, k)?;
+    if weights.len() != n {
+        return Err(KGroupsError::invalid(
+            "weights",
+            format!(
+                "weights have length {} but there are n = {n} points",
+                weights.len()
+            ),
+        ));
+    }
     let diagonal: Vec<f64> = (0..n).map(|i| kernel.diagonal(i)).collect();
     let distances_to = |c: usize, out: &mut Vec<f64>| {
         let g_cc = diagonal[c];
@@ -152,7 +185,10 @@ fn seed_centres<K: Kernel>(
                 // Every remaining point coincides with a centre: take any non-centre point.
                 None => {
                     let free: Vec<usize> = (0..n).filter(|&i| !is_centre[i]).collect();
-                    free[rng.below(free.len())]
+                    match rng.below(free.len()) {
+                        Some(f) => free[f],
+                        None => break,
+                    }
                 }
             };
             distances_to(pick, &mut candidate);
@@ -191,7 +227,7 @@ mod tests {
     fn random_labels_fill_every_cluster() {
         let mut rng = Rng::new(5);
         for k in 1..=6 {
-            let labels = random_labels(6, k, &mut rng);
+            let labels = random_labels(6, k, &mut rng).unwrap();
             assert!(validate_labels(&labels, 6, k).is_ok());
         }
     }

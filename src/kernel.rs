@@ -6,7 +6,7 @@
 //! fly from data implement it in their own modules.
 
 use crate::control::Control;
-use crate::error::{KGroupsError, Result};
+use crate::error::{out_of_memory, try_filled_uninit, KGroupsError, Result};
 use rayon::prelude::*;
 
 /// Element type of a dense kernel matrix: `f64` or `f32`. Arithmetic is always done in `f64`.
@@ -15,7 +15,7 @@ pub trait KernelElement: Copy + Send + Sync + 'static {
     fn widen(self) -> f64;
     /// Round from `f64` (for matrices this crate writes).
     fn narrow(value: f64) -> Self;
-    /// Relative tolerance of the symmetry check for this precision.
+    /// Relative tolerance of the symmetry rule ([`crate::symmetry`]) for this precision.
     const SYMMETRY_TOLERANCE: f64;
 }
 
@@ -100,7 +100,9 @@ pub trait Kernel: Sync {
     ///
     /// One pass over the kernel, parallel over rows. The result is the same for any number
     /// of threads: each row's sums are computed by one thread in a fixed order. Stops with
-    /// [`crate::KGroupsError::Interrupted`] when `control` is cancelled.
+    /// [`crate::KGroupsError::Interrupted`] when `control` is cancelled; errors when `labels`
+    /// or `weights` do not have length n, a label is not below `k`, or the n × k sums cannot
+    /// be allocated.
     fn cluster_sums(
         &self,
         labels: &[usize],
@@ -109,6 +111,7 @@ pub trait Kernel: Sync {
         control: &Control,
     ) -> Result<Vec<f64>> {
         let n = self.n();
+        check_cluster_sums_args(n, labels, weights, k)?;
         let mut point_major = vec![0.0; n * k];
         point_major
             .par_chunks_mut(k.max(1))
@@ -120,6 +123,43 @@ pub trait Kernel: Sync {
             })?;
         Ok(transpose_to_cluster_major(&point_major, n, k))
     }
+}
+
+/// The arguments of [`Kernel::cluster_sums`]: `labels` and `weights` of length `n`, every
+/// label below `k`, and room for the n × k sums (twice: point-major and cluster-major).
+pub(crate) fn check_cluster_sums_args(
+    n: usize,
+    labels: &[usize],
+    weights: &[f64],
+    k: usize,
+) -> Result<()> {
+    if labels.len() != n || weights.len() != n {
+        return Err(KGroupsError::invalid(
+            "labels",
+            format!(
+                "labels have length {} and weights {}, but the kernel has n = {n} points",
+                labels.len(),
+                weights.len()
+            ),
+        ));
+    }
+    if let Some(i) = labels.iter().position(|&l| l >= k) {
+        return Err(KGroupsError::invalid(
+            "labels",
+            format!("label {} at position {i} is not below k = {k}", labels[i]),
+        ));
+    }
+    let len = n
+        .checked_mul(k)
+        .and_then(|len| len.checked_mul(2))
+        .ok_or_else(|| out_of_memory::<f64>(usize::MAX, "k", "the n × k cluster sums"))?;
+    // Probe only: untouched memory costs nothing, the callers then allocate for real.
+    drop(try_filled_uninit::<f64>(
+        len,
+        "k",
+        "the n × k cluster sums",
+    )?);
+    Ok(())
 }
 
 /// Turn an `n × k` point-major matrix into `k × n` cluster-major.
@@ -143,13 +183,11 @@ pub struct DenseKernel<'a, T: KernelElement> {
     n: usize,
 }
 
-/// Row blocks of this many rows are checked for symmetry by one task.
-const SYMMETRY_BLOCK: usize = 64;
-
 impl<'a, T: KernelElement> DenseKernel<'a, T> {
     /// Borrow `data` (length `n * n`) as a kernel matrix after checking that it is square,
-    /// finite and symmetric within a relative tolerance: `|G_ab − G_ba| ≤ tol · (|G_ab| + |G_ba| +
-    /// max_i |G_ii|)` with tol = 1e-9 for f64 and 1e-5 for f32.
+    /// finite and symmetric by the crate's one rule ([`crate::symmetry`]):
+    /// `|G_ab − G_ba| ≤ tol · max(|G_ab|, |G_ba|, √|G_aa|·√|G_bb|)`, tol = 1e-9 for f64 and
+    /// 1e-5 for f32.
     ///
     /// ```
     /// use kgroups::DenseKernel;
@@ -159,7 +197,7 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
     /// ```
     pub fn new(data: &'a [T], n: usize) -> Result<Self> {
         let kernel = Self::trusting_symmetry(data, n)?;
-        kernel.check_finite_and_symmetric()?;
+        crate::symmetry::check_dense(data, n, "G")?;
         Ok(kernel)
     }
 
@@ -198,137 +236,6 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
     pub fn row(&self, i: usize) -> &'a [T] {
         &self.data[i * self.n..(i + 1) * self.n]
     }
-
-    fn check_finite_and_symmetric(&self) -> Result<()> {
-        let n = self.n;
-        let max_diagonal = (0..n)
-            .map(|i| self.data[i * n + i].widen().abs())
-            .fold(0.0_f64, f64::max);
-        let tolerance = T::SYMMETRY_TOLERANCE;
-        // Each task owns a block of rows and compares its upper-triangle tiles with the
-        // mirrored entries, read straight from the column (a tile's mirror is a few cache
-        // lines per row, all reused within the tile). The fast test is branch-free over
-        // four lanes so that it vectorises; only a tile that fails it is scanned again,
-        // entry by entry, to name the first offending entry.
-        let blocks = n.div_ceil(SYMMETRY_BLOCK);
-        let first_problem = (0..blocks)
-            .into_par_iter()
-            .map(|block| {
-                let rows = block * SYMMETRY_BLOCK..((block + 1) * SYMMETRY_BLOCK).min(n);
-                for col_start in (rows.start..n).step_by(SYMMETRY_BLOCK) {
-                    let cols = col_start..(col_start + SYMMETRY_BLOCK).min(n);
-                    if tile_is_bad(
-                        self.data,
-                        n,
-                        rows.clone(),
-                        cols.clone(),
-                        tolerance,
-                        max_diagonal,
-                    ) {
-                        for a in rows.clone() {
-                            for b in cols.clone() {
-                                for (i, j) in [(a, b), (b, a)] {
-                                    if !self.data[i * n + j].widen().is_finite() {
-                                        return Some(Problem::NotFinite(i, j));
-                                    }
-                                }
-                            }
-                        }
-                        for a in rows.clone() {
-                            for b in cols.clone().filter(|&b| b > a) {
-                                let (upper, lower) =
-                                    (self.data[a * n + b].widen(), self.data[b * n + a].widen());
-                                if (upper - lower).abs()
-                                    > tolerance * (upper.abs() + lower.abs() + max_diagonal)
-                                {
-                                    return Some(Problem::Asymmetric(a, b, upper, lower));
-                                }
-                            }
-                        }
-                    }
-                }
-                None
-            })
-            .find_first(|problem| problem.is_some())
-            .flatten();
-        match first_problem {
-            None => Ok(()),
-            Some(Problem::NotFinite(a, b)) => Err(KGroupsError::invalid(
-                "G",
-                format!(
-                    "the kernel matrix contains NaN or infinity (first at row {a}, column {b}); \
-                     all entries must be finite"
-                ),
-            )),
-            Some(Problem::Asymmetric(a, b, upper, lower)) => Err(KGroupsError::invalid(
-                "G",
-                format!(
-                    "the kernel matrix is not symmetric: G[{a}, {b}] = {upper:e} but G[{b}, {a}] = {lower:e} \
-                     (allowed relative difference {tolerance:e}); pass a symmetric matrix, e.g. (G + G.T) / 2"
-                ),
-            )),
-        }
-    }
-}
-
-enum Problem {
-    NotFinite(usize, usize),
-    Asymmetric(usize, usize, f64, f64),
-}
-
-/// `if a > b { a } else { b }`: compiles to a vector max (unlike `f64::max`, whose NaN rule
-/// blocks vectorisation); NaN is tracked separately by the caller.
-#[inline(always)]
-fn greater(a: f64, b: f64) -> f64 {
-    if a > b {
-        a
-    } else {
-        b
-    }
-}
-
-/// The fast test of one tile `rows × cols` of the upper triangle against its mirror: true when
-/// some entry pair is not finite or `|G_ab − G_ba| > tol · (|G_ab| + |G_ba| + max_diagonal)`.
-/// Exactly the rule of the entry-by-entry scan (`x − y > 0` iff `x > y` in IEEE arithmetic),
-/// over four independent lanes so that the loop vectorises.
-#[inline]
-fn tile_is_bad<T: KernelElement>(
-    data: &[T],
-    n: usize,
-    rows: std::ops::Range<usize>,
-    cols: std::ops::Range<usize>,
-    tolerance: f64,
-    max_diagonal: f64,
-) -> bool {
-    const LANES: usize = 4;
-    // excess: the largest |u − l| − allowed; non_finite: Σ (u·0 + l·0), which is exactly 0
-    // for finite pairs (however large) and NaN as soon as either entry is NaN or infinite.
-    let mut excess = [f64::NEG_INFINITY; LANES];
-    let mut non_finite = [0.0f64; LANES];
-    let mut check = |lane: usize, u: f64, l: f64| {
-        non_finite[lane] += u * 0.0 + l * 0.0;
-        let allowed = tolerance * ((u.abs() + l.abs()) + max_diagonal);
-        excess[lane] = greater(excess[lane], (u - l).abs() - allowed);
-    };
-    for a in rows {
-        let upper = &data[a * n + cols.start..a * n + cols.end];
-        let mut chunks = upper.chunks_exact(LANES);
-        let mut b = cols.start;
-        for u in &mut chunks {
-            // The mirror entries G[b.., a]: one cache line per row b, reused for the next a.
-            let l: [f64; LANES] = std::array::from_fn(|t| data[(b + t) * n + a].widen());
-            for t in 0..LANES {
-                check(t, u[t].widen(), l[t]);
-            }
-            b += LANES;
-        }
-        for u in chunks.remainder() {
-            check(0, u.widen(), data[b * n + a].widen());
-            b += 1;
-        }
-    }
-    let worst = excess.iter().fold(f64::NEG_INFINITY, |a, &b| greater(a, b));
-    non_finite.iter().any(|&v| v != 0.0) || worst > 0.0
 }
 
 /// Rows interleaved by the gathering cluster sums.
@@ -391,6 +298,7 @@ impl<T: KernelElement> Kernel for DenseKernel<'_, T> {
         control: &Control,
     ) -> Result<Vec<f64>> {
         let n = self.n;
+        check_cluster_sums_args(n, labels, weights, k)?;
         control.checkpoint()?;
         // Gather by label, GATHER_ROWS rows at a time: the rows' accumulator chains are
         // independent, so the adds overlap instead of waiting on each other.

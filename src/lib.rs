@@ -36,8 +36,10 @@ pub mod matrix_free;
 mod partition;
 pub mod restarts;
 pub mod rng;
+mod scale;
 pub mod sparse;
 pub mod stats;
+pub mod symmetry;
 
 #[cfg(feature = "python")]
 mod python;

@@ -10,9 +10,9 @@
 //! that cluster closest to its old centre stays in it (repeated until no cluster is empty).
 //! Either way the cost cannot increase, so `W` never increases for a PSD kernel.
 
-use crate::control::{Control, Progress};
+use crate::control::Control;
 use crate::error::Result;
-use crate::hartigan::{SweepStats, CHECK_EVERY_POINTS, RELATIVE_TOLERANCE};
+use crate::hartigan::{Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERANCE};
 use crate::kernel::Kernel;
 use crate::partition::Partition;
 use rayon::prelude::*;
@@ -51,7 +51,7 @@ fn best_cluster(partition: &Partition, i: usize) -> usize {
         }
     }
     if best != current
-        && current_cost - best_cost > RELATIVE_TOLERANCE * (magnitude(current) + magnitude(best))
+        && current_cost - best_cost > GAIN_TOLERANCE * (magnitude(current) + magnitude(best))
     {
         best
     } else {
@@ -67,7 +67,7 @@ pub(crate) fn run<'a, K: Kernel>(
     variant: LloydVariant,
     max_iter: usize,
     control: &Control,
-    start: usize,
+    reporting: Reporting,
 ) -> Result<SweepStats> {
     let mut history = vec![partition.objective()];
     let mut n_moves = 0;
@@ -83,12 +83,7 @@ pub(crate) fn run<'a, K: Kernel>(
         n_moves += moves_in_sweep;
         let objective = partition.objective();
         history.push(objective);
-        control.report(Progress {
-            start,
-            sweep: n_iter,
-            moves_in_sweep,
-            objective,
-        })?;
+        control.report(reporting.event(n_iter, moves_in_sweep, objective))?;
         if moves_in_sweep == 0 {
             converged = true;
             break;

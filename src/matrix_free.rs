@@ -12,7 +12,7 @@ use crate::gram::{
     block_range, for_each_block_pair, semimetric_to_origin, squared_distances_to_transposed,
     transpose_rows, wide_vectors, Points, Semimetric,
 };
-use crate::kernel::{transpose_to_cluster_major, Kernel};
+use crate::kernel::{check_cluster_sums_args, transpose_to_cluster_major, Kernel};
 use rayon::prelude::*;
 
 /// Rows are computed and consumed in chunks of this many entries (fits in L1/L2).
@@ -166,6 +166,7 @@ impl Kernel for DataKernel<'_> {
         control: &Control,
     ) -> Result<Vec<f64>> {
         let n = self.n();
+        check_cluster_sums_args(n, labels, weights, k)?;
         let blocks = n.div_ceil(SUMS_BLOCK);
         // Per block, its points' sums, point-major (`len × k`).
         let mut block_sums: Vec<Vec<f64>> = (0..blocks)

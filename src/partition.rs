@@ -8,8 +8,8 @@
 //! `S_l = Σ_{y∈C_l} w_y φ_y`, so that `m_l(i) = φ_i · S_l` costs O(m) and a move O(m).
 
 use crate::control::Control;
-use crate::error::{KGroupsError, Result};
-use crate::kernel::Kernel;
+use crate::error::{try_filled, KGroupsError, Result};
+use crate::kernel::{check_cluster_sums_args, Kernel};
 
 /// A partition of the points together with the sums that make evaluating a point O(k).
 /// Where `m_l(i)` comes from.
@@ -42,6 +42,10 @@ pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     }
     (acc[0] + acc[2]) + (acc[1] + acc[3]) + tail
 }
+
+/// Two cluster means whose squared distance is below this times the magnitude of the terms
+/// it is computed from coincide (a few thousand units of rounding).
+const COINCIDENT_MEANS: f64 = 1e-12;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Partition<'a> {
@@ -76,7 +80,8 @@ impl<'a> Partition<'a> {
                 (ClusterSums::PerPoint(sums), check)
             }
             Some((features, m)) => {
-                let mut sums = vec![0.0; k * m];
+                check_cluster_sums_args(n, &labels, weights, k)?;
+                let mut sums = try_filled(k * m, 0.0, "k", "the k cluster feature sums")?;
                 for (i, (&label, &w)) in labels.iter().zip(weights).enumerate() {
                     let target = &mut sums[label * m..(label + 1) * m];
                     for (s, f) in target.iter_mut().zip(&features[i * m..(i + 1) * m]) {
@@ -138,6 +143,42 @@ impl<'a> Partition<'a> {
     /// `Q = Σ_l Q_l / s_l`.
     pub fn objective(&self) -> f64 {
         self.terms.iter().zip(&self.sizes).map(|(q, s)| q / s).sum()
+    }
+
+    /// The number of distinct cluster means: `‖μ_a − μ_b‖² = Q_a/s_a² + Q_b/s_b² − 2 C_ab/(s_a s_b)`
+    /// with `C_ab = Σ_{i∈C_a} w_i m_b(i)` is compared with the rounding of its terms. O(n·k)
+    /// (O(k²·m) for features).
+    pub fn distinct_means(&self, weights: &[f64]) -> Result<usize> {
+        let k = self.k;
+        let mut cross = try_filled(k * k, 0.0, "k", "the k × k products of the cluster means")?;
+        match &self.sums {
+            ClusterSums::PerPoint(sums) => {
+                for (i, (&a, &w)) in self.labels.iter().zip(weights).enumerate() {
+                    for b in 0..k {
+                        cross[a * k + b] += w * sums[b * self.n + i];
+                    }
+                }
+            }
+            ClusterSums::Features { sums, m, .. } => {
+                for a in 0..k {
+                    for b in 0..k {
+                        cross[a * k + b] =
+                            dot(&sums[a * m..(a + 1) * m], &sums[b * m..(b + 1) * m]);
+                    }
+                }
+            }
+        }
+        // Cluster b is a new mean unless it coincides with an earlier one.
+        let norm = |a: usize| self.terms[a] / (self.sizes[a] * self.sizes[a]);
+        Ok((0..k)
+            .filter(|&b| {
+                (0..b).all(|a| {
+                    let c = 2.0 * cross[a * k + b] / (self.sizes[a] * self.sizes[b]);
+                    let distance = norm(a) + norm(b) - c;
+                    distance > COINCIDENT_MEANS * (norm(a).abs() + norm(b).abs() + c.abs())
+                })
+            })
+            .count())
     }
 
     /// `m_l(i)`.

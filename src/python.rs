@@ -153,6 +153,7 @@ fn clustering_to_py<'py>(
         c.converged,
         c.objective_history.into_pyarray(py),
         c.cluster_terms.into_pyarray(py),
+        c.n_distinct_clusters,
     )
         .into_pyobject(py)
 }
@@ -812,15 +813,8 @@ fn select_landmarks<'py>(
     let semimetric = parse_semimetric(semimetric, alpha, sigma, Some(&points))?;
     let mut rng = Rng::new(seed);
     let chosen: Vec<usize> = match method {
-        "uniform" => {
-            let mut order: Vec<usize> = (0..n).collect();
-            for position in 0..m {
-                let pick = position + rng.below(n - position);
-                order.swap(position, pick);
-            }
-            order.truncate(m);
-            order
-        }
+        // m <= n was checked above.
+        "uniform" => rng.distinct(n, m).unwrap_or_default(),
         "k-means++" => run_detached(py, n_threads, None, |control| {
             let kernel = DataKernel::new(points, semimetric)?;
             control.checkpoint()?;

@@ -3,13 +3,14 @@
 //! the same for any number of threads.
 
 use crate::control::Control;
-use crate::error::{KGroupsError, Result};
-use crate::hartigan;
+use crate::error::{try_filled, KGroupsError, Result};
+use crate::hartigan::{self, Reporting};
 use crate::init::{kmeans_plus_plus, random_labels, validate_labels, Init};
 use crate::kernel::Kernel;
 use crate::lloyd::{self, LloydVariant};
 use crate::partition::Partition;
 use crate::rng::{derive_seeds, Rng};
+use crate::scale::{binary_exponent, times_pow2};
 use rayon::prelude::*;
 
 /// The largest number of starts accepted (each start's seed is derived up front).
@@ -79,9 +80,14 @@ pub struct Clustering {
     pub cluster_terms: Vec<f64>,
     /// Which start (0-based) produced this result.
     pub best_start: usize,
+    /// The number of distinct cluster means: clusters whose feature-space means coincide
+    /// (up to rounding) count once. Fewer than k means the data have fewer than k distinct
+    /// points, or that the local search ended with clusters on top of each other.
+    pub n_distinct_clusters: usize,
 }
 
-fn validate<K: Kernel>(kernel: &K, k: usize, options: &Options) -> Result<Vec<f64>> {
+/// Checks the options against the kernel; returns the weights scaled by `2^-e`, and `e`.
+fn validate<K: Kernel>(kernel: &K, k: usize, options: &Options) -> Result<(Vec<f64>, i32)> {
     let n = kernel.n();
     if n == 0 {
         return Err(KGroupsError::invalid("G", "there are no points (n = 0)"));
@@ -122,30 +128,53 @@ fn validate<K: Kernel>(kernel: &K, k: usize, options: &Options) -> Result<Vec<f6
             ));
         }
     }
-    match options.weights {
-        None => Ok(vec![1.0; n]),
-        Some(weights) => {
-            if weights.len() != n {
-                return Err(KGroupsError::invalid(
-                    "weights",
-                    format!(
-                        "weights have length {} but there are n = {n} points",
-                        weights.len()
-                    ),
-                ));
-            }
-            if let Some(i) = weights.iter().position(|w| !(w.is_finite() && *w > 0.0)) {
-                return Err(KGroupsError::invalid(
-                    "weights",
-                    format!(
-                        "weights[{i}] = {} but every weight must be finite and > 0",
-                        weights[i]
-                    ),
-                ));
-            }
-            Ok(weights.to_vec())
-        }
+    let weights = match options.weights {
+        None => return Ok((vec![1.0; n], 0)),
+        Some(weights) => weights,
+    };
+    if weights.len() != n {
+        return Err(KGroupsError::invalid(
+            "weights",
+            format!(
+                "weights have length {} but there are n = {n} points",
+                weights.len()
+            ),
+        ));
     }
+    if let Some(i) = weights.iter().position(|w| !(w.is_finite() && *w > 0.0)) {
+        return Err(KGroupsError::invalid(
+            "weights",
+            format!(
+                "weights[{i}] = {} but every weight must be finite and > 0",
+                weights[i]
+            ),
+        ));
+    }
+    normalised_weights(weights)
+}
+
+/// The weights times an exact power of two `2^-e` that brings the largest into `[1, 2)`,
+/// and `e`. The partition does not depend on a common scale of the weights, while `w_a w_b`
+/// and the sums built from them would overflow or underflow for extreme scales; results are
+/// scaled back by `2^e` (exactly, as long as they are representable).
+fn normalised_weights(weights: &[f64]) -> Result<(Vec<f64>, i32)> {
+    let largest = weights.iter().fold(0.0f64, |m, &w| m.max(w));
+    let e = binary_exponent(largest);
+    let mut scaled = try_filled(weights.len(), 0.0, "weights", "the point weights")?;
+    for (s, &w) in scaled.iter_mut().zip(weights) {
+        *s = times_pow2(w, -e);
+    }
+    if let Some(i) = scaled.iter().position(|w| !w.is_normal()) {
+        return Err(KGroupsError::invalid(
+            "weights",
+            format!(
+                "weights[{i}] = {:e} is too small beside the largest weight {largest:e}: their ratio \
+                 is beyond the range of f64; drop such points or give them a larger weight",
+                weights[i]
+            ),
+        ));
+    }
+    Ok((scaled, e))
 }
 
 /// Cluster the points of `kernel` into `k` groups.
@@ -166,7 +195,7 @@ pub fn fit<K: Kernel>(
     options: &Options,
     control: &Control,
 ) -> Result<Clustering> {
-    let weights = validate(kernel, k, options)?;
+    let (weights, exponent) = validate(kernel, k, options)?;
     let seeds = derive_seeds(options.seed, options.n_init);
     // Reduce as results arrive (memory O(threads · n), not O(n_init · n)). The choice is a
     // total order — larger objective, then lower start index — so it does not depend on
@@ -174,14 +203,56 @@ pub fn fit<K: Kernel>(
     let best = seeds
         .par_iter()
         .enumerate()
-        .map(|(start, &seed)| run_start(kernel, k, options, &weights, seed, start, control))
+        .map(|(start, &seed)| {
+            let reporting = Reporting {
+                start,
+                weight_exponent: exponent,
+            };
+            run_start(kernel, k, options, &weights, reporting, seed, control)
+        })
         .try_reduce_with(|a, b| {
             let a_wins = a.objective > b.objective
                 || (a.objective == b.objective && a.best_start < b.best_start);
             Ok(if a_wins { a } else { b })
         })
         .transpose()?;
-    best.ok_or_else(|| KGroupsError::Internal("no start produced a result".into()))
+    let best = best.ok_or_else(|| KGroupsError::Internal("no start produced a result".into()))?;
+    scale_back(best, exponent)
+}
+
+/// The result for the caller's weights, from the result for the weights scaled by `2^-e`:
+/// `Q`, `W` and the history scale by `2^e`, each `Q_l` by `2^(2e)`.
+fn scale_back(mut result: Clustering, e: i32) -> Result<Clustering> {
+    if e == 0 {
+        return Ok(result);
+    }
+    result.objective = times_pow2(result.objective, e);
+    result.within = times_pow2(result.within, e);
+    result
+        .objective_history
+        .iter_mut()
+        .for_each(|q| *q = times_pow2(*q, e));
+    // Q_l scales like the square of the weights: it must neither overflow nor lose its
+    // digits below the normal range.
+    let mut terms_representable = true;
+    for q in result.cluster_terms.iter_mut() {
+        let scaled = times_pow2(*q, 2 * e);
+        terms_representable &= scaled.is_finite() && (*q == 0.0 || scaled.is_normal());
+        *q = scaled;
+    }
+    let finite = terms_representable
+        && result.objective.is_finite()
+        && result.within.is_finite()
+        && result.objective_history.iter().all(|q| q.is_finite());
+    if !finite {
+        return Err(KGroupsError::invalid(
+            "weights",
+            "the weights are so large or so small that the objective or the cluster terms \
+             Q_l = Σ w_a w_b G_ab are beyond the range of f64; multiply all weights by a common \
+             factor that brings them nearer 1 (the labels do not change)",
+        ));
+    }
+    Ok(result)
 }
 
 fn run_start<K: Kernel>(
@@ -189,15 +260,16 @@ fn run_start<K: Kernel>(
     k: usize,
     options: &Options,
     weights: &[f64],
+    reporting: Reporting,
     seed: u64,
-    start: usize,
     control: &Control,
 ) -> Result<Clustering> {
+    let start = reporting.start;
     control.checkpoint()?;
     let mut rng = Rng::new(seed);
     let labels = match options.init {
         Init::Labels(labels) => labels.to_vec(),
-        Init::Random => random_labels(kernel.n(), k, &mut rng),
+        Init::Random => random_labels(kernel.n(), k, &mut rng)?,
         Init::KMeansPlusPlus => kmeans_plus_plus(kernel, k, weights, &mut rng, control)?,
     };
     validate_labels(&labels, kernel.n(), k).map_err(|e| {
@@ -212,7 +284,7 @@ fn run_start<K: Kernel>(
             &mut partition,
             options.max_iter,
             control,
-            start,
+            reporting,
         )?,
         Algorithm::Lloyd(variant) => lloyd::run(
             kernel,
@@ -221,10 +293,11 @@ fn run_start<K: Kernel>(
             variant,
             options.max_iter,
             control,
-            start,
+            reporting,
         )?,
     };
     let objective = partition.objective();
+    let n_distinct_clusters = partition.distinct_means(weights)?;
     let trace: f64 = (0..kernel.n())
         .map(|i| weights[i] * kernel.diagonal(i))
         .sum();
@@ -238,5 +311,6 @@ fn run_start<K: Kernel>(
         converged: stats.converged,
         objective_history: stats.objective_history,
         best_start: start,
+        n_distinct_clusters,
     })
 }

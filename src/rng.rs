@@ -41,7 +41,8 @@ pub fn derive_seeds(seed: u64, count: usize) -> Vec<u64> {
 /// let mut rng = Rng::new(1);
 /// let x = rng.next_f64();
 /// assert!((0.0..1.0).contains(&x));
-/// assert!(rng.below(10) < 10);
+/// assert!(rng.below(10).unwrap() < 10);
+/// assert_eq!(rng.below(0), None);
 /// ```
 #[derive(Debug, Clone)]
 pub struct Rng {
@@ -79,17 +80,44 @@ impl Rng {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
-    /// Uniform integer in `0..bound` (`bound > 0`), without modulo bias (Lemire's method).
-    pub fn below(&mut self, bound: usize) -> usize {
-        debug_assert!(bound > 0);
+    /// Uniform integer in `0..bound` without modulo bias (Lemire's method); `None` when
+    /// `bound = 0` (the range is empty).
+    pub fn below(&mut self, bound: usize) -> Option<usize> {
+        if bound == 0 {
+            return None;
+        }
         let bound = bound as u64;
         loop {
             let m = (self.next_u64() as u128) * (bound as u128);
             let low = m as u64;
             if low >= bound.wrapping_neg() % bound {
-                return (m >> 64) as usize;
+                return Some((m >> 64) as usize);
             }
         }
+    }
+
+    /// `m` distinct indices drawn uniformly from `0..n`, in the order drawn (a partial
+    /// Fisher–Yates shuffle); `None` when `m > n`. O(n) memory.
+    ///
+    /// ```
+    /// use kgroups::rng::Rng;
+    /// let mut picked = Rng::new(5).distinct(10, 4).unwrap();
+    /// picked.sort();
+    /// picked.dedup();
+    /// assert_eq!(picked.len(), 4);
+    /// assert!(Rng::new(5).distinct(3, 4).is_none());
+    /// ```
+    pub fn distinct(&mut self, n: usize, m: usize) -> Option<Vec<usize>> {
+        if m > n {
+            return None;
+        }
+        let mut order: Vec<usize> = (0..n).collect();
+        for position in 0..m {
+            let pick = position + self.below(n - position)?;
+            order.swap(position, pick);
+        }
+        order.truncate(m);
+        Some(order)
     }
 
     /// Index drawn with probability proportional to `weights[i]` (non-negative, finite).
@@ -125,7 +153,7 @@ mod tests {
         let mut rng = Rng::new(3);
         let mut counts = [0usize; 5];
         for _ in 0..50_000 {
-            counts[rng.below(5)] += 1;
+            counts[rng.below(5).unwrap()] += 1;
         }
         for c in counts {
             assert!((9_000..11_000).contains(&c), "{counts:?}");

@@ -6,6 +6,7 @@
 
 use crate::error::{KGroupsError, Result};
 use crate::kernel::{Kernel, KernelElement};
+use crate::symmetry::{asymmetry_error, pair_is_symmetric};
 use rayon::prelude::*;
 
 /// Index type of a CSR matrix: `i32`, `i64` (scipy's choices) or `usize`.
@@ -138,6 +139,7 @@ impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
             return Ok(());
         }
         let tolerance = T::SYMMETRY_TOLERANCE;
+        let roots: Vec<f64> = (0..self.n).map(|i| self.entry(i, i).abs().sqrt()).collect();
         let problem = (0..self.n)
             .into_par_iter()
             .map(|i| {
@@ -147,14 +149,14 @@ impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
                     if !value.is_finite() {
                         return Some((i, j, value, f64::NAN, true));
                     }
-                    if j > i {
-                        let mirror = self.entry(j, i);
-                        if (value - mirror).abs() > tolerance * value.abs().max(mirror.abs()) {
-                            return Some((i, j, value, mirror, false));
-                        }
-                    } else if j < i && self.entry(j, i) == 0.0 && value != 0.0 {
-                        // Stored below the diagonal with no stored mirror above it.
-                        return Some((i, j, value, 0.0, false));
+                    // Pairs with both entries stored are judged once, from the upper one; a
+                    // lower entry whose mirror is missing (0) is judged from the lower side.
+                    let mirror = self.entry(j, i);
+                    let judged_here = j > i || (j < i && mirror == 0.0);
+                    if judged_here
+                        && !pair_is_symmetric(value, mirror, roots[i], roots[j], tolerance)
+                    {
+                        return Some((i, j, value, mirror, false));
                     }
                 }
                 None
@@ -167,13 +169,14 @@ impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
                 "G",
                 format!("the sparse matrix stores NaN or infinity at ({i}, {j}); all values must be finite"),
             )),
-            Some((i, j, value, mirror, false)) => Err(KGroupsError::invalid(
+            Some((i, j, value, mirror, false)) => Err(asymmetry_error(
                 "G",
-                format!(
-                    "the sparse matrix is not symmetric: G[{i}, {j}] = {value:e} but G[{j}, {i}] = {mirror:e} \
-                     (allowed relative difference {tolerance:e}; a missing entry is 0); pass a symmetric \
-                     matrix, e.g. (A + A.T) / 2"
-                ),
+                i,
+                j,
+                value,
+                mirror,
+                tolerance,
+                "(A + A.T) / 2",
             )),
         }
     }

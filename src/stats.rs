@@ -28,9 +28,10 @@ use rayon::prelude::*;
 use crate::control::Control;
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::gram::{
-    check_finite_matrix, check_square, check_symmetric, max_abs, squared_distances_to_transposed,
-    validate_semimetric_matrix, Points, Semimetric,
+    check_square, max_abs, squared_distances_to_transposed, validate_semimetric_matrix, Points,
+    Semimetric,
 };
+use crate::scale::binary_exponent;
 
 /// Semimetric values of one row evaluated at once, into a buffer on the stack.
 const CHUNK: usize = 512;
@@ -71,9 +72,8 @@ pub enum PairwiseSource<'a> {
         n: usize,
     },
     /// A row-major n×n Gram matrix G: ρ(a,b) = G_aa + G_bb − 2G_ab (must be finite and
-    /// symmetric within the tolerance of [`crate::gram::gram_from_semimetric`]; its upper
-    /// triangle is used; any finite magnitude, ρ is evaluated without overflow). Errors name
-    /// `"G"`.
+    /// symmetric by the rule of [`crate::symmetry`]; its upper triangle is used; any finite
+    /// magnitude, ρ is evaluated without overflow). Errors name `"G"`.
     GramF64 {
         /// The matrix, `n * n` values.
         g: &'a [f64],
@@ -111,8 +111,7 @@ impl PairwiseSource<'_> {
             PairwiseSource::Semimetric { r, n } => validate_semimetric_matrix(r, n, "R"),
             PairwiseSource::GramF64 { g, n } => {
                 check_square(g.len(), n, "G")?;
-                check_finite_matrix(g, n, "G")?;
-                check_symmetric(g, n, "G")
+                crate::symmetry::check_dense(g, n, "G")
             }
         }
     }
@@ -150,20 +149,6 @@ fn scale_by_pow2(x: f64, e: i32) -> f64 {
         }
     }
     y * pow2(e)
-}
-
-/// `e` with 2^e <= x < 2^(e+1), for finite x > 0 (0 for x = 0).
-fn binary_exponent(x: f64) -> i32 {
-    if x == 0.0 {
-        return 0;
-    }
-    let biased = ((x.to_bits() >> 52) & 0x7ff) as i32;
-    if biased == 0 {
-        // subnormal: 2^64 brings it into the normal range
-        binary_exponent(x * 18_446_744_073_709_551_616.0) - 64
-    } else {
-        biased - 1023
-    }
 }
 
 /// Points transposed (dim × n, row stride n), allocated fallibly; errors name `argument`.
@@ -1250,7 +1235,7 @@ mod tests {
         assert_invalid(
             stats_with_g(&PairwiseSource::GramF64 { g: &g, n: 2 }, &[0, 1], 2, None),
             "G",
-            "G must be symmetric",
+            "G is not symmetric",
         );
         assert_invalid(
             stats_with_g(&PairwiseSource::GramF64 { g: &g, n: 0 }, &[], 2, None),
@@ -1601,7 +1586,7 @@ mod tests {
     }
 
     #[test]
-    fn power_of_two_helpers() {
+    fn scale_by_pow2_is_exact_for_any_exponent() {
         for (x, e) in [
             (1.5, 0),
             (1.0, 1023),
@@ -1621,13 +1606,5 @@ mod tests {
         assert_eq!(scale_by_pow2(1.0, -1074), f64::from_bits(1));
         assert_eq!(scale_by_pow2(1.0, 1024), f64::INFINITY);
         assert_eq!(scale_by_pow2(1.0, -1075), 0.0);
-        assert_eq!(binary_exponent(1.0), 0);
-        assert_eq!(binary_exponent(0.75), -1);
-        assert_eq!(binary_exponent(f64::MAX), 1023);
-        assert_eq!(binary_exponent(f64::from_bits(1)), -1074);
-        assert_eq!(
-            binary_exponent(3e-320),
-            binary_exponent(3e-320 * 2f64.powi(100)) - 100
-        );
     }
 }

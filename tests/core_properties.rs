@@ -44,7 +44,7 @@ fn random_weights(n: usize, seed: u64) -> Vec<f64> {
 
 fn random_labels(n: usize, k: usize, seed: u64) -> Vec<usize> {
     let mut rng = Rng::new(seed ^ 0x1234);
-    let mut labels: Vec<usize> = (0..n).map(|_| rng.below(k)).collect();
+    let mut labels: Vec<usize> = (0..n).map(|_| rng.below(k).unwrap()).collect();
     for (c, label) in labels.iter_mut().take(k).enumerate() {
         *label = c;
     }

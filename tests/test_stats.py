@@ -467,7 +467,7 @@ def test_matrices_not_square() -> None:
 def test_asymmetric_G() -> None:
     G = kgroups_rs.energy_gram(X_OK)
     G[0, 7] += 1.0
-    with pytest.raises(ValueError, match=r"G must be symmetric: G\[0, 7\]"):
+    with pytest.raises(ValueError, match=r"G is not symmetric: G\[0, 7\]"):
         kgroups_rs.energy_statistics(LABELS, G=G)
 
 

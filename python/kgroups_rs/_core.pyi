@@ -8,7 +8,8 @@ import numpy.typing as npt
 __version__: str
 
 ProgressCallback = Callable[[int, int, int, float], None]
-# labels, objective, within, n_iter, n_moves, converged, objective_history, cluster_terms
+# labels, objective, within, n_iter, n_moves, converged, objective_history, cluster_terms,
+# n_distinct_clusters
 ClusterTuple = tuple[
     npt.NDArray[np.int64],
     float,
@@ -18,6 +19,7 @@ ClusterTuple = tuple[
     bool,
     npt.NDArray[np.float64],
     npt.NDArray[np.float64],
+    int,
 ]
 
 def cluster_dense(

@@ -41,6 +41,10 @@ class ClusteringResult:
         (cluster ``j`` holds ``thresholds[j-1] < x <= thresholds[j]``).
     approximate : bool
         True when the result optimises an approximation of the kernel (Nyström).
+    n_distinct_clusters : int or None
+        The number of distinct cluster means in feature space (clusters whose means coincide,
+        up to rounding, count once). Below ``k`` when the data hold fewer than ``k`` distinct
+        points; a :class:`ConvergenceWarning` says so. None where not computed (1-D solver).
     """
 
     labels: npt.NDArray[np.int64]
@@ -57,6 +61,7 @@ class ClusteringResult:
     )
     thresholds: Optional[npt.NDArray[np.float64]] = None
     approximate: bool = False
+    n_distinct_clusters: Optional[int] = None
 
     @property
     def n_clusters(self) -> int:

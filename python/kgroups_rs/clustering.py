@@ -20,6 +20,7 @@ from ._validation import (
     check_n_threads,
     seed_from_random_state,
 )
+from .exceptions import warn_if_degenerate
 
 #: ``progress(start, sweep, moves_in_sweep, objective)``, called after every sweep.
 ProgressCallback = Callable[[int, int, int, float], None]
@@ -77,7 +78,8 @@ def run_clustering(
         n_threads=n_threads,
         progress=progress,
     )
-    labels_out, objective, within, n_iter, n_moves, converged, history, terms = out
+    labels_out, objective, within, n_iter, n_moves, converged, history, terms, distinct = out
+    warn_if_degenerate(k, max_iter, bool(converged), int(distinct), stacklevel=3)
     return ClusteringResult(
         labels=labels_out,
         objective=float(objective),
@@ -88,6 +90,7 @@ def run_clustering(
         objective_history=np.asarray(history, dtype=np.float64),
         cluster_terms=np.asarray(terms, dtype=np.float64),
         approximate=approximate,
+        n_distinct_clusters=int(distinct),
     )
 
 

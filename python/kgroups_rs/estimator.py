@@ -196,7 +196,11 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
             raise ValueError("sample_weight must be non-negative")
         if not np.any(w > 0):
             raise ValueError("sample_weight is zero for every sample; at least one weight must be positive")
-        return w
+        # The clustering does not depend on a common scale of the weights, while the cluster
+        # terms sum_ab w_a w_b K_ab would overflow or underflow for extreme scales: divide by
+        # a power of two near the largest weight (exact, so results do not change otherwise).
+        scaled: _Float = np.ldexp(w, -int(np.frexp(w.max())[1]))
+        return scaled
 
     def _storage(self, n_fit: int) -> str:
         """``"dense"`` or ``"matrix-free"``: how ``fit`` holds the training kernel."""

@@ -1,0 +1,247 @@
+"""Trust on real data: results that say they are right are right.
+
+Data far from the origin, extreme weight scales, the one symmetry rule, degenerate runs
+that must warn, and caller-sized allocations that must fail cleanly.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import kgroups_rs
+import numpy as np
+import numpy.typing as npt
+import pytest
+import scipy.sparse
+from kgroups_rs import ConvergenceWarning
+
+_Float = npt.NDArray[np.float64]
+
+
+def blobs(seed: int = 0) -> tuple[_Float, npt.NDArray[np.int64]]:
+    """Two well-separated Gaussian blobs of 150 points in 2-D."""
+    rng = np.random.default_rng(seed)
+    X = np.vstack([rng.normal(size=(150, 2)), rng.normal(size=(150, 2)) + 6.0])
+    return X, np.repeat([0, 1], 150)
+
+
+def centred_kernel(X: _Float) -> _Float:
+    """The double-centred energy kernel -1/2 J R J, computed from the unshifted data."""
+    R = np.sqrt(((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    J = np.eye(len(X)) - 1.0 / len(X)
+    return -0.5 * J @ R @ J
+
+
+def best_gains(G: _Float, labels: npt.NDArray[np.int64], w: _Float) -> _Float:
+    """For each point, the largest increase of Q = sum_j Q_j / s_j that moving it to another
+    cluster gives (-inf for a point alone in its cluster), by the direct formula."""
+    k = int(labels.max()) + 1
+    onehot = np.eye(k)[labels]
+    M = G @ (onehot * w[:, None])  # m_l(i)
+    s = onehot.T @ w
+    counts = onehot.sum(0)
+    Q = (onehot * M * w[:, None]).sum(0)
+    g = np.diag(G)
+    d = g[:, None] - 2.0 * M / s + Q / s**2  # ||phi_i - mu_l||^2
+    rows = np.arange(len(labels))
+    own = labels
+    leave = s[own] / (s[own] - w) * d[rows, own]
+    join = s[None, :] / (s[None, :] + w[:, None]) * d
+    gains = w[:, None] * (leave[:, None] - join)
+    gains[rows, own] = -np.inf
+    gains[counts[own] <= 1, :] = -np.inf
+    return gains.max(axis=1)
+
+
+def within(G: _Float, labels: npt.NDArray[np.int64], w: _Float) -> float:
+    k = int(labels.max()) + 1
+    onehot = np.eye(k)[labels] * w[:, None]
+    s = onehot.sum(0)
+    return float(w @ np.diag(G) - ((onehot.T @ G @ onehot).diagonal() / s).sum())
+
+
+OFFSETS = [0.0, 1e3, 1e6, 1e9]
+
+
+@pytest.mark.parametrize("offset", OFFSETS)
+@pytest.mark.parametrize("path", ["dense-origin", "dense-default", "from-data"])
+def test_far_from_origin_gives_the_unshifted_local_optimum(offset: float, path: str) -> None:
+    """Shifting the data changes neither W nor the partition: from the same initial labels
+    the result is the unshifted one, and a local optimum of the centred kernel."""
+    X, truth = blobs()
+    init = np.random.default_rng(1).integers(0, 2, size=len(X))
+    Xs = X + offset
+
+    def run(data: _Float) -> Any:
+        if path == "dense-origin":
+            return kgroups_rs.kernel_kgroups(kgroups_rs.energy_gram(data, base="origin"), 2, init)
+        if path == "dense-default":
+            return kgroups_rs.kernel_kgroups(kgroups_rs.energy_gram(data), 2, init)
+        return kgroups_rs.kernel_kgroups_from_data(data, 2, init)
+
+    reference, shifted = run(X), run(Xs)
+    assert shifted.converged
+    assert shifted.n_moves > 0
+    np.testing.assert_array_equal(shifted.labels, reference.labels)
+    assert kgroups_rs.clustering_accuracy(truth, shifted.labels) == 1.0
+    Gc = centred_kernel(X)
+    w = np.ones(len(X))
+    scale = float(np.mean(np.diag(Gc)))
+    assert best_gains(Gc, shifted.labels, w).max() <= 1e-9 * scale
+    # W = trace - Q: both carry the rounding of kernel entries as large as the offset.
+    rounding = 8 * len(X) * np.finfo(float).eps * offset * np.sqrt(2)
+    assert shifted.within == pytest.approx(within(Gc, shifted.labels, w), rel=1e-9, abs=rounding)
+
+
+def test_widely_spread_weights_far_from_origin_reach_a_local_optimum() -> None:
+    """Weights over 1e-4 .. 1e4 at offset 1e3: no improving move is refused, on any scale."""
+    X, _ = blobs(2)
+    rng = np.random.default_rng(3)
+    w = np.exp(rng.uniform(np.log(1e-4), np.log(1e4), size=len(X)))
+    init = rng.integers(0, 2, size=len(X))
+    G = kgroups_rs.energy_gram(X + 1e3, base="origin")
+    result = kgroups_rs.kernel_kgroups(G, 2, init, weights=w)
+    reference = kgroups_rs.kernel_kgroups(kgroups_rs.energy_gram(X, base="origin"), 2, init, weights=w)
+    np.testing.assert_array_equal(result.labels, reference.labels)
+    Gc = centred_kernel(X)
+    # Each point's gain is judged on its own scale, w_i times the kernel's size.
+    scale = float(np.mean(np.diag(Gc)))
+    assert np.all(best_gains(Gc, result.labels, w) <= 1e-9 * w * scale)
+
+
+@pytest.mark.parametrize("factor", [1e150, 1e-150, 3.7e100, 2.0**-400])
+@pytest.mark.parametrize("algorithm", ["hartigan", "lloyd"])
+def test_weights_of_any_scale_give_the_same_labels(factor: float, algorithm: str) -> None:
+    X, _ = blobs(4)
+    rng = np.random.default_rng(5)
+    w = rng.uniform(0.5, 2.0, size=len(X))
+    init = rng.integers(0, 2, size=len(X))
+    G = kgroups_rs.energy_gram(X)
+    fit = kgroups_rs.kernel_kgroups if algorithm == "hartigan" else kgroups_rs.kernel_kmeans
+    unit = fit(G, 2, init, weights=w)
+    scaled = fit(G, 2, init, weights=w * factor)
+    np.testing.assert_array_equal(scaled.labels, unit.labels)
+    assert np.isfinite(scaled.objective) and np.isfinite(scaled.within)
+    assert scaled.objective == pytest.approx(unit.objective * factor, rel=1e-12)
+    assert scaled.within == pytest.approx(unit.within * factor, rel=1e-9)
+    np.testing.assert_allclose(scaled.objective_history, unit.objective_history * factor, rtol=1e-12)
+    np.testing.assert_allclose(scaled.cluster_terms, unit.cluster_terms * factor**2, rtol=1e-12)
+
+
+@pytest.mark.parametrize("factor", [1e200, 1e-200])
+def test_weights_whose_cluster_terms_leave_the_range_of_f64_are_refused_clearly(factor: float) -> None:
+    """Q_l scales like the weights squared: 1e400 or 1e-400 is no f64, so say so."""
+    X, _ = blobs(4)
+    G = kgroups_rs.energy_gram(X)
+    with pytest.raises(ValueError, match="weights.*beyond the range of f64.*labels do not change"):
+        kgroups_rs.kernel_kgroups(G, 2, weights=np.full(len(X), factor))
+
+
+@pytest.mark.parametrize("factor", [1e200, 1e-200])
+def test_the_estimator_clusters_with_weights_of_any_scale(factor: float) -> None:
+    pytest.importorskip("sklearn")
+    X, _ = blobs(4)
+    w = np.random.default_rng(6).uniform(0.5, 2.0, size=len(X))
+    unit = kgroups_rs.KernelKGroups(n_clusters=2, random_state=0).fit(X, sample_weight=w)
+    scaled = kgroups_rs.KernelKGroups(n_clusters=2, random_state=0).fit(X, sample_weight=w * factor)
+    np.testing.assert_array_equal(scaled.labels_, unit.labels_)
+    np.testing.assert_array_equal(scaled.predict(X[:20]), unit.predict(X[:20]))
+
+
+def test_weights_whose_objective_overflows_are_refused_clearly() -> None:
+    G = kgroups_rs.energy_gram(blobs()[0])
+    w = np.full(300, 1e306)
+    with pytest.raises(ValueError, match="weights.*beyond the range of f64"):
+        kgroups_rs.kernel_kgroups(G, 2, weights=w)
+
+
+def test_weights_beyond_the_range_of_f64_relative_to_each_other_are_refused() -> None:
+    G = kgroups_rs.energy_gram(blobs()[0])
+    w = np.ones(300)
+    w[0], w[1] = 1e300, 1e-300
+    with pytest.raises(ValueError, match=r"weights\[1\].*too small"):
+        kgroups_rs.kernel_kgroups(G, 2, weights=w)
+
+
+# ----------------------------------------------------------------------------- one symmetry rule
+def kernel_verdicts(G: _Float) -> dict[str, bool]:
+    """Whether each path that takes a kernel accepts ``G``."""
+    labels = np.arange(len(G)) % 2
+    calls = {
+        "dense C": lambda: kgroups_rs.kernel_kgroups(np.ascontiguousarray(G), 2, labels),
+        "dense F": lambda: kgroups_rs.kernel_kgroups(np.asfortranarray(G), 2, labels),
+        "csr": lambda: kgroups_rs.kernel_kgroups(scipy.sparse.csr_array(G), 2, labels),
+        "statistics": lambda: kgroups_rs.energy_statistics(labels, G=G),
+    }
+    verdicts = {}
+    for name, call in calls.items():
+        try:
+            call()
+            verdicts[name] = True
+        except ValueError as exc:
+            assert "not symmetric" in str(exc), str(exc)
+            verdicts[name] = False
+    return verdicts
+
+
+def spd(n: int = 12, seed: int = 0) -> _Float:
+    """A positive definite matrix with unit diagonal and off-diagonal entries of size ~0.3."""
+    A = np.random.default_rng(seed).normal(size=(n, n))
+    C = A @ A.T + n * np.eye(n)
+    d = 1.0 / np.sqrt(np.diag(C))
+    return C * d[:, None] * d[None, :]
+
+
+def test_a_huge_diagonal_entry_does_not_excuse_asymmetry_elsewhere() -> None:
+    G = spd()
+    G[0, 0] = 1e10
+    G[3, 5] += 1.9
+    assert kernel_verdicts(G) == dict.fromkeys(["dense C", "dense F", "csr", "statistics"], False)
+
+
+@pytest.mark.parametrize(("relative", "accepted"), [(1.9e-9, True), (2.1e-9, False)])
+def test_every_path_gives_the_same_verdict(relative: float, accepted: bool) -> None:
+    G = spd()
+    G[2, 7] = G[7, 2] = 0.5
+    G[2, 7] *= 1.0 + relative  # the pair's scale is max(0.5, sqrt(1 * 1)) = 1
+    verdicts = kernel_verdicts(G)
+    assert verdicts == dict.fromkeys(verdicts, accepted)
+
+
+def test_opposite_huge_entries_are_asymmetric_not_nan() -> None:
+    G = np.eye(3)
+    G[0, 1], G[1, 0] = 1e308, -1e308
+    assert kernel_verdicts(G) == dict.fromkeys(["dense C", "dense F", "csr", "statistics"], False)
+
+
+# ----------------------------------------------------------------------------- runs that must warn
+def test_fewer_distinct_points_than_k_warns() -> None:
+    G = kgroups_rs.energy_gram(np.ones((100, 2)))
+    with pytest.warns(ConvergenceWarning, match="only 1 distinct clusters were found for k = 3"):
+        result = kgroups_rs.kernel_kgroups(G, 3, random_state=0)
+    assert result.n_distinct_clusters == 1
+
+
+def test_stopping_at_max_iter_warns() -> None:
+    X, _ = blobs()
+    init = np.random.default_rng(1).integers(0, 2, size=len(X))
+    with pytest.warns(ConvergenceWarning, match="max_iter = 1"):
+        result = kgroups_rs.kernel_kgroups(kgroups_rs.energy_gram(X), 2, init, max_iter=1)
+    assert not result.converged
+
+
+def test_a_clean_run_does_not_warn() -> None:
+    X, _ = blobs()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = kgroups_rs.kernel_kgroups(kgroups_rs.energy_gram(X), 2, random_state=0)
+    assert result.n_distinct_clusters == 2
+
+
+# ----------------------------------------------------------------------------- allocations
+def test_sparse_kernel_with_huge_n_times_k_raises_memory_error() -> None:
+    n = 100_000
+    G = scipy.sparse.identity(n, format="csr")
+    with pytest.raises(MemoryError, match=r"out of memory for `k`.*cluster sums"):
+        kgroups_rs.kernel_kgroups(G, n, "random")

@@ -625,10 +625,10 @@ fn square_slice<'a>(a: &'a PyReadonlyArray2<'_, f64>, name: &str) -> PyResult<(&
     Ok((data, shape[0]))
 }
 
-/// Energy statistics of a labelled sample: (W, S, total, cluster weights, g as k × k).
-/// Exactly one of x, r, g is given.
+/// Energy statistics of a labelled sample: (W, S, total, cluster weights, g as k × k, or
+/// None without `with_g`). Exactly one of x, r, g is given.
 #[pyfunction]
-#[pyo3(signature = (labels, k, x, r, g, weights, semimetric, alpha, sigma, n_threads=None))]
+#[pyo3(signature = (labels, k, x, r, g, weights, semimetric, alpha, sigma, with_g=true, n_threads=None))]
 #[allow(clippy::too_many_arguments)]
 fn energy_statistics_py<'py>(
     py: Python<'py>,
@@ -641,6 +641,7 @@ fn energy_statistics_py<'py>(
     semimetric: &str,
     alpha: f64,
     sigma: Option<f64>,
+    with_g: bool,
     n_threads: Option<usize>,
 ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
     let labels = labels_from_py(Some(labels))?.unwrap_or_default();
@@ -663,17 +664,23 @@ fn energy_statistics_py<'py>(
         }
         _ => return Err(PyValueError::new_err("give exactly one of X, R or G")),
     };
-    let stats = run_detached(py, n_threads, None, |_| {
-        energy_statistics(&source, &labels, k, weights_slice)
+    let stats = run_detached(py, n_threads, None, |control| {
+        energy_statistics(&source, &labels, k, weights_slice, with_g, control)
     })?;
-    let g_matrix = ndarray::Array2::from_shape_vec((k, k), stats.g)
-        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let g_matrix = match stats.g {
+        Some(g) => Some(
+            ndarray::Array2::from_shape_vec((k, k), g)
+                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?
+                .into_pyarray(py),
+        ),
+        None => None,
+    };
     (
         stats.within,
         stats.between,
         stats.total,
         stats.cluster_weights.into_pyarray(py),
-        g_matrix.into_pyarray(py),
+        g_matrix,
     )
         .into_pyobject(py)
 }
@@ -692,7 +699,9 @@ fn energy_distance_py(
 ) -> PyResult<f64> {
     let (a, b) = (points(&x, "X")?, points(&y, "Y")?);
     let semimetric = parse_semimetric(semimetric, alpha, sigma, Some(&a))?;
-    run_detached(py, n_threads, None, |_| energy_distance(&a, &b, semimetric))
+    run_detached(py, n_threads, None, |control| {
+        energy_distance(&a, &b, semimetric, control)
+    })
 }
 
 // ---------------------------------------------------------------------------------------

@@ -8,12 +8,17 @@ data X, from a semimetric matrix R, from a Gram matrix G), against the identity
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+import textwrap
 from typing import Any, Optional
 
 import kgroups_rs
 import numpy as np
 import numpy.typing as npt
 import pytest
+from _interrupt import interrupted_after
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -522,3 +527,160 @@ def test_non_real_input_is_a_type_error() -> None:
         kgroups_rs.energy_statistics(LABELS, G=R_OK.astype(np.complex128))
     with pytest.raises(TypeError, match=r"Y must hold real numbers"):
         kgroups_rs.energy_distance(X_OK, X_OK.astype(np.complex128))
+
+
+
+# ------------------------------------------------------------- memory, scale and Ctrl-C
+
+
+def run_python(code: str, memory_limit_gib: Optional[float] = None) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a fresh interpreter (so that an abort cannot take the test run down),
+    optionally under an address-space limit, and return the finished process."""
+    prelude = ""
+    if memory_limit_gib is not None:
+        limit = int(memory_limit_gib * 2**30)
+        prelude = f"import resource\nresource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))\n"
+    return subprocess.run(
+        [sys.executable, "-c", prelude + textwrap.dedent(code)],
+        capture_output=True, text=True, timeout=600,
+    )
+
+
+def test_every_point_its_own_cluster_in_bounded_memory() -> None:
+    """k = n = 60 000: W and S need O(n + k) memory (no k x k table); the k x k matrix g of
+    energy_statistics is a MemoryError naming its size, never an abort."""
+    proc = run_python(
+        """
+        import numpy as np, kgroups_rs
+        x = np.random.default_rng(0).normal(size=(60_000, 2))
+        print("W", kgroups_rs.within_dispersion(np.arange(60_000), X=x))
+        try:
+            kgroups_rs.energy_statistics(np.arange(60_000), X=x)
+        except MemoryError as e:
+            print("MemoryError", e)
+        """,
+        memory_limit_gib=6,
+    )
+    assert proc.returncode == 0, f"exit {proc.returncode}: {proc.stderr[-2000:]}"
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "W 0.0"
+    assert lines[1].startswith("MemoryError out of memory for `k`"), lines[1]
+    assert "26.8 GiB" in lines[1] and "k × k" in lines[1], lines[1]
+
+
+def test_many_singleton_clusters_match_one_cluster() -> None:
+    X = data(3000, 3, seed=30)
+    labels = np.random.default_rng(30).permutation(3000)
+    one = kgroups_rs.energy_statistics(np.zeros(3000, dtype=np.int64), X=X)
+    assert kgroups_rs.within_dispersion(labels, X=X) == 0.0
+    assert kgroups_rs.between_statistic(labels, X=X) == pytest.approx(one.total, rel=1e-12)
+    assert one.between == 0.0
+
+
+@pytest.mark.parametrize(
+    ("labels", "message"),
+    [
+        ("np.array([0, 1, 10**12])", r"labels\[2\] = 1000000000000 but the data have only n = 3 points"),
+        ("np.array([0, 1, 3])", r"labels\[2\] = 3 but the data have only n = 3 points"),
+        ("np.array([0, 1, 2**64 - 1], dtype=np.uint64)", r"labels must be below n"),
+    ],
+    ids=["1e12", "n", "uint64"],
+)
+def test_labels_beyond_n_are_a_clean_error(labels: str, message: str) -> None:
+    """k = max(labels) + 1 is checked against n before anything is allocated from it."""
+    proc = run_python(
+        f"""
+        import numpy as np, kgroups_rs
+        for f in (kgroups_rs.energy_statistics, kgroups_rs.within_dispersion,
+                  kgroups_rs.between_statistic):
+            try:
+                f({labels}, X=np.arange(3.0))
+            except Exception as e:
+                print(type(e).__name__, e)
+        """
+    )
+    assert proc.returncode == 0, f"exit {proc.returncode}: {proc.stderr[-2000:]}"
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 3, proc.stdout
+    for line in lines:
+        assert line.startswith("ValueError "), line
+        assert re.search(message, line), line
+
+
+@pytest.mark.parametrize("scale", [1e200, 1e-200, 2.0**900, 1e300, 1e-300])
+@pytest.mark.parametrize("source", ["X", "R", "G"])
+def test_weights_of_extreme_scale(scale: float, source: str) -> None:
+    """W, S and total are homogeneous of degree one in the weights; g does not depend on them."""
+    rng = np.random.default_rng(31)
+    X = data(80, 3, seed=31)
+    labels = random_labels(80, 4, rng)
+    w = rng.uniform(0.5, 2.0, size=80)
+    given_: dict[str, Any] = {"X": {"X": X}, "R": {"R": cdist(X, X)}, "G": {"G": kgroups_rs.energy_gram(X)}}[
+        source
+    ]
+    unit = kgroups_rs.energy_statistics(labels, weights=w, **given_)
+    scaled = kgroups_rs.energy_statistics(labels, weights=w * scale, **given_)
+    for a, b in [(scaled.within, unit.within), (scaled.between, unit.between), (scaled.total, unit.total)]:
+        assert np.isfinite(a)
+        assert a == pytest.approx(b * scale, rel=1e-12)
+    np.testing.assert_allclose(scaled.cluster_weights, unit.cluster_weights * scale, rtol=1e-14)
+    np.testing.assert_allclose(scaled.g, unit.g, rtol=1e-13)
+    assert kgroups_rs.within_dispersion(labels, weights=w * scale, **given_) == scaled.within
+    assert kgroups_rs.between_statistic(labels, weights=w * scale, **given_) == scaled.between
+
+
+def test_weights_whose_statistics_exceed_f64() -> None:
+    X = 1e3 * data(50, 2, seed=32)
+    labels = random_labels(50, 2, np.random.default_rng(32))
+    message = r"invalid `weights`: the within dispersion W = .* exceeds the largest f64"
+    with pytest.raises(ValueError, match=message):
+        kgroups_rs.within_dispersion(labels, X=X, weights=np.full(50, 1e306))
+
+
+@pytest.mark.parametrize("source", ["R", "G"])
+def test_matrices_with_entries_near_the_largest_float(source: str) -> None:
+    """rho = G_aa + G_bb - 2 G_ab and the sums over R do not overflow for finite entries up to
+    1.8e308: the statistics equal those of the unscaled matrix times the scale (exactly, for a
+    power of two), or are an error naming the matrix when they exceed f64."""
+    X = data(60, 3, seed=33, shift=2.0)
+    labels = random_labels(60, 3, np.random.default_rng(33))
+    M = kgroups_rs.energy_gram(X) if source == "G" else cdist(X, X)
+    e = 1023 - int(np.floor(np.log2(np.abs(M).max())))
+    big = np.ldexp(M, e)  # largest entry in [2^1023, 2^1024)
+    assert np.isfinite(big).all() and np.abs(big).max() > 8e307
+    small = np.full(60, 2.0**-40)
+    unit = kgroups_rs.energy_statistics(labels, **{source: M})
+    got = kgroups_rs.energy_statistics(labels, weights=small, **{source: big})
+    assert got.within == np.ldexp(unit.within, e - 40)
+    assert got.between == np.ldexp(unit.between, e - 40)
+    assert got.total == np.ldexp(unit.total, e - 40)
+    np.testing.assert_array_equal(got.g, np.ldexp(unit.g, e))
+    message = rf"invalid `{source}`: the within dispersion W = .* exceeds the largest f64"
+    with pytest.raises(ValueError, match=message):
+        kgroups_rs.within_dispersion(labels, **{source: big})
+
+
+CTRL_C_LATENCY = 1.0  # seconds from SIGINT to KeyboardInterrupt
+
+
+@pytest.fixture(scope="module")
+def long_X() -> Float:
+    # 80 000 points and rho = ||x - y||^1.5 (a powf per pair): 3.2e9 pairs take many seconds
+    # even on 16 cores, so the run is still going when the interrupt comes after 0.3 s.
+    return data(80_000, 3, seed=34)
+
+
+STATS_CALLS = {
+    "energy_statistics": lambda X: kgroups_rs.energy_statistics(np.arange(len(X)) % 5, X=X, alpha=1.5),
+    "within_dispersion": lambda X: kgroups_rs.within_dispersion(np.arange(len(X)) % 5, X=X, alpha=1.5),
+    "between_statistic": lambda X: kgroups_rs.between_statistic(np.arange(len(X)) % 5, X=X, alpha=1.5),
+    "energy_distance": lambda X: kgroups_rs.energy_distance(X, X[::-1], alpha=1.5),
+}
+
+
+@pytest.mark.parametrize("name", list(STATS_CALLS))
+def test_ctrl_c_interrupts_statistics(long_X: Float, name: str) -> None:
+    latency = interrupted_after(lambda: STATS_CALLS[name](long_X))
+    assert latency < CTRL_C_LATENCY, f"KeyboardInterrupt came {latency:.2f} s after SIGINT"
+    # and the module still works
+    assert kgroups_rs.within_dispersion([0, 0, 1], X=[0.0, 1.0, 3.0]) == 0.5

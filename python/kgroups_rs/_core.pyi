@@ -81,8 +81,9 @@ def energy_statistics(
     semimetric: str,
     alpha: float,
     sigma: Optional[float],
+    with_g: bool = True,
     n_threads: Optional[int] = None,
-) -> tuple[float, float, float, npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+) -> tuple[float, float, float, npt.NDArray[np.float64], Optional[npt.NDArray[np.float64]]]: ...
 def energy_distance(
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],

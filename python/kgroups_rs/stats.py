@@ -48,6 +48,8 @@ def _labels(labels: Any) -> tuple[npt.NDArray[np.int64], int]:
         raise ValueError("labels is empty")
     if array.min() < 0:
         raise ValueError("labels must be >= 0")
+    if array.dtype.kind == "u" and array.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"labels must be below n (the number of points), got {array.max()}")
     return np.ascontiguousarray(array, dtype=np.int64), int(array.max()) + 1
 
 
@@ -68,8 +70,33 @@ def energy_statistics(
 
     Clusters are the distinct labels ``0..max(labels)``; each must be non-empty. With ``X``,
     ``rho`` is computed on the fly (memory O(n D)); ``semimetric``, ``alpha`` and ``sigma``
-    are as in :func:`energy_gram`.
+    are as in :func:`energy_gram`. The ``k x k`` matrix ``g`` takes ``8 k^2`` bytes
+    (``MemoryError`` if that cannot be allocated); :func:`within_dispersion` and
+    :func:`between_statistic` need only O(n + k) memory. Weights, ``R`` and ``G`` may have any
+    finite scale. Ctrl-C interrupts the computation (``KeyboardInterrupt``).
     """
+    within, between, total, sizes, g = _compute(
+        labels, X=X, R=R, G=G, weights=weights, semimetric=semimetric, alpha=alpha, sigma=sigma,
+        n_threads=n_threads, with_g=True,
+    )
+    assert g is not None
+    return EnergyStatistics(within, between, total, sizes, g)
+
+
+def _compute(
+    labels: Any,
+    *,
+    X: Any = None,
+    R: Any = None,
+    G: Any = None,
+    weights: Any = None,
+    semimetric: str = "power",
+    alpha: float = 1.0,
+    sigma: Optional[float] = None,
+    n_threads: Optional[int] = None,
+    with_g: bool,
+) -> tuple[float, float, float, npt.NDArray[np.float64], Optional[npt.NDArray[np.float64]]]:
+    """(W, S, total, s, g); g is None unless ``with_g`` (then O(n + k) memory only)."""
     given = [name for name, value in (("X", X), ("R", R), ("G", G)) if value is not None]
     if len(given) != 1:
         raise ValueError(f"give exactly one of X, R or G (got {given or 'none'})")
@@ -87,27 +114,30 @@ def energy_statistics(
     within, between, total, sizes, g = _core.energy_statistics(
         label_array, k, x, square(R, "R"), square(G, "G"),
         as_weights(weights, label_array.size), semimetric, float(alpha),
-        None if sigma is None else float(sigma), n_threads=check_n_threads(n_threads),
+        None if sigma is None else float(sigma), with_g=with_g,
+        n_threads=check_n_threads(n_threads),
     )
-    return EnergyStatistics(float(within), float(between), float(total), sizes, g)
+    return float(within), float(between), float(total), sizes, g
 
 
 def within_dispersion(labels: Any, **source: Any) -> float:
     """The energy within-cluster dispersion ``W = sum_j (s_j / 2) g(C_j, C_j)``.
 
     Keyword arguments as in :func:`energy_statistics` (``X=``, ``R=`` or ``G=``, ``weights``,
-    ``semimetric``, ``alpha``, ``sigma``). Equals ``sum_i w_i G_ii - Q`` of the clustering.
+    ``semimetric``, ``alpha``, ``sigma``, ``n_threads``). Equals ``sum_i w_i G_ii - Q`` of the
+    clustering. Memory O(n + k) beyond the input, for any number of clusters k <= n.
     """
-    return energy_statistics(labels, **source).within
+    return _compute(labels, **source, with_g=False)[0]
 
 
 def between_statistic(labels: Any, **source: Any) -> float:
     """The energy between-cluster statistic
     ``S = sum_{i<j} (s_i s_j / (2 s)) [2 g(C_i, C_j) - g(C_i, C_i) - g(C_j, C_j)]``.
 
-    Keyword arguments as in :func:`energy_statistics`. ``W + S = (s / 2) g(X, X)``.
+    Keyword arguments as in :func:`energy_statistics`. ``W + S = (s / 2) g(X, X)``. Memory
+    O(n + k) beyond the input.
     """
-    return energy_statistics(labels, **source).between
+    return _compute(labels, **source, with_g=False)[1]
 
 
 def energy_distance(
@@ -124,7 +154,8 @@ def energy_distance(
 
     Means run over all pairs (including ``a = a'``); with ``rho = ||x - y||`` this is the
     classical energy distance of Székely and Rizzo. ``X`` and ``Y`` need the same number of
-    columns. ``sigma=None`` uses :func:`bandwidth` of ``X``.
+    columns. ``sigma=None`` uses :func:`bandwidth` of ``X``. Ctrl-C interrupts the computation
+    (``KeyboardInterrupt``).
     """
     a, b = as_points(X, "X"), as_points(Y, "Y")
     if a.shape[1] != b.shape[1]:

@@ -21,7 +21,8 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use crate::error::{KGroupsError, Result};
+use crate::control::Control;
+use crate::error::{human_bytes, out_of_memory, try_filled, KGroupsError, Result};
 use crate::kernel::KernelElement;
 
 /// Data points: a borrowed row-major `n × dim` matrix of finite `f64` values.
@@ -275,60 +276,587 @@ impl Semimetric {
     }
 }
 
-/// Which base the dense Gram matrix uses (any gives the same clustering; see the specification).
+/// Which base point the kernel uses. Any base gives the same clustering: the labels and the
+/// within-cluster dispersion W do not depend on it, only the objective Q does (by a constant;
+/// see the specification).
 ///
 /// ```
 /// use kgroups::gram::Base;
-/// assert_ne!(Base::Origin, Base::Centered);
+/// assert_ne!(Base::Origin, Base::Mean);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Base {
     /// K(x,y) = ½[ρ(x,x0) + ρ(y,x0) − ρ(x,y)] with base point x0 = 0 (the paper's choice). For
-    /// [`gram_from_semimetric`], which has no coordinates, x0 is the first point.
+    /// [`gram_from_semimetric`], which has no coordinates, x0 is the first point. For data far
+    /// from the origin the entries are about as large as that distance, and the clustering
+    /// loses precision: prefer [`Base::Mean`].
     Origin,
+    /// K(x,y) = ½[ρ(x,x̄) + ρ(y,x̄) − ρ(x,y)] with base point x̄ the mean of the data points (for
+    /// [`energy_gram_cross`], the mean of the reference points `y`). The kernel is then
+    /// invariant under translations of the data: entries are about the size of the spread of
+    /// the data, whatever their distance from the origin. x̄ is kept as an unevaluated sum of
+    /// two doubles per coordinate (the mean, then the mean of the residuals), and ρ(x,x̄) is
+    /// computed from the coordinate differences x − x̄. Needs coordinates, so
+    /// [`gram_from_semimetric`] does not offer it.
+    Mean,
     /// The double-centred matrix G_c = −½·J R J, R_ab = ρ(x_a,x_b), J = I − 11ᵀ/n.
     Centered,
 }
 
-/// The bandwidth σ with σ² = (1/n²) Σ_ab ‖x_a − x_b‖² = 2·(mean ‖x‖² − ‖mean x‖²), computed in
-/// O(nD) from deviations about the mean (no cancellation).
+// ---------------------------------------------------------------------------------------------
+// Exact evaluation at any magnitude.
+
+/// Data whose spread (about the base point) lies within [2^-WINDOW, 2^(WINDOW+1)) are used as
+/// they are; other data are scaled by a power of two first.
+const WINDOW: i32 = 256;
+/// Scaled coordinates stay below 2^(SCALED_MAX + 1), so that their differences stay finite.
+const SCALED_MAX: i32 = 1000;
+/// Values per chunk of the O(n·D) passes over the data: cancellation is checked per chunk, and
+/// the order of every sum depends only on this and D, never on the number of threads.
+const PASS_VALUES: usize = 1 << 16;
+
+/// Rows per chunk of the O(n·D) passes.
+fn pass_rows(dim: usize) -> usize {
+    (PASS_VALUES / dim.max(1)).max(1)
+}
+
+/// ⌊log2 |v|⌋ for finite v ≠ 0 (subnormal v included).
+fn binary_exponent(v: f64) -> i32 {
+    let bits = v.abs().to_bits();
+    let biased = (bits >> 52) as i32;
+    if biased == 0 {
+        let mantissa = bits & ((1u64 << 52) - 1);
+        -1074 + (63 - mantissa.leading_zeros() as i32)
+    } else {
+        biased - 1023
+    }
+}
+
+/// 2^k exactly, for −1074 ≤ k ≤ 1023 (k is clamped into that range).
+fn pow2(k: i32) -> f64 {
+    let k = k.clamp(-1074, 1023);
+    if k >= -1022 {
+        f64::from_bits(((k + 1023) as u64) << 52)
+    } else {
+        f64::from_bits(1u64 << (k + 1074))
+    }
+}
+
+/// v·2^k in two steps, so that k may reach ±2046 (exact while the result is a normal number).
+fn times_pow2(v: f64, k: i32) -> f64 {
+    let h = k / 2;
+    v * pow2(h) * pow2(k - h)
+}
+
+/// The largest value and the smallest normal value of `T` (f64 or f32).
+fn limits<T: KernelElement>() -> (f64, f64) {
+    if std::mem::size_of::<T>() == 4 {
+        (f32::MAX as f64, f32::MIN_POSITIVE as f64)
+    } else {
+        (f64::MAX, f64::MIN_POSITIVE)
+    }
+}
+
+/// 2^log2 written as "1.0e-340" (for messages about values that f64 cannot hold).
+fn power_of_two_as_decimal(log2: f64) -> String {
+    let l10 = log2 * std::f64::consts::LOG10_2;
+    let exponent = l10.floor();
+    format!("{:.1}e{}", 10f64.powf(l10 - exponent), exponent as i64)
+}
+
+/// The base point of [`Base::Mean`] in the scaled frame: x̄_k = hi_k + lo_k.
+#[derive(Debug, Clone)]
+struct Center {
+    hi: Vec<f64>,
+    lo: Vec<f64>,
+}
+
+/// How data points are evaluated exactly at any magnitude.
 ///
-/// Errors (argument `"X"`) when σ = 0, i.e. all points are identical: pass σ explicitly then.
+/// Coordinates are multiplied by `scale` = 2^e, with e = 0 unless the spread of the data about
+/// the base point is tiny or huge (outside [2^-256, 2^257)), so that squared distances neither
+/// underflow nor overflow. Multiplying by a power of two is exact, so (away from overflow and
+/// underflow) every scaled distance is bit for bit 2^e times the unscaled one. The semimetric is
+/// that of the scaled data (σ·2^e for the exponential and gaussian ones, whose ρ depends only on
+/// d/σ), and kernel values of the scaled data are turned into those of the data by
+/// [`Frame::output_factors`] (2^(−e·α) for the power semimetric, which is homogeneous:
+/// ρ(sx, sy) = s^α ρ(x, y)). With e = 0 every value is bit for bit the unscaled formula.
+#[derive(Debug, Clone)]
+pub(crate) struct Frame {
+    exponent: i32,
+    scale: f64,
+    semimetric: Semimetric,
+    center: Option<Center>,
+    /// The largest |coordinate − base coordinate| in the scaled frame (0: every point is the
+    /// base point, and the kernel is exactly 0).
+    spread: f64,
+}
+
+/// Per chunk of rows: the sums of the coordinates, their minima and maxima.
+type ColumnStats = (Vec<f64>, Vec<f64>, Vec<f64>);
+
+impl Frame {
+    /// The frame for the points of `sets` (all of them are evaluated in it) with the base point
+    /// of `base` computed from `reference` (for [`Base::Mean`]; [`Base::Centered`] uses the mean
+    /// only to measure the spread). Errors: an invalid semimetric; data whose columns differ so
+    /// much in magnitude that no common scale keeps them all (argument `"X"`); a bandwidth that
+    /// cannot be scaled with the data (argument `"sigma"`); cancellation.
+    pub(crate) fn new(
+        sets: &[&Points],
+        reference: &Points,
+        semimetric: Semimetric,
+        base: Base,
+        control: &Control,
+    ) -> Result<Frame> {
+        semimetric.validate()?;
+        let dim = reference.dim;
+        // The largest |coordinate| of every column, over all the sets.
+        let mut a_col = vec![0.0f64; dim];
+        for p in sets {
+            for (a, m) in a_col.iter_mut().zip(column_max_abs(p, control)?) {
+                *a = a.max(m);
+            }
+        }
+        let a_max = a_col.iter().fold(0.0f64, |m, &v| m.max(v));
+        if a_max == 0.0 {
+            let center = (base == Base::Mean).then(|| Center {
+                hi: vec![0.0; dim],
+                lo: vec![0.0; dim],
+            });
+            return Ok(Frame {
+                exponent: 0,
+                scale: 1.0,
+                semimetric,
+                center,
+                spread: 0.0,
+            });
+        }
+        let ea = binary_exponent(a_max);
+        // The base point and the spread about it. Column k is handled in the frame where it is
+        // multiplied by t_k = 2^te_k, which makes its largest |coordinate| about 1: its sums
+        // cannot overflow, and its values cannot underflow whatever the other columns hold.
+        // `spread` is, per column, the largest |coordinate − base coordinate| in that frame.
+        let (center_t, spread_t, te) = match base {
+            Base::Origin => (None, a_col, vec![0; dim]),
+            Base::Mean | Base::Centered => {
+                let te: Vec<i32> = a_col
+                    .iter()
+                    .map(|&a| {
+                        if a == 0.0 {
+                            0
+                        } else {
+                            (-binary_exponent(a)).clamp(-1022, 1023)
+                        }
+                    })
+                    .collect();
+                let t: Vec<f64> = te.iter().map(|&e| pow2(e)).collect();
+                let c = mean_of(reference, &t, control)?;
+                let mut r = vec![0.0f64; dim];
+                for p in sets {
+                    for (r, m) in r.iter_mut().zip(max_residual(p, &t, &c, control)?) {
+                        *r = r.max(m);
+                    }
+                }
+                (Some(c), r, te)
+            }
+        };
+        // ⌊log2⌋ of the spread of the data (the largest over the columns), if not 0.
+        let er = spread_t
+            .iter()
+            .zip(&te)
+            .filter(|(&r, _)| r > 0.0)
+            .map(|(&r, &t)| binary_exponent(r) - t)
+            .max();
+        let exponent = match er {
+            None => 0,
+            Some(er) => {
+                let e = if er.abs() <= WINDOW { 0 } else { -er };
+                let e = e.clamp(-1022, 1023).min(SCALED_MAX - ea);
+                if er + e < -WINDOW {
+                    return Err(KGroupsError::invalid(
+                        "X",
+                        format!(
+                            "X mixes coordinates of very different magnitudes (values up to {a_max:e}, but a spread of only about {} about the base point), beyond what one f64 scale can hold; rescale its columns to comparable ranges",
+                            power_of_two_as_decimal(er as f64)
+                        ),
+                    ));
+                }
+                e
+            }
+        };
+        // From the frame of column k to the common scaled frame: times 2^(exponent − te_k).
+        let to_scaled = |v: f64, k: usize| times_pow2(v, exponent - te[k]);
+        let center = match (base, center_t) {
+            (Base::Mean, Some(c)) => Some(Center {
+                hi: c
+                    .hi
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &v)| to_scaled(v, k))
+                    .collect(),
+                lo: c
+                    .lo
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &v)| to_scaled(v, k))
+                    .collect(),
+            }),
+            _ => None,
+        };
+        let spread = spread_t
+            .iter()
+            .enumerate()
+            .fold(0.0f64, |m, (k, &r)| m.max(to_scaled(r, k)));
+        let spread_log2 = er.unwrap_or(0) as f64;
+        let semimetric = match semimetric {
+            Semimetric::Power { .. } => semimetric,
+            Semimetric::Exponential { sigma } | Semimetric::Gaussian { sigma } => {
+                let scaled = times_pow2(sigma, exponent);
+                if !(scaled.is_normal() && (2.0 * scaled).is_finite()) {
+                    return Err(KGroupsError::invalid(
+                        "sigma",
+                        format!(
+                            "sigma = {sigma:e} is too {} for the spread of X (about {}): the kernel entries are not representable in f64; rescale X or choose sigma closer to the spread",
+                            if scaled.is_finite() && scaled < 1.0 { "small" } else { "large" },
+                            power_of_two_as_decimal(spread_log2)
+                        ),
+                    ));
+                }
+                match semimetric {
+                    Semimetric::Exponential { .. } => Semimetric::Exponential { sigma: scaled },
+                    _ => Semimetric::Gaussian { sigma: scaled },
+                }
+            }
+        };
+        Ok(Frame {
+            exponent,
+            scale: pow2(exponent),
+            semimetric,
+            center,
+            spread,
+        })
+    }
+
+    /// The semimetric of the scaled data.
+    pub(crate) fn semimetric(&self) -> Semimetric {
+        self.semimetric
+    }
+
+    /// Whether coordinates are used as they are (scale 1).
+    #[inline(always)]
+    pub(crate) fn unscaled(&self) -> bool {
+        self.scale == 1.0
+    }
+
+    /// The coordinate multiplier 2^e.
+    #[inline(always)]
+    pub(crate) fn scale(&self) -> f64 {
+        self.scale
+    }
+
+    /// The points `rows` of `x`, scaled and transposed: `out[k * len + j] = x[rows.start + j][k]·2^e`.
+    /// Fails with [`KGroupsError::OutOfMemory`] (argument `arg`) when the copy cannot be had.
+    pub(crate) fn transposed(
+        &self,
+        x: &Points,
+        rows: Range<usize>,
+        arg: &'static str,
+    ) -> Result<Vec<f64>> {
+        let len = rows.len();
+        let total = len.checked_mul(x.dim).ok_or_else(|| {
+            out_of_memory::<f64>(usize::MAX, arg, "a transposed copy of the data")
+        })?;
+        let mut t = try_filled(total, 0.0, arg, "a transposed copy of the data")?;
+        let s = self.scale;
+        for (j, i) in rows.enumerate() {
+            for (k, &v) in x.row(i).iter().enumerate() {
+                t[k * len + j] = v * s;
+            }
+        }
+        Ok(t)
+    }
+
+    /// ρ(x_a, base point) in the scaled frame for every point of `x`: from the coordinates
+    /// x·2^e (base point 0) or from ((x·2^e − hi) − lo) ([`Base::Mean`]), squared and summed in
+    /// coordinate order.
+    pub(crate) fn rho_to_base(
+        &self,
+        x: &Points,
+        arg: &'static str,
+        control: &Control,
+    ) -> Result<Vec<f64>> {
+        let mut out = try_filled(x.n, 0.0, arg, "the distances to the base point")?;
+        let rows = pass_rows(x.dim);
+        let s = self.scale;
+        out.par_chunks_mut(rows)
+            .enumerate()
+            .try_for_each(|(c, chunk)| -> Result<()> {
+                control.checkpoint()?;
+                for (j, r) in chunk.iter_mut().enumerate() {
+                    let row = x.row(c * rows + j);
+                    let d2 = match &self.center {
+                        None => row.iter().fold(0.0, |acc, &v| {
+                            let u = v * s;
+                            acc + u * u
+                        }),
+                        Some(center) => row.iter().zip(&center.hi).zip(&center.lo).fold(
+                            0.0,
+                            |acc, ((&v, &hi), &lo)| {
+                                let d = (v * s - hi) - lo;
+                                acc + d * d
+                            },
+                        ),
+                    };
+                    *r = self.semimetric.from_squared_distance(d2);
+                }
+                Ok(())
+            })?;
+        Ok(out)
+    }
+
+    /// The factors (f1, f2) that turn kernel values K' of the scaled data into those of the
+    /// data, K = (K'·f1)·f2, after checking that the largest entry — `max_entry` in the scaled
+    /// frame (the largest diagonal entry: the kernels are positive semi-definite) — can be held
+    /// by `T`: it must neither overflow nor fall below `T`'s smallest normal number (then every
+    /// entry would lose its precision). Errors name `arg`.
+    pub(crate) fn output_factors<T: KernelElement>(
+        &self,
+        max_entry: f64,
+        arg: &'static str,
+    ) -> Result<(f64, f64)> {
+        let g = match self.semimetric {
+            Semimetric::Power { alpha } => -(self.exponent as f64) * alpha,
+            _ => 0.0,
+        };
+        let (t_max, t_min) = limits::<T>();
+        let name = std::any::type_name::<T>();
+        let rescale = match self.semimetric {
+            Semimetric::Power { .. } => "rescale X (multiply it by a constant)",
+            _ => "rescale X (multiply it by a constant) or choose sigma closer to its spread",
+        };
+        if max_entry == 0.0 || !max_entry.is_finite() {
+            if self.spread == 0.0 && max_entry == 0.0 {
+                return Ok((1.0, 1.0)); // every point is the base point: the kernel is 0
+            }
+            return Err(KGroupsError::invalid(
+                arg,
+                format!(
+                    "the kernel entries of X are too small to be represented in {name} (they underflow to 0); {rescale}"
+                ),
+            ));
+        }
+        let log2_max = max_entry.log2() + g;
+        if log2_max >= t_max.log2() {
+            return Err(KGroupsError::invalid(
+                arg,
+                format!(
+                    "the kernel has entries that overflow {name} (about {}; the largest {name} is {t_max:.1e}); rescale X (divide it by a constant)",
+                    power_of_two_as_decimal(log2_max)
+                ),
+            ));
+        }
+        if log2_max < t_min.log2() {
+            let hint = if name == "f32" {
+                "; use float64 output, or"
+            } else {
+                ";"
+            };
+            return Err(KGroupsError::invalid(
+                arg,
+                format!(
+                    "the kernel entries of X are at most about {}, below the smallest normal {name} ({t_min:.1e}): they cannot be represented accurately{hint} {rescale}",
+                    power_of_two_as_decimal(log2_max)
+                ),
+            ));
+        }
+        if g == 0.0 {
+            return Ok((1.0, 1.0));
+        }
+        let h = (g / 2.0).trunc();
+        let rest = g - h;
+        let f1 = if rest.fract() == 0.0 {
+            pow2(rest as i32)
+        } else {
+            rest.exp2()
+        };
+        Ok((f1, pow2(h as i32)))
+    }
+}
+
+/// The kernel value ½[(r_a + r_b) − ρ_ab] of the scaled frame, turned into that of the data.
+#[inline(always)]
+pub(crate) fn base_kernel_value(ra: f64, rb: f64, rho: f64, factors: (f64, f64)) -> f64 {
+    0.5 * ((ra + rb) - rho) * factors.0 * factors.1
+}
+
+/// The largest |coordinate| of every column of `p`, in parallel chunks of rows, checking for
+/// cancellation.
+fn column_max_abs(p: &Points, control: &Control) -> Result<Vec<f64>> {
+    let (n, dim) = (p.n, p.dim);
+    let rows = pass_rows(dim);
+    (0..n.div_ceil(rows))
+        .into_par_iter()
+        .map(|c| -> Result<Vec<f64>> {
+            control.checkpoint()?;
+            let mut m = vec![0.0f64; dim];
+            for i in block_range(c, rows, n) {
+                for (m, &v) in m.iter_mut().zip(p.row(i)) {
+                    *m = m.max(v.abs());
+                }
+            }
+            Ok(m)
+        })
+        .try_reduce(
+            || vec![0.0; dim],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(a, b)| *a = a.max(b));
+                Ok(a)
+            },
+        )
+}
+
+/// The mean of the points of `p`, column k taken in the frame where it is multiplied by
+/// `t[k]`, as hi + lo per column: hi the mean, lo the mean of the residuals x·t − hi. A column
+/// whose values are all equal gets exactly that value (and lo = 0), so that its residuals are
+/// 0. The order of every sum depends only on n and D.
+fn mean_of(p: &Points, t: &[f64], control: &Control) -> Result<Center> {
+    let (n, dim) = (p.n, p.dim);
+    let rows = pass_rows(dim);
+    let chunks = n.div_ceil(rows);
+    let stats: Vec<ColumnStats> = (0..chunks)
+        .into_par_iter()
+        .map(|c| -> Result<ColumnStats> {
+            control.checkpoint()?;
+            let mut sum = vec![0.0; dim];
+            let mut min = vec![f64::INFINITY; dim];
+            let mut max = vec![f64::NEG_INFINITY; dim];
+            for i in block_range(c, rows, n) {
+                for (k, (&v, &t)) in p.row(i).iter().zip(t).enumerate() {
+                    let v = v * t;
+                    sum[k] += v;
+                    min[k] = min[k].min(v);
+                    max[k] = max[k].max(v);
+                }
+            }
+            Ok((sum, min, max))
+        })
+        .collect::<Result<_>>()?;
+    let nf = n as f64;
+    let mut hi = vec![0.0; dim];
+    let mut min = vec![f64::INFINITY; dim];
+    let mut max = vec![f64::NEG_INFINITY; dim];
+    for (sum, lo, up) in &stats {
+        for k in 0..dim {
+            hi[k] += sum[k];
+            min[k] = min[k].min(lo[k]);
+            max[k] = max[k].max(up[k]);
+        }
+    }
+    let constant: Vec<bool> = min.iter().zip(&max).map(|(a, b)| a == b).collect();
+    for k in 0..dim {
+        hi[k] = if constant[k] { min[k] } else { hi[k] / nf };
+    }
+    let partial: Vec<Vec<f64>> = (0..chunks)
+        .into_par_iter()
+        .map(|c| -> Result<Vec<f64>> {
+            control.checkpoint()?;
+            let mut sum = vec![0.0; dim];
+            for i in block_range(c, rows, n) {
+                for (((s, &v), &h), &t) in sum.iter_mut().zip(p.row(i)).zip(&hi).zip(t) {
+                    *s += v * t - h;
+                }
+            }
+            Ok(sum)
+        })
+        .collect::<Result<_>>()?;
+    let mut lo = vec![0.0; dim];
+    for sum in &partial {
+        for (l, s) in lo.iter_mut().zip(sum) {
+            *l += s;
+        }
+    }
+    for k in 0..dim {
+        lo[k] = if constant[k] { 0.0 } else { lo[k] / nf };
+    }
+    Ok(Center { hi, lo })
+}
+
+/// The largest |(x·t − hi) − lo| of every column of `p` (column k multiplied by `t[k]`).
+fn max_residual(p: &Points, t: &[f64], c: &Center, control: &Control) -> Result<Vec<f64>> {
+    let (n, dim) = (p.n, p.dim);
+    let rows = pass_rows(dim);
+    (0..n.div_ceil(rows))
+        .into_par_iter()
+        .map(|chunk| -> Result<Vec<f64>> {
+            control.checkpoint()?;
+            let mut m = vec![0.0f64; dim];
+            for i in block_range(chunk, rows, n) {
+                for ((((m, &v), &hi), &lo), &t) in
+                    m.iter_mut().zip(p.row(i)).zip(&c.hi).zip(&c.lo).zip(t)
+                {
+                    *m = m.max(((v * t - hi) - lo).abs());
+                }
+            }
+            Ok(m)
+        })
+        .try_reduce(
+            || vec![0.0; dim],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(a, b)| *a = a.max(b));
+                Ok(a)
+            },
+        )
+}
+
+/// The bandwidth σ with σ² = (1/n²) Σ_ab ‖x_a − x_b‖² = 2·mean ‖x − x̄‖², computed in O(nD)
+/// from deviations about the mean (no cancellation), in a frame scaled by a power of two so that
+/// neither tiny nor huge data underflow or overflow. The order of every sum depends only on n
+/// and D, so the result does not depend on the number of threads. Checks `control` for
+/// cancellation between chunks of the data.
+///
+/// Errors (argument `"X"`) when σ = 0, i.e. all points are identical: pass σ explicitly then;
+/// or when σ overflows f64.
 ///
 /// ```
 /// use kgroups::gram::{bandwidth, Points};
+/// use kgroups::Control;
 /// let x = Points::new(&[0.0, 2.0], 2, 1).unwrap();
 /// // pairs: 0, 4, 4, 0 → mean 2 → σ = √2
-/// assert!((bandwidth(&x).unwrap() - 2f64.sqrt()).abs() < 1e-15);
+/// assert!((bandwidth(&x, &Control::new()).unwrap() - 2f64.sqrt()).abs() < 1e-15);
+/// // the same relative to the data's scale, however tiny
+/// let tiny = Points::new(&[0.0, 2e-300], 2, 1).unwrap();
+/// let s = bandwidth(&tiny, &Control::new()).unwrap();
+/// assert!((s / 1e-300 - 2f64.sqrt()).abs() < 1e-14);
 /// ```
-pub fn bandwidth(x: &Points) -> Result<f64> {
-    let (n, dim) = (x.n, x.dim);
-    let nf = n as f64;
-    let mut mean = vec![0.0; dim];
-    for i in 0..n {
-        for (m, &v) in mean.iter_mut().zip(x.row(i)) {
-            *m += v;
-        }
-    }
-    mean.iter_mut().for_each(|m| *m /= nf);
-    let mut ss = 0.0;
-    for i in 0..n {
-        for (&m, &v) in mean.iter().zip(x.row(i)) {
-            let d = v - m;
-            ss += d * d;
-        }
-    }
-    let sigma = (2.0 * ss / nf).sqrt();
-    if sigma == 0.0 {
+pub fn bandwidth(x: &Points, control: &Control) -> Result<f64> {
+    let frame = Frame::new(
+        &[x],
+        x,
+        Semimetric::Power { alpha: 2.0 },
+        Base::Mean,
+        control,
+    )?;
+    if frame.spread == 0.0 {
         return Err(KGroupsError::invalid(
             "X",
             "all points of X are identical, so the default bandwidth is 0; pass sigma explicitly",
         ));
     }
+    let r0 = frame.rho_to_base(x, "X", control)?; // ‖x·2^e − x̄‖² per point
+    let rows = PASS_VALUES;
+    let partial: Vec<f64> = r0.par_chunks(rows).map(|c| c.iter().sum()).collect();
+    let ss: f64 = partial.iter().sum();
+    let sigma = times_pow2((2.0 * ss / x.n as f64).sqrt(), -frame.exponent);
     if !sigma.is_finite() {
         return Err(KGroupsError::invalid(
             "X",
             "the spread of X overflows f64 when computing the default bandwidth; rescale the data or pass sigma explicitly",
+        ));
+    }
+    if sigma == 0.0 {
+        return Err(KGroupsError::invalid(
+            "X",
+            "the spread of X is too small for its bandwidth to be represented in f64; rescale the data or pass sigma explicitly",
         ));
     }
     Ok(sigma)
@@ -451,41 +979,63 @@ where
     ok
 }
 
-/// How the semimetric tile is turned into kernel values.
+/// How the semimetric tile is turned into kernel values (in the scaled frame).
 enum Shift {
-    /// ½[(r0_a + r0_b) − ρ_ab]
-    Origin(Vec<f64>),
+    /// ½[(r0_a + r0_b) − ρ_ab], r0 = ρ(·, base point)
+    Base(Vec<f64>),
     /// −½[(ρ_ab − (m_a + m_b)) + m_all]
     Centered(Vec<f64>, f64),
 }
 
-/// Fills `buf` (row-major `rows.len() × cols.len()`) with ρ(a, b) for a in `rows`, b in `cols`,
-/// where `cols` is block `q`.
-trait TileSource: Sync {
-    fn n(&self) -> usize;
-    fn fill(&self, rows: Range<usize>, q: usize, cols: Range<usize>, buf: &mut [f64]);
+impl Shift {
+    /// The largest diagonal entry, which bounds every entry (the kernels are positive
+    /// semi-definite).
+    fn max_diagonal(&self) -> f64 {
+        match self {
+            Shift::Base(r0) => r0.iter().fold(0.0f64, |m, &v| m.max(v)),
+            Shift::Centered(m, m_all) => m
+                .iter()
+                .map(|&ma| -0.5 * ((0.0 - (ma + ma)) + m_all))
+                .fold(0.0f64, f64::max),
+        }
+    }
 }
 
-/// ρ from data: the points of each block are kept transposed (dim × len) so that the inner loop
-/// runs over the points of the block and vectorises.
-struct DataTiles<'a> {
+/// Fills `buf` (row-major `rows.len() × cols.len()`) with ρ(a, b) for a in `rows`, b in `cols`,
+/// where `cols` is block `q`. Returns false (leaving `buf` partly filled) once `control` is
+/// cancelled; it is checked row by row.
+trait TileSource: Sync {
+    fn n(&self) -> usize;
+    fn fill(
+        &self,
+        rows: Range<usize>,
+        q: usize,
+        cols: Range<usize>,
+        buf: &mut [f64],
+        control: &Control,
+    ) -> bool;
+}
+
+/// ρ from data, in the scaled frame: the points of each block are kept scaled and transposed
+/// (dim × len) so that the inner loop runs over the points of the block and vectorises.
+struct DataTiles<'a, 'f> {
     x: Points<'a>,
-    semimetric: Semimetric,
+    frame: &'f Frame,
     transposed: Vec<Vec<f64>>,
 }
 
-impl<'a> DataTiles<'a> {
-    fn new(x: Points<'a>, semimetric: Semimetric, bs: usize) -> Self {
+impl<'a, 'f> DataTiles<'a, 'f> {
+    fn new(x: Points<'a>, frame: &'f Frame, bs: usize) -> Result<Self> {
         let nb = x.n.div_ceil(bs);
         let transposed = (0..nb)
             .into_par_iter()
-            .map(|q| transpose_rows(&x, block_range(q, bs, x.n)))
-            .collect();
-        DataTiles {
+            .map(|q| frame.transposed(&x, block_range(q, bs, x.n), "X"))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(DataTiles {
             x,
-            semimetric,
+            frame,
             transposed,
-        }
+        })
     }
 }
 
@@ -578,38 +1128,77 @@ fn all_finite<T: KernelElement>(v: &[T]) -> bool {
     acc.iter().fold(r, |a, &b| a + b) == 0.0
 }
 
-impl TileSource for DataTiles<'_> {
+/// `row` multiplied by `scale` into `buf` (cleared first), returned; or `row` itself when
+/// `scale` is 1.
+#[inline(always)]
+pub(crate) fn scaled_row<'r>(row: &'r [f64], scale: f64, buf: &'r mut Vec<f64>) -> &'r [f64] {
+    if scale == 1.0 {
+        return row;
+    }
+    buf.clear();
+    buf.extend(row.iter().map(|&v| v * scale));
+    buf
+}
+
+impl TileSource for DataTiles<'_, '_> {
     fn n(&self) -> usize {
         self.x.n
     }
-    fn fill(&self, rows: Range<usize>, q: usize, cols: Range<usize>, buf: &mut [f64]) {
+    fn fill(
+        &self,
+        rows: Range<usize>,
+        q: usize,
+        cols: Range<usize>,
+        buf: &mut [f64],
+        control: &Control,
+    ) -> bool {
         #[cfg(target_arch = "x86_64")]
         if wide_vectors() {
             // SAFETY: `fill_avx2` only requires AVX2, which the CPU has (checked just above).
-            unsafe { self.fill_avx2(rows, q, cols, buf) };
-            return;
+            return unsafe { self.fill_avx2(rows, q, cols, buf, control) };
         }
-        self.fill_portable(rows, q, cols, buf);
+        self.fill_portable(rows, q, cols, buf, control)
     }
 }
 
-impl DataTiles<'_> {
+impl DataTiles<'_, '_> {
     /// [`DataTiles::fill_portable`] compiled with AVX2 (see [`wide_vectors`]).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn fill_avx2(&self, rows: Range<usize>, q: usize, cols: Range<usize>, buf: &mut [f64]) {
-        self.fill_portable(rows, q, cols, buf);
+    unsafe fn fill_avx2(
+        &self,
+        rows: Range<usize>,
+        q: usize,
+        cols: Range<usize>,
+        buf: &mut [f64],
+        control: &Control,
+    ) -> bool {
+        self.fill_portable(rows, q, cols, buf, control)
     }
 
     #[inline(always)]
-    fn fill_portable(&self, rows: Range<usize>, q: usize, cols: Range<usize>, buf: &mut [f64]) {
+    fn fill_portable(
+        &self,
+        rows: Range<usize>,
+        q: usize,
+        cols: Range<usize>,
+        buf: &mut [f64],
+        control: &Control,
+    ) -> bool {
         let lq = cols.len();
         let xt = &self.transposed[q];
+        let semimetric = self.frame.semimetric();
+        let mut scaled = Vec::new();
         for (ia, a) in rows.enumerate() {
+            if control.checkpoint().is_err() {
+                return false;
+            }
             let acc = &mut buf[ia * lq..(ia + 1) * lq];
-            squared_distances_to_transposed(self.x.row(a), xt, lq, 0, acc);
-            self.semimetric.apply_to_squared_distances(acc);
+            let xa = scaled_row(self.x.row(a), self.frame.scale(), &mut scaled);
+            squared_distances_to_transposed(xa, xt, lq, 0, acc);
+            semimetric.apply_to_squared_distances(acc);
         }
+        true
     }
 }
 
@@ -623,7 +1212,17 @@ impl TileSource for MatrixTiles<'_> {
     fn n(&self) -> usize {
         self.n
     }
-    fn fill(&self, rows: Range<usize>, _q: usize, cols: Range<usize>, buf: &mut [f64]) {
+    fn fill(
+        &self,
+        rows: Range<usize>,
+        _q: usize,
+        cols: Range<usize>,
+        buf: &mut [f64],
+        control: &Control,
+    ) -> bool {
+        if control.checkpoint().is_err() {
+            return false;
+        }
         let n = self.n;
         let lq = cols.len();
         let (c0, c1) = (cols.start, cols.end);
@@ -641,17 +1240,24 @@ impl TileSource for MatrixTiles<'_> {
                 }
             }
         }
+        true
     }
 }
 
 /// Row sums Σ_b ρ(a, b) of the full symmetric matrix, each pair evaluated once.
-fn row_sums<S: TileSource>(src: &S, bs: usize) -> Vec<f64> {
+fn row_sums<S: TileSource>(
+    src: &S,
+    bs: usize,
+    arg: &'static str,
+    control: &Control,
+) -> Result<Vec<f64>> {
     let n = src.n();
-    let nb = n.div_ceil(bs);
-    let mut sums: Vec<Vec<f64>> = (0..nb)
-        .map(|p| vec![0.0; block_range(p, bs, n).len()])
-        .collect();
-    for_each_block_pair(&mut sums, |buf, p, sp, other| {
+    let mut all = try_filled(n, 0.0, arg, "the row sums of the semimetric matrix")?;
+    let mut sums: Vec<&mut [f64]> = all.chunks_mut(bs).collect();
+    let finished = for_each_block_pair(&mut sums, |buf, p, sp, other| {
+        if control.checkpoint().is_err() {
+            return false;
+        }
         let rp = block_range(p, bs, n);
         let (q, rq) = match &other {
             None => (p, rp.clone()),
@@ -659,7 +1265,9 @@ fn row_sums<S: TileSource>(src: &S, bs: usize) -> Vec<f64> {
         };
         let lq = rq.len();
         buf.resize(rp.len() * lq, 0.0);
-        src.fill(rp.clone(), q, rq, buf);
+        if !src.fill(rp.clone(), q, rq, buf, control) {
+            return false;
+        }
         match other {
             None => {
                 for (s, row) in sp.iter_mut().zip(buf.chunks_exact(lq)) {
@@ -681,54 +1289,73 @@ fn row_sums<S: TileSource>(src: &S, bs: usize) -> Vec<f64> {
         }
         true
     });
-    sums.concat()
+    drop(sums);
+    if !finished {
+        return Err(KGroupsError::Interrupted); // tiles stop early only when cancelled
+    }
+    Ok(all)
 }
 
-fn shift_for<S: TileSource>(src: &S, base: Base, r0: impl FnOnce() -> Vec<f64>) -> Shift {
-    match base {
-        Base::Origin => Shift::Origin(r0()),
-        Base::Centered => {
-            let n = src.n() as f64;
-            let mut m = row_sums(src, BLOCK);
-            m.iter_mut().for_each(|v| *v /= n);
-            let m_all = m.iter().sum::<f64>() / n;
-            Shift::Centered(m, m_all)
-        }
+/// The centring shift: m_a = mean_b ρ(a, b), m_all = mean_a m_a.
+fn centered_shift<S: TileSource>(src: &S, arg: &'static str, control: &Control) -> Result<Shift> {
+    let n = src.n() as f64;
+    let mut m = row_sums(src, BLOCK, arg, control)?;
+    m.iter_mut().for_each(|v| *v /= n);
+    let m_all = m.iter().sum::<f64>() / n;
+    Ok(Shift::Centered(m, m_all))
+}
+
+/// The [`KGroupsError::OutOfMemory`] of a dense `rows × cols` matrix of `T`.
+fn matrix_out_of_memory<T: KernelElement>(
+    rows: usize,
+    cols: usize,
+    arg: &'static str,
+) -> KGroupsError {
+    let bytes = (rows as f64) * (cols as f64) * std::mem::size_of::<T>() as f64;
+    KGroupsError::OutOfMemory {
+        argument: arg,
+        message: format!(
+            "a dense {rows} × {cols} matrix of {} needs {} ({rows} × {cols} values), which cannot be allocated; use fewer points, f32 output, or a matrix-free or sparse method",
+            std::any::type_name::<T>(),
+            human_bytes(bytes)
+        ),
     }
 }
 
-/// Allocates the zeroed n×n output, failing (instead of aborting) when it cannot be had.
-fn alloc_square<T: KernelElement>(n: usize, arg: &'static str) -> Result<Vec<T>> {
-    let too_large = || {
-        KGroupsError::invalid(
-            arg,
-            format!(
-                "a dense {n} × {n} matrix of {} cannot be allocated; use fewer points, f32 output, or a matrix-free or sparse method",
-                std::any::type_name::<T>()
-            ),
-        )
-    };
-    let len = n.checked_mul(n).ok_or_else(too_large)?;
+/// Allocates the zeroed `rows × cols` output, failing with [`KGroupsError::OutOfMemory`]
+/// (instead of aborting) when it cannot be had.
+fn alloc_matrix<T: KernelElement>(rows: usize, cols: usize, arg: &'static str) -> Result<Vec<T>> {
+    let len = rows
+        .checked_mul(cols)
+        .ok_or_else(|| matrix_out_of_memory::<T>(rows, cols, arg))?;
     // Probe first (malloc of untouched memory is cheap), then let `vec!` use the zeroed, lazily
     // committed allocation.
     let mut probe: Vec<T> = Vec::new();
-    probe.try_reserve_exact(len).map_err(|_| too_large())?;
+    probe
+        .try_reserve_exact(len)
+        .map_err(|_| matrix_out_of_memory::<T>(rows, cols, arg))?;
     drop(probe);
     Ok(vec![T::narrow(0.0); len])
 }
 
 /// Builds the symmetric n×n kernel matrix: every tile of ρ is filled once, shifted into kernel
-/// values, converted and written to its place and (off the diagonal) to its mirror place.
+/// values, scaled by `factors` (see [`Frame::output_factors`]), converted and written to its
+/// place and (off the diagonal) to its mirror place. Checks `control` between tiles and rows.
 fn assemble<T: KernelElement, S: TileSource>(
     src: &S,
     shift: &Shift,
+    factors: (f64, f64),
     arg: &'static str,
     g: &mut [T],
+    control: &Control,
 ) -> Result<()> {
     let n = src.n();
     let bs = BLOCK;
     let mut chunks: Vec<&mut [T]> = g.chunks_mut(bs * n).collect();
     let ok = for_each_block_pair(&mut chunks, |buf, p, cp, other| {
+        if control.checkpoint().is_err() {
+            return false;
+        }
         let rp = block_range(p, bs, n);
         let (q, rq) = match &other {
             None => (p, rp.clone()),
@@ -736,19 +1363,21 @@ fn assemble<T: KernelElement, S: TileSource>(
         };
         let (lp, lq) = (rp.len(), rq.len());
         buf.resize(lp * lq, 0.0);
-        src.fill(rp.clone(), q, rq.clone(), buf);
+        if !src.fill(rp.clone(), q, rq.clone(), buf, control) {
+            return false;
+        }
         match shift {
-            Shift::Origin(r0) => {
+            Shift::Base(r0) => {
                 for (row, &ra) in buf.chunks_exact_mut(lq).zip(&r0[rp.clone()]) {
                     for (v, &rb) in row.iter_mut().zip(&r0[rq.clone()]) {
-                        *v = 0.5 * ((ra + rb) - *v);
+                        *v = base_kernel_value(ra, rb, *v, factors);
                     }
                 }
             }
             Shift::Centered(m, m_all) => {
                 for (row, &ma) in buf.chunks_exact_mut(lq).zip(&m[rp.clone()]) {
                     for (v, &mb) in row.iter_mut().zip(&m[rq.clone()]) {
-                        *v = -0.5 * ((*v - (ma + mb)) + m_all);
+                        *v = -0.5 * ((*v - (ma + mb)) + m_all) * factors.0 * factors.1;
                     }
                 }
             }
@@ -773,6 +1402,7 @@ fn assemble<T: KernelElement, S: TileSource>(
     });
     drop(chunks);
     if !ok {
+        control.checkpoint()?;
         return Err(KGroupsError::invalid(
             arg,
             format!(
@@ -787,12 +1417,20 @@ fn assemble<T: KernelElement, S: TileSource>(
 /// The dense n×n Gram matrix `G_ab = K(x_a, x_b)` (row-major), computed in parallel.
 ///
 /// - [`Base::Origin`]: K(x,y) = ½[ρ(x,0) + ρ(y,0) − ρ(x,y)] (the paper's base point x0 = 0);
+/// - [`Base::Mean`]: K(x,y) = ½[ρ(x,x̄) + ρ(y,x̄) − ρ(x,y)] with x̄ the mean of the points
+///   (translation invariant: the better choice for data far from the origin);
 /// - [`Base::Centered`]: G_c = −½·J R J, i.e. `G_c[a,b]` = −½(R_ab − m_a − m_b + m) with
 ///   m_a = mean_b R_ab and m = mean_a m_a.
 ///
+/// The base changes the objective Q of a clustering (by a constant), never the labels or the
+/// within-cluster dispersion W.
+///
 /// Each pair is evaluated once and stored twice, so the matrix is exactly symmetric; entries
-/// are computed in `f64` and rounded once to `T`. Errors: an invalid semimetric parameter, a
-/// matrix too large to allocate, or entries that overflow `T` (argument `"X"`).
+/// are computed in `f64` and rounded once to `T`. Data of any finite magnitude are handled
+/// exactly: tiny or huge data are first scaled by a power of two (see the module
+/// documentation). Errors: an invalid semimetric parameter; a matrix too large to allocate
+/// ([`KGroupsError::OutOfMemory`], argument `"X"`); entries that `T` cannot hold — they would
+/// overflow, or are all below its smallest normal number (argument `"X"`).
 ///
 /// ```
 /// use kgroups::gram::{energy_gram, Base, Points, Semimetric};
@@ -800,6 +1438,9 @@ fn assemble<T: KernelElement, S: TileSource>(
 /// let g: Vec<f64> = energy_gram(&x, Semimetric::Power { alpha: 1.0 }, Base::Origin).unwrap();
 /// // K(1,4) = (1 + 4 − 3)/2 = 1, K(a,a) = |a|
 /// assert_eq!(g, vec![1.0, 1.0, 1.0, 4.0]);
+/// // base point the mean 2.5: K(1,4) = (1.5 + 1.5 − 3)/2 = 0
+/// let m: Vec<f64> = energy_gram(&x, Semimetric::Power { alpha: 1.0 }, Base::Mean).unwrap();
+/// assert_eq!(m, vec![1.5, 0.0, 0.0, 1.5]);
 /// let c: Vec<f32> = energy_gram(&x, Semimetric::Power { alpha: 1.0 }, Base::Centered).unwrap();
 /// assert_eq!(c, vec![0.75, -0.75, -0.75, 0.75]);
 /// ```
@@ -809,22 +1450,25 @@ pub fn energy_gram<T: KernelElement>(
     base: Base,
 ) -> Result<Vec<T>> {
     semimetric.validate()?;
-    let mut g = alloc_square::<T>(x.n, "X")?;
-    energy_gram_into(x, semimetric, base, &mut g)?;
+    let mut g = alloc_matrix::<T>(x.n, x.n, "X")?;
+    energy_gram_into(x, semimetric, base, &mut g, &Control::new())?;
     Ok(g)
 }
 
 /// [`energy_gram`] writing into a caller-provided buffer `out` of length n² (every entry is
-/// overwritten). This lets a caller reuse memory or supply memory from its own allocator (for
-/// instance a NumPy array, which NumPy backs with huge pages, making first-touch page faults much
-/// cheaper than for a fresh `Vec`). Errors as [`energy_gram`], and (argument `"out"`) when
-/// `out.len() != n²`.
+/// overwritten), and stopping with [`KGroupsError::Interrupted`] once `control` is cancelled
+/// (it is checked between tiles and between the rows of a tile: every few milliseconds). This
+/// lets a caller reuse memory or supply memory from its own allocator (for instance a NumPy
+/// array, which NumPy backs with huge pages, making first-touch page faults much cheaper than for
+/// a fresh `Vec`). Errors as [`energy_gram`], and (argument `"out"`) when `out.len() != n²`.
 ///
 /// ```
 /// use kgroups::gram::{energy_gram_into, Base, Points, Semimetric};
+/// use kgroups::Control;
 /// let x = Points::new(&[1.0, 4.0], 2, 1).unwrap();
 /// let mut g = vec![f64::NAN; 4];
-/// energy_gram_into(&x, Semimetric::Power { alpha: 1.0 }, Base::Origin, &mut g).unwrap();
+/// let power = Semimetric::Power { alpha: 1.0 };
+/// energy_gram_into(&x, power, Base::Origin, &mut g, &Control::new()).unwrap();
 /// assert_eq!(g, vec![1.0, 1.0, 1.0, 4.0]);
 /// ```
 pub fn energy_gram_into<T: KernelElement>(
@@ -832,23 +1476,19 @@ pub fn energy_gram_into<T: KernelElement>(
     semimetric: Semimetric,
     base: Base,
     out: &mut [T],
+    control: &Control,
 ) -> Result<()> {
     semimetric.validate()?;
     check_out_len(out.len(), x.n)?;
-    let src = DataTiles::new(*x, semimetric, BLOCK);
-    let shift = shift_for(&src, base, || semimetric_to_origin(x, semimetric));
-    assemble(&src, &shift, "X", out)
-}
-
-/// ρ(x_a, 0) for every point, exactly as the dense Origin kernel uses it.
-pub(crate) fn semimetric_to_origin(x: &Points, semimetric: Semimetric) -> Vec<f64> {
-    (0..x.n)
-        .into_par_iter()
-        .map(|a| {
-            let xa = x.row(a);
-            semimetric.from_squared_distance(xa.iter().map(|v| v * v).fold(0.0, |s, v| s + v))
-        })
-        .collect()
+    let frame = Frame::new(&[x], x, semimetric, base, control)?;
+    let src = DataTiles::new(*x, &frame, BLOCK)?;
+    control.checkpoint()?;
+    let shift = match base {
+        Base::Origin | Base::Mean => Shift::Base(frame.rho_to_base(x, "X", control)?),
+        Base::Centered => centered_shift(&src, "X", control)?,
+    };
+    let factors = frame.output_factors::<T>(shift.max_diagonal(), "X")?;
+    assemble(&src, &shift, factors, "X", out, control)
 }
 
 fn check_out_len(len: usize, n: usize) -> Result<()> {
@@ -861,27 +1501,46 @@ fn check_out_len(len: usize, n: usize) -> Result<()> {
     Ok(())
 }
 
-/// The rectangular cross-kernel matrix `K[a, b] = K(x_a, y_b) = ½[ρ(x_a,0) + ρ(y_b,0) − ρ(x_a,y_b)]`
-/// (base point 0, as [`Base::Origin`]), row-major `x.n() × y.n()`: the kernel rows of new points
-/// `x` against training points `y` (for predicting labels). Computed in parallel over rows of
-/// `x`, in `f64`, rounded once to `T`; `energy_gram_cross(x, x, ..)` equals
-/// `energy_gram(x, .., Base::Origin)` entry for entry.
+/// The rectangular cross-kernel matrix `K[a, b] = K(x_a, y_b)`, row-major `x.n() × y.n()`: the
+/// kernel rows of new points `x` against reference (training) points `y`, for predicting labels
+/// or Nyström features.
+///
+/// - [`Base::Origin`]: K(x,y) = ½[ρ(x,0) + ρ(y,0) − ρ(x,y)];
+/// - [`Base::Mean`]: K(x,y) = ½[ρ(x,ȳ) + ρ(y,ȳ) − ρ(x,y)] with ȳ the mean of the reference
+///   points `y` (not of `x`), so that `energy_gram_cross(y, y, .., Base::Mean)` equals
+///   `energy_gram(y, .., Base::Mean)` and rows of new points agree with the training kernel.
+///
+/// Computed in parallel over rows of `x`, in `f64`, rounded once to `T`;
+/// `energy_gram_cross(x, x, .., base)` equals `energy_gram(x, .., base)` bit for bit.
 ///
 /// Errors: an invalid semimetric parameter; `y` with another number of columns than `x`
-/// (argument `"Y"`); a matrix too large to allocate or entries that overflow `T` (argument `"X"`).
+/// (argument `"Y"`); [`Base::Centered`] (argument `"base"`: not defined for a cross kernel); a
+/// matrix too large to allocate ([`KGroupsError::OutOfMemory`], argument `"X"`) or entries
+/// that `T` cannot hold (argument `"X"`).
 ///
 /// ```
-/// use kgroups::gram::{energy_gram_cross, Points, Semimetric};
+/// use kgroups::gram::{energy_gram_cross, Base, Points, Semimetric};
 /// let x = Points::new(&[1.0, -2.0], 2, 1).unwrap();
 /// let y = Points::new(&[4.0], 1, 1).unwrap();
-/// let k: Vec<f64> = energy_gram_cross(&x, &y, Semimetric::Power { alpha: 1.0 }).unwrap();
+/// let power = Semimetric::Power { alpha: 1.0 };
+/// let k: Vec<f64> = energy_gram_cross(&x, &y, power, Base::Origin).unwrap();
 /// assert_eq!(k, vec![1.0, 0.0]); // ½(1 + 4 − 3), ½(2 + 4 − 6)
+/// let k: Vec<f64> = energy_gram_cross(&x, &y, power, Base::Mean).unwrap();
+/// assert_eq!(k, vec![0.0, 0.0]); // the base point is y itself
 /// ```
 pub fn energy_gram_cross<T: KernelElement>(
     x: &Points,
     y: &Points,
     semimetric: Semimetric,
+    base: Base,
 ) -> Result<Vec<T>> {
+    check_cross_arguments(x, y, semimetric, base)?;
+    let mut out = alloc_matrix::<T>(x.n, y.n, "X")?;
+    energy_gram_cross_into(x, y, semimetric, base, &mut out, &Control::new())?;
+    Ok(out)
+}
+
+fn check_cross_arguments(x: &Points, y: &Points, semimetric: Semimetric, base: Base) -> Result<()> {
     semimetric.validate()?;
     if x.dim != y.dim {
         return Err(KGroupsError::invalid(
@@ -892,45 +1551,78 @@ pub fn energy_gram_cross<T: KernelElement>(
             ),
         ));
     }
+    if base == Base::Centered {
+        return Err(KGroupsError::invalid(
+            "base",
+            "a cross kernel is defined for Base::Origin or Base::Mean (the mean of Y), not Base::Centered",
+        ));
+    }
+    Ok(())
+}
+
+/// [`energy_gram_cross`] writing into a caller-provided buffer `out` of length
+/// `x.n() * y.n()`, and stopping with [`KGroupsError::Interrupted`] once `control` is
+/// cancelled (checked every 1024 entries of a row). Errors as [`energy_gram_cross`], and
+/// (argument `"out"`) for a wrong length of `out`.
+///
+/// ```
+/// use kgroups::gram::{energy_gram_cross_into, Base, Points, Semimetric};
+/// use kgroups::Control;
+/// let x = Points::new(&[1.0, -2.0], 2, 1).unwrap();
+/// let y = Points::new(&[4.0], 1, 1).unwrap();
+/// let mut k = vec![0.0f32; 2];
+/// let power = Semimetric::Power { alpha: 1.0 };
+/// energy_gram_cross_into(&x, &y, power, Base::Origin, &mut k, &Control::new()).unwrap();
+/// assert_eq!(k, vec![1.0, 0.0]);
+/// ```
+pub fn energy_gram_cross_into<T: KernelElement>(
+    x: &Points,
+    y: &Points,
+    semimetric: Semimetric,
+    base: Base,
+    out: &mut [T],
+    control: &Control,
+) -> Result<()> {
+    check_cross_arguments(x, y, semimetric, base)?;
     let (nx, ny) = (x.n, y.n);
-    let too_large = || {
-        KGroupsError::invalid(
-            "X",
+    if nx.checked_mul(ny) != Some(out.len()) {
+        return Err(KGroupsError::invalid(
+            "out",
             format!(
-                "a dense {nx} × {ny} matrix of {} cannot be allocated",
-                std::any::type_name::<T>()
+                "out has length {} but the cross kernel of {nx} × {ny} points needs {nx} × {ny} entries",
+                out.len()
             ),
-        )
-    };
-    let len = nx.checked_mul(ny).ok_or_else(too_large)?;
-    let mut probe: Vec<T> = Vec::new();
-    probe.try_reserve_exact(len).map_err(|_| too_large())?;
-    drop(probe);
-    let mut out = vec![T::narrow(0.0); len];
-    let norm_rho = |p: &Points, a: usize| {
-        semimetric.from_squared_distance(p.row(a).iter().map(|v| v * v).fold(0.0, |s, v| s + v))
-    };
-    let rx: Vec<f64> = (0..nx).into_par_iter().map(|a| norm_rho(x, a)).collect();
-    let ry: Vec<f64> = (0..ny).into_par_iter().map(|b| norm_rho(y, b)).collect();
-    let yt = transpose_rows(y, 0..ny);
+        ));
+    }
+    let frame = Frame::new(&[x, y], y, semimetric, base, control)?;
+    let rx = frame.rho_to_base(x, "X", control)?;
+    let ry = frame.rho_to_base(y, "Y", control)?;
+    let max_entry = rx.iter().chain(&ry).fold(0.0f64, |m, &v| m.max(v));
+    let factors = frame.output_factors::<T>(max_entry, "X")?;
+    let yt = frame.transposed(y, 0..ny, "Y")?;
+    let semimetric = frame.semimetric();
     // Column chunks of 1024 keep the f64 buffer in L1/L2; rows are written left to right.
     const COLS: usize = 1024;
     let ok = out
         .par_chunks_mut(ny)
         .enumerate()
         .map_init(
-            || vec![0.0; COLS.min(ny)],
-            |buf, (a, row)| {
+            || (vec![0.0; COLS.min(ny)], Vec::new()),
+            |(buf, scaled), (a, row)| {
+                let xa = scaled_row(x.row(a), frame.scale(), scaled);
                 let mut ok = true;
                 let mut c0 = 0;
                 while c0 < ny {
+                    if control.checkpoint().is_err() {
+                        return false;
+                    }
                     let c1 = (c0 + COLS).min(ny);
                     let b = &mut buf[..c1 - c0];
-                    squared_distances_to_transposed(x.row(a), &yt, ny, c0, b);
+                    squared_distances_to_transposed(xa, &yt, ny, c0, b);
                     semimetric.apply_to_squared_distances(b);
                     let dst = &mut row[c0..c1];
                     for ((d, &v), &rb) in dst.iter_mut().zip(b.iter()).zip(&ry[c0..c1]) {
-                        *d = T::narrow(0.5 * ((rx[a] + rb) - v));
+                        *d = T::narrow(base_kernel_value(rx[a], rb, v, factors));
                     }
                     ok &= all_finite(dst);
                     c0 = c1;
@@ -940,6 +1632,7 @@ pub fn energy_gram_cross<T: KernelElement>(
         )
         .reduce(|| true, |a, b| a && b);
     if !ok {
+        control.checkpoint()?;
         return Err(KGroupsError::invalid(
             "X",
             format!(
@@ -948,7 +1641,7 @@ pub fn energy_gram_cross<T: KernelElement>(
             ),
         ));
     }
-    Ok(out)
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1098,8 +1791,19 @@ pub(crate) fn check_symmetric(m: &[f64], n: usize, arg: &'static str) -> Result<
 /// Full validation of a semimetric matrix R: square, finite, symmetric (within tolerance),
 /// non-negative and zero on the diagonal (both within 1e-10·max|R|).
 pub(crate) fn validate_semimetric_matrix(r: &[f64], n: usize, arg: &'static str) -> Result<()> {
+    validate_semimetric_matrix_with(r, n, arg, &Control::new())
+}
+
+/// [`validate_semimetric_matrix`], checking `control` for cancellation between its passes.
+fn validate_semimetric_matrix_with(
+    r: &[f64],
+    n: usize,
+    arg: &'static str,
+    control: &Control,
+) -> Result<()> {
     check_square(r.len(), n, arg)?;
     check_finite_matrix(r, n, arg)?;
+    control.checkpoint()?;
     let tol = SYMMETRY_RTOL * max_abs(r);
     if let Some(a) = (0..n)
         .into_par_iter()
@@ -1113,6 +1817,7 @@ pub(crate) fn validate_semimetric_matrix(r: &[f64], n: usize, arg: &'static str)
             ),
         ));
     }
+    control.checkpoint()?;
     let negative = r
         .par_chunks(n)
         .position_first(|row| row.iter().fold(false, |acc, &v| acc | (v < -tol)))
@@ -1131,7 +1836,9 @@ pub(crate) fn validate_semimetric_matrix(r: &[f64], n: usize, arg: &'static str)
             ),
         ));
     }
-    check_symmetric(r, n, arg)
+    control.checkpoint()?;
+    check_symmetric(r, n, arg)?;
+    control.checkpoint()
 }
 
 /// The dense Gram matrix from a precomputed n×n semimetric matrix `r` (row-major,
@@ -1140,12 +1847,14 @@ pub(crate) fn validate_semimetric_matrix(r: &[f64], n: usize, arg: &'static str)
 /// `r` must be finite, symmetric (|R_ab − R_ba| ≤ 1e-10·max(|R_ab|, |R_ba|) + 1e-13·max|R|),
 /// non-negative and zero on the diagonal (entries within 1e-10·max|R| of zero are accepted);
 /// only its upper triangle (a < b) is used, and its diagonal is taken as exactly 0. Errors name
-/// the argument `"R"`.
+/// the argument `"R"`; a matrix too large to allocate is [`KGroupsError::OutOfMemory`].
 ///
 /// - [`Base::Origin`]: there are no coordinates, so the base point is the first point:
 ///   K(a,b) = ½[R_a0 + R_b0 − R_ab]. Any base point gives the same clustering (the objective
 ///   changes by a constant; see the specification).
 /// - [`Base::Centered`]: G_c = −½·J R J as in [`energy_gram`].
+/// - [`Base::Mean`] needs coordinates and is refused (argument `"base"`): use
+///   [`Base::Centered`], the kernel whose base point is the mean in feature space.
 ///
 /// ```
 /// use kgroups::gram::{gram_from_semimetric, Base};
@@ -1155,22 +1864,37 @@ pub(crate) fn validate_semimetric_matrix(r: &[f64], n: usize, arg: &'static str)
 /// let c: Vec<f64> = gram_from_semimetric(&r, 2, Base::Centered).unwrap();
 /// assert_eq!(c, vec![0.75, -0.75, -0.75, 0.75]);
 /// assert!(gram_from_semimetric::<f64>(&[0.0, 1.0, 2.0, 0.0], 2, Base::Origin).is_err());
+/// assert!(gram_from_semimetric::<f64>(&r, 2, Base::Mean).is_err());
 /// ```
 pub fn gram_from_semimetric<T: KernelElement>(r: &[f64], n: usize, base: Base) -> Result<Vec<T>> {
+    check_semimetric_base(base)?;
     validate_semimetric_matrix(r, n, "R")?;
-    let mut g = alloc_square::<T>(n, "R")?;
-    fill_from_validated(r, n, base, &mut g)?;
+    let mut g = alloc_matrix::<T>(n, n, "R")?;
+    fill_from_validated(r, n, base, &mut g, &Control::new())?;
     Ok(g)
 }
 
+fn check_semimetric_base(base: Base) -> Result<()> {
+    if base == Base::Mean {
+        return Err(KGroupsError::invalid(
+            "base",
+            "Base::Mean needs the coordinates of the points, which a semimetric matrix does not have; use Base::Centered (the base point is then the mean in feature space) or Base::Origin (the first point)",
+        ));
+    }
+    Ok(())
+}
+
 /// [`gram_from_semimetric`] writing into a caller-provided buffer `out` of length n² (every entry
-/// is overwritten; see [`energy_gram_into`]). Errors as [`gram_from_semimetric`], and (argument
-/// `"out"`) when `out.len() != n²`.
+/// is overwritten; see [`energy_gram_into`]), and stopping with [`KGroupsError::Interrupted`]
+/// once `control` is cancelled (checked between the validation passes and between tiles).
+/// Errors as [`gram_from_semimetric`], and (argument `"out"`) when `out.len() != n²`.
 ///
 /// ```
 /// use kgroups::gram::{gram_from_semimetric_into, Base};
+/// use kgroups::Control;
 /// let mut g = vec![0.0f32; 4];
-/// gram_from_semimetric_into(&[0.0, 3.0, 3.0, 0.0], 2, Base::Origin, &mut g).unwrap();
+/// let r = [0.0, 3.0, 3.0, 0.0];
+/// gram_from_semimetric_into(&r, 2, Base::Origin, &mut g, &Control::new()).unwrap();
 /// assert_eq!(g, vec![0.0, 0.0, 0.0, 3.0]);
 /// ```
 pub fn gram_from_semimetric_into<T: KernelElement>(
@@ -1178,10 +1902,12 @@ pub fn gram_from_semimetric_into<T: KernelElement>(
     n: usize,
     base: Base,
     out: &mut [T],
+    control: &Control,
 ) -> Result<()> {
-    validate_semimetric_matrix(r, n, "R")?;
+    check_semimetric_base(base)?;
+    validate_semimetric_matrix_with(r, n, "R", control)?;
     check_out_len(out.len(), n)?;
-    fill_from_validated(r, n, base, out)
+    fill_from_validated(r, n, base, out, control)
 }
 
 fn fill_from_validated<T: KernelElement>(
@@ -1189,20 +1915,26 @@ fn fill_from_validated<T: KernelElement>(
     n: usize,
     base: Base,
     out: &mut [T],
+    control: &Control,
 ) -> Result<()> {
     let src = MatrixTiles { r, n };
-    let shift = shift_for(&src, base, || {
-        let mut r0 = r[..n].to_vec();
-        r0[0] = 0.0;
-        r0
-    });
-    assemble(&src, &shift, "R", out)
+    let shift = match base {
+        Base::Centered => centered_shift(&src, "R", control)?,
+        Base::Origin | Base::Mean => {
+            let mut r0 = try_filled(n, 0.0, "R", "the distances to the first point")?;
+            r0.copy_from_slice(&r[..n]);
+            r0[0] = 0.0;
+            Shift::Base(r0)
+        }
+    };
+    assemble(&src, &shift, (1.0, 1.0), "R", out, control)
 }
 
 #[cfg(test)]
 #[allow(clippy::needless_range_loop)] // the naive reference loops index on purpose
 pub(crate) mod tests {
     use super::*;
+    use crate::matrix_free::DataKernel;
 
     /// SplitMix64-based uniform numbers in [0, 1), for reproducible test data.
     pub(crate) struct TestRng(pub u64);
@@ -1222,6 +1954,19 @@ pub(crate) mod tests {
             (0..n * dim)
                 .map(|_| shift + scale * self.normal_ish())
                 .collect()
+        }
+    }
+
+    pub(crate) fn assert_out_of_memory<T: std::fmt::Debug>(r: Result<T>, arg: &str, needle: &str) {
+        match r {
+            Err(KGroupsError::OutOfMemory { argument, message }) => {
+                assert_eq!(argument, arg, "wrong argument name; message: {message}");
+                assert!(
+                    message.contains(needle),
+                    "message {message:?} does not contain {needle:?}"
+                );
+            }
+            other => panic!("expected OutOfMemory({arg}), got {other:?}"),
         }
     }
 
@@ -1487,15 +2232,21 @@ pub(crate) mod tests {
             }
         }
         let want = (s / (n * n) as f64).sqrt();
-        let got = bandwidth(&x).unwrap();
+        let got = bandwidth(&x, &Control::new()).unwrap();
         assert!((got - want).abs() <= 1e-12 * want, "{got} vs {want}");
+        let none = Control::new();
         assert_invalid(
-            bandwidth(&Points::new(&[3.0; 6], 3, 2).unwrap()),
+            bandwidth(&Points::new(&[3.0; 6], 3, 2).unwrap(), &none),
             "X",
             "pass sigma explicitly",
         );
+        // Huge and tiny data: σ in their own scale (the squares would overflow or underflow).
+        let huge = bandwidth(&Points::new(&[-1e300, 1e300], 2, 1).unwrap(), &none).unwrap();
+        assert!((huge / 1e300 - 2f64.sqrt()).abs() < 1e-15, "{huge}");
+        let tiny = bandwidth(&Points::new(&[-3e-200, 3e-200], 2, 1).unwrap(), &none).unwrap();
+        assert!((tiny / 3e-200 - 2f64.sqrt()).abs() < 1e-15, "{tiny}");
         assert_invalid(
-            bandwidth(&Points::new(&[-1e300, 1e300], 2, 1).unwrap()),
+            bandwidth(&Points::new(&[-1.7e308, 1.7e308], 2, 1).unwrap(), &none),
             "X",
             "overflows",
         );
@@ -1731,11 +2482,18 @@ pub(crate) mod tests {
 
     #[test]
     fn gram_overflow_is_an_error() {
+        // Squared distances of 1e400 are out of range, but ‖x‖ = 1e200 is not: computed in a
+        // scaled frame. With α = 2 the entries themselves (1e400) overflow: refused.
         let data = [1e200, 0.0, -1e200, 1.0];
         let x = Points::new(&data, 2, 2).unwrap();
-        for base in [Base::Origin, Base::Centered] {
+        for base in [Base::Origin, Base::Mean, Base::Centered] {
+            let g: Vec<f64> = energy_gram(&x, Semimetric::Power { alpha: 1.0 }, base).unwrap();
+            assert!(
+                g.iter().all(|v| v.is_finite()) && g[0] > 0.4e200,
+                "{base:?} {g:?}"
+            );
             assert_invalid(
-                energy_gram::<f64>(&x, Semimetric::Power { alpha: 1.0 }, base),
+                energy_gram::<f64>(&x, Semimetric::Power { alpha: 2.0 }, base),
                 "X",
                 "overflow f64",
             );
@@ -1771,23 +2529,27 @@ pub(crate) mod tests {
         );
         let mut out = vec![0.0f64; 8];
         assert_invalid(
-            energy_gram_into(&x, Semimetric::Power { alpha: 1.0 }, Base::Origin, &mut out),
+            energy_gram_into(
+                &x,
+                Semimetric::Power { alpha: 1.0 },
+                Base::Origin,
+                &mut out,
+                &Control::new(),
+            ),
             "out",
             "length 8",
         );
         let mut out = vec![7.0f64; 9];
-        energy_gram_into(&x, Semimetric::Power { alpha: 1.0 }, Base::Origin, &mut out).unwrap();
+        let power = Semimetric::Power { alpha: 1.0 };
+        energy_gram_into(&x, power, Base::Origin, &mut out, &Control::new()).unwrap();
         assert_eq!(out, vec![0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 1.0, 2.0]);
-        assert_invalid(
-            alloc_square::<f64>(1 << 31, "X"),
+        assert_out_of_memory(alloc_matrix::<f64>(1 << 31, 1 << 31, "X"), "X", "32.0 EiB");
+        assert_out_of_memory(
+            alloc_matrix::<f32>(1 << 33, 1 << 33, "X"),
             "X",
             "cannot be allocated",
         );
-        assert_invalid(
-            alloc_square::<f64>(1 << 33, "X"),
-            "X",
-            "cannot be allocated",
-        );
+        assert_out_of_memory(alloc_matrix::<f64>(1 << 20, 1 << 30, "R"), "R", "8.0 PiB");
     }
 
     #[test]
@@ -1856,7 +2618,7 @@ pub(crate) mod tests {
         assert_exactly_symmetric(&g, 3);
         let mut out = vec![0.0f32; 3];
         assert_invalid(
-            gram_from_semimetric_into(&ok, 3, Base::Origin, &mut out),
+            gram_from_semimetric_into(&ok, 3, Base::Origin, &mut out, &Control::new()),
             "out",
             "length 3",
         );
@@ -1895,7 +2657,7 @@ pub(crate) mod tests {
             let o: Vec<f32> = energy_gram(&x, sm, Base::Origin).unwrap();
             let r = naive_r(sm, &data, n, dim);
             let cr: Vec<f64> = gram_from_semimetric(&r, n, Base::Centered).unwrap();
-            (c, o, cr, bandwidth(&x).unwrap())
+            (c, o, cr, bandwidth(&x, &Control::new()).unwrap())
         };
         let one = in_pool(1, run);
         let two = in_pool(2, run);
@@ -1917,8 +2679,8 @@ pub(crate) mod tests {
         );
         let zero = vec![0.0; dim];
         for sm in SEMIMETRICS {
-            let k: Vec<f64> = energy_gram_cross(&x, &y, sm).unwrap();
-            let k32: Vec<f32> = energy_gram_cross(&x, &y, sm).unwrap();
+            let k: Vec<f64> = energy_gram_cross(&x, &y, sm, Base::Origin).unwrap();
+            let k32: Vec<f32> = energy_gram_cross(&x, &y, sm, Base::Origin).unwrap();
             for a in 0..nx {
                 for b in 0..ny {
                     let (ra, rb) = (
@@ -1936,29 +2698,304 @@ pub(crate) mod tests {
                 }
             }
             let g: Vec<f64> = energy_gram(&x, sm, Base::Origin).unwrap();
-            let kxx: Vec<f64> = energy_gram_cross(&x, &x, sm).unwrap();
+            let kxx: Vec<f64> = energy_gram_cross(&x, &x, sm, Base::Origin).unwrap();
             assert_eq!(g, kxx);
+            let g: Vec<f64> = energy_gram(&y, sm, Base::Mean).unwrap();
+            let kyy: Vec<f64> = energy_gram_cross(&y, &y, sm, Base::Mean).unwrap();
+            assert_eq!(g, kyy);
         }
         let z = Points::new(&xd[..nx * 2], nx, 2).unwrap();
         let sm = Semimetric::Power { alpha: 1.0 };
         assert_invalid(
-            energy_gram_cross::<f64>(&x, &z, sm),
+            energy_gram_cross::<f64>(&x, &z, sm, Base::Origin),
             "Y",
             "X has D=3 columns but Y has D=2",
         );
         assert_invalid(
-            energy_gram_cross::<f64>(&x, &y, Semimetric::Power { alpha: 0.0 }),
+            energy_gram_cross::<f64>(&x, &y, Semimetric::Power { alpha: 0.0 }, Base::Mean),
             "alpha",
             "alpha = 0",
         );
+        assert_invalid(
+            energy_gram_cross::<f64>(&x, &y, sm, Base::Centered),
+            "base",
+            "not Base::Centered",
+        );
         let big = Points::new(&[1e200, -1e200], 2, 1).unwrap();
         assert_invalid(
-            energy_gram_cross::<f64>(&big, &big, sm),
+            energy_gram_cross::<f64>(&big, &big, Semimetric::Power { alpha: 2.0 }, Base::Mean),
             "X",
             "overflow f64",
         );
-        let run = || energy_gram_cross::<f64>(&x, &y, sm).unwrap();
+        // 2^21 × 2^22 entries: 64 TiB
+        let (many_x, many_y) = (vec![0.5; 1 << 21], vec![0.25; 1 << 22]);
+        let (many_x, many_y) = (
+            Points::new(&many_x, 1 << 21, 1).unwrap(),
+            Points::new(&many_y, 1 << 22, 1).unwrap(),
+        );
+        assert_out_of_memory(
+            energy_gram_cross::<f64>(&many_x, &many_y, sm, Base::Mean),
+            "X",
+            "64.0 TiB",
+        );
+        let run = || energy_gram_cross::<f64>(&x, &y, sm, Base::Mean).unwrap();
         assert_eq!(in_pool(1, run), in_pool(2, run));
+    }
+
+    fn max_abs_of(v: &[f64]) -> f64 {
+        v.iter().fold(0.0f64, |m, x| m.max(x.abs()))
+    }
+
+    #[test]
+    fn tiny_and_huge_data_are_exact() {
+        // G(X·f) = f^α G(X) for the power semimetric (homogeneous); the exponential and gaussian
+        // ones with σ·f give G(X) itself. Before scaling, squared distances of X·1e-170
+        // underflowed to 0 (relative error 1) and those of X·1e200 overflowed.
+        let (n, dim) = (BLOCK + 9, 3);
+        let data = TestRng(30).data(n, dim, 1.0, 0.3);
+        let x = Points::new(&data, n, dim).unwrap();
+        for f in [1e-170, 1e-300, 1e-310, 1e150, 1e200, 1e300] {
+            let scaled: Vec<f64> = data.iter().map(|v| v * f).collect();
+            let xs = Points::new(&scaled, n, dim).unwrap();
+            for (sm, sm_scaled, power) in [
+                (
+                    Semimetric::Power { alpha: 1.0 },
+                    Semimetric::Power { alpha: 1.0 },
+                    1.0,
+                ),
+                (
+                    Semimetric::Power { alpha: 0.5 },
+                    Semimetric::Power { alpha: 0.5 },
+                    0.5,
+                ),
+                (
+                    Semimetric::Power { alpha: 1.7 },
+                    Semimetric::Power { alpha: 1.7 },
+                    1.7,
+                ),
+                (
+                    Semimetric::Exponential { sigma: 0.8 },
+                    Semimetric::Exponential { sigma: 0.8 * f },
+                    0.0,
+                ),
+                (
+                    Semimetric::Gaussian { sigma: 1.3 },
+                    Semimetric::Gaussian { sigma: 1.3 * f },
+                    0.0,
+                ),
+            ] {
+                let magnitude = f.powf(power); // of the kernel entries
+                if !(magnitude > 1e-300 && magnitude < 1e300) {
+                    continue; // not representable: see unrepresentable_kernels_are_refused
+                }
+                for base in [Base::Origin, Base::Mean, Base::Centered] {
+                    let want: Vec<f64> = energy_gram(&x, sm, base).unwrap();
+                    let got: Vec<f64> = energy_gram(&xs, sm_scaled, base).unwrap();
+                    let tol = 1e-12 * max_abs_of(&want);
+                    for i in 0..n * n {
+                        assert!(
+                            (got[i] / magnitude - want[i]).abs() <= tol,
+                            "f = {f:e} {sm:?} {base:?} at {i}: {} vs {}",
+                            got[i] / magnitude,
+                            want[i]
+                        );
+                    }
+                    if base != Base::Centered {
+                        let cross: Vec<f64> = energy_gram_cross(&xs, &xs, sm_scaled, base).unwrap();
+                        assert_eq!(cross, got, "cross f = {f:e} {sm:?} {base:?}");
+                    }
+                }
+            }
+            let b = bandwidth(&xs, &Control::new()).unwrap();
+            let b1 = bandwidth(&x, &Control::new()).unwrap();
+            assert!(
+                (b / f - b1).abs() <= 1e-13 * b1,
+                "bandwidth at {f:e}: {b} vs {b1}"
+            );
+        }
+    }
+
+    #[test]
+    fn unrepresentable_kernels_are_refused() {
+        let data = TestRng(31).data(20, 2, 1.0, 0.0);
+        let at = |f: f64| data.iter().map(|v| v * f).collect::<Vec<f64>>();
+        let (tiny, huge, small) = (at(1e-170), at(1e200), at(1e-25));
+        let tiny = Points::new(&tiny, 20, 2).unwrap();
+        let huge = Points::new(&huge, 20, 2).unwrap();
+        let small = Points::new(&small, 20, 2).unwrap();
+        let square = Semimetric::Power { alpha: 2.0 };
+        for base in [Base::Origin, Base::Mean, Base::Centered] {
+            // entries ~1e-340: below the smallest normal f64
+            assert_invalid(
+                energy_gram::<f64>(&tiny, square, base),
+                "X",
+                "below the smallest normal f64",
+            );
+            // entries ~1e400
+            assert_invalid(energy_gram::<f64>(&huge, square, base), "X", "overflow f64");
+            // entries ~1e-50: fine in f64, not in f32
+            assert!(energy_gram::<f64>(&small, square, base).is_ok());
+            assert_invalid(
+                energy_gram::<f32>(&small, square, base),
+                "X",
+                "below the smallest normal f32 (1.2e-38): they cannot be represented accurately; use float64",
+            );
+        }
+        // the gaussian of X·1e-170 with σ = 1: entries ~1e-340
+        assert_invalid(
+            energy_gram::<f64>(&tiny, Semimetric::Gaussian { sigma: 1.0 }, Base::Mean),
+            "X",
+            "too small",
+        );
+        // σ that cannot be scaled with the data
+        assert_invalid(
+            energy_gram::<f64>(&tiny, Semimetric::Exponential { sigma: 1e300 }, Base::Mean),
+            "sigma",
+            "sigma = 1e300 is too large",
+        );
+        assert_invalid(
+            energy_gram_cross::<f64>(&tiny, &tiny, square, Base::Mean),
+            "X",
+            "below the smallest normal f64",
+        );
+        assert_invalid(
+            DataKernel::new(tiny, square, Base::Mean),
+            "X",
+            "below the smallest normal f64",
+        );
+        // Coordinates far apart in magnitude: one constant column at 1e300, a spread of 1e-300
+        // in the other.
+        let mixed = [1e300, 1e-300, 1e300, -1e-300, 1e300, 3e-300];
+        let mixed = Points::new(&mixed, 3, 2).unwrap();
+        assert_invalid(
+            energy_gram::<f64>(&mixed, Semimetric::Power { alpha: 1.0 }, Base::Mean),
+            "X",
+            "very different magnitudes",
+        );
+        // identical points: the kernel is exactly 0, in f32 too
+        let same = Points::new(&[0.1; 6], 3, 2).unwrap();
+        for base in [Base::Origin, Base::Mean, Base::Centered] {
+            let g: Vec<f32> = energy_gram(&same, square, base).unwrap();
+            if base != Base::Origin {
+                assert!(g.iter().all(|&v| v == 0.0), "{base:?} {g:?}");
+            }
+        }
+        let zero = Points::new(&[0.0; 6], 3, 2).unwrap();
+        let g: Vec<f32> = energy_gram(&zero, square, Base::Mean).unwrap();
+        assert!(g.iter().all(|&v| v == 0.0));
+    }
+
+    #[test]
+    fn mean_base_is_translation_invariant() {
+        // Z and Z + c are exact translates (Z = (X + c) − c, then Z + c is exact): their
+        // kernels with the mean as base point agree to rounding of the spread, however far c.
+        let (n, dim) = (BLOCK + 40, 3);
+        let data = TestRng(32).data(n, dim, 1.0, 0.0);
+        for c in [0.0, 1e3, 1.7e9, 1e12] {
+            let z: Vec<f64> = data.iter().map(|v| (v + c) - c).collect();
+            let zc: Vec<f64> = z.iter().map(|v| v + c).collect();
+            assert!(zc.iter().zip(&z).all(|(a, b)| a - c == *b));
+            let (z, zc) = (
+                Points::new(&z, n, dim).unwrap(),
+                Points::new(&zc, n, dim).unwrap(),
+            );
+            for sm in SEMIMETRICS {
+                let want: Vec<f64> = energy_gram(&z, sm, Base::Mean).unwrap();
+                let got: Vec<f64> = energy_gram(&zc, sm, Base::Mean).unwrap();
+                let tol = 1e-12 * max_abs_of(&want);
+                for i in 0..n * n {
+                    assert!(
+                        (got[i] - want[i]).abs() <= tol,
+                        "c = {c} {sm:?} at {i}: {} vs {}",
+                        got[i],
+                        want[i]
+                    );
+                }
+                // against the definition, with the mean taken exactly (it is of Z: near 0)
+                let mean: Vec<f64> = (0..dim)
+                    .map(|k| (0..n).map(|a| z.row(a)[k]).sum::<f64>() / n as f64)
+                    .collect();
+                for (a, b) in [(0, 0), (0, 1), (5, n - 1)] {
+                    let w = 0.5
+                        * (naive_rho(sm, z.row(a), &mean) + naive_rho(sm, z.row(b), &mean)
+                            - naive_rho(sm, z.row(a), z.row(b)));
+                    assert!(
+                        (got[a * n + b] - w).abs() <= tol,
+                        "c = {c} {sm:?} ({a},{b})"
+                    );
+                }
+            }
+        }
+        // with base 0 the entries of Z + c are about c in size, and cancel in the clustering
+        let far: Vec<f64> = energy_gram(
+            &Points::new(&[1.7e9, 1.7e9 + 1.0], 2, 1).unwrap(),
+            Semimetric::Power { alpha: 1.0 },
+            Base::Origin,
+        )
+        .unwrap();
+        assert!(far[0] > 1e9);
+    }
+
+    #[test]
+    fn cancelled_builders_stop() {
+        let (n, dim) = (BLOCK + 3, 2);
+        let data = TestRng(33).data(n, dim, 1.0, 0.0);
+        let x = Points::new(&data, n, dim).unwrap();
+        let flag = std::sync::atomic::AtomicBool::new(true);
+        let cancelled = Control::new().with_cancel(&flag);
+        let sm = Semimetric::Power { alpha: 1.0 };
+        let mut out = vec![0.0f64; n * n];
+        for base in [Base::Origin, Base::Mean, Base::Centered] {
+            let r = energy_gram_into(&x, sm, base, &mut out, &cancelled);
+            assert_eq!(r, Err(KGroupsError::Interrupted), "{base:?}");
+        }
+        let r = energy_gram_cross_into(&x, &x, sm, Base::Mean, &mut out, &cancelled);
+        assert_eq!(r, Err(KGroupsError::Interrupted));
+        let rm = naive_r(sm, &data, n, dim);
+        for base in [Base::Origin, Base::Centered] {
+            let r = gram_from_semimetric_into(&rm, n, base, &mut out, &cancelled);
+            assert_eq!(r, Err(KGroupsError::Interrupted), "{base:?}");
+        }
+        assert_eq!(bandwidth(&x, &cancelled), Err(KGroupsError::Interrupted));
+        // Cancelled midway (from another thread): stops long before the end. The full build
+        // takes seconds (n = 4096, D = 256); the flag is set after 50 ms.
+        let (n, dim) = (4096, 256);
+        let data = TestRng(34).data(n, dim, 1.0, 0.0);
+        let x = Points::new(&data, n, dim).unwrap();
+        let flag = std::sync::atomic::AtomicBool::new(false);
+        let control = Control::new().with_cancel(&flag);
+        let mut out = vec![0.0f32; n * n];
+        let started = std::time::Instant::now();
+        let (result, stopped_after) = std::thread::scope(|s| {
+            s.spawn(|| {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                flag.store(true, std::sync::atomic::Ordering::Relaxed);
+            });
+            let r = energy_gram_into(&x, sm, Base::Mean, &mut out, &control);
+            (r, started.elapsed())
+        });
+        assert_eq!(result, Err(KGroupsError::Interrupted));
+        assert!(
+            stopped_after < std::time::Duration::from_millis(1000),
+            "{stopped_after:?}"
+        );
+    }
+
+    #[test]
+    fn mean_and_scaled_results_do_not_depend_on_thread_count() {
+        let (n, dim) = (2 * BLOCK + 7, 3);
+        let data: Vec<f64> = TestRng(35).data(n, dim, 1e-200, 3e-199);
+        let x = Points::new(&data, n, dim).unwrap();
+        let run = || {
+            let m: Vec<f64> =
+                energy_gram(&x, Semimetric::Power { alpha: 0.7 }, Base::Mean).unwrap();
+            let c: Vec<f64> =
+                energy_gram(&x, Semimetric::Power { alpha: 1.0 }, Base::Centered).unwrap();
+            (m, c, bandwidth(&x, &Control::new()).unwrap())
+        };
+        let one = in_pool(1, run);
+        assert_eq!(one, in_pool(2, run));
+        assert_eq!(one, in_pool(3, run));
     }
 
     /// Timing of the benchmark case (n = 10 000, D = 10, ρ = ‖x−y‖, f64): run with
@@ -1977,10 +3014,10 @@ pub(crate) mod tests {
             let fresh = t.elapsed();
             drop(g);
             let t = std::time::Instant::now();
-            energy_gram_into(&x, sm, Base::Origin, &mut out).unwrap();
+            energy_gram_into(&x, sm, Base::Origin, &mut out, &Control::new()).unwrap();
             let reused = t.elapsed();
             let t = std::time::Instant::now();
-            energy_gram_into(&x, sm, Base::Centered, &mut out).unwrap();
+            energy_gram_into(&x, sm, Base::Centered, &mut out, &Control::new()).unwrap();
             let centered = t.elapsed();
             println!("energy_gram: new Vec {fresh:?}; into a reused buffer {reused:?} (Centered {centered:?})");
         }

@@ -96,7 +96,10 @@ def gram_kgroups(
     X: np.ndarray, semimetric: str, sigma: float, dtype: str, n_threads: Optional[int]
 ) -> np.ndarray:
     kw: dict[str, Any] = {"alpha": 1.0} if semimetric == "power" else {"sigma": sigma}
-    return kgroups_rs.energy_gram(X, semimetric=semimetric, dtype=dtype, n_threads=n_threads, **kw)
+    # base 0, the numpy line's kernel (checked against the direct formula below)
+    return kgroups_rs.energy_gram(
+        X, semimetric=semimetric, dtype=dtype, n_threads=n_threads, base="origin", **kw
+    )
 
 
 def run_side(

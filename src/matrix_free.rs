@@ -1,16 +1,17 @@
 //! Exact, matrix-free energy kernels: rows of `G` computed from the data when needed.
 //!
-//! `G_ab = ½[(ρ(x_a, 0) + ρ(x_b, 0)) − ρ(x_a, x_b)]` (base point 0), bit for bit the entries
-//! [`crate::energy_gram`] would store, but never stored: memory is O(n·D) for the data (kept
-//! once more, transposed, so that a row is computed with vectorised loops) plus O(n·k) for
-//! the cluster sums. Building the sums is one parallel pass over all pairs, each evaluated
-//! once; a move computes one row, O(n·D).
+//! `G_ab = ½[(ρ(x_a, x0) + ρ(x_b, x0)) − ρ(x_a, x_b)]` with base point x0 = 0
+//! ([`Base::Origin`]) or the mean of the points ([`Base::Mean`]), bit for bit the entries
+//! [`crate::energy_gram`] would store with the same base, but never stored: memory is O(n·D)
+//! for the data (kept once more, transposed, so that a row is computed with vectorised loops)
+//! plus O(n·k) for the cluster sums. Building the sums is one parallel pass over all pairs,
+//! each evaluated once; a move computes one row, O(n·D).
 
 use crate::control::Control;
 use crate::error::{KGroupsError, Result};
 use crate::gram::{
-    block_range, for_each_block_pair, semimetric_to_origin, squared_distances_to_transposed,
-    transpose_rows, wide_vectors, Points, Semimetric,
+    base_kernel_value, block_range, for_each_block_pair, squared_distances_to_transposed,
+    wide_vectors, Base, Frame, Points, Semimetric,
 };
 use crate::kernel::{check_cluster_sums_args, transpose_to_cluster_major, Kernel};
 use rayon::prelude::*;
@@ -21,16 +22,18 @@ const CHUNK: usize = 2048;
 const SUMS_BLOCK: usize = 256;
 /// Below this n a row is computed on one thread.
 const PARALLEL_ROW_MIN: usize = 1 << 14;
+/// Points of at most this many coordinates are scaled into a buffer on the stack.
+const STACK_DIM: usize = 32;
 
-/// The energy kernel of a data set with base point 0, rows computed on the fly.
+/// The energy kernel of a data set, rows computed on the fly.
 ///
 /// ```
 /// use kgroups::{energy_gram, Base, DataKernel, Kernel, Points, Semimetric};
 /// let data = [0.0, 1.0, 3.0, 7.0]; // four points in one dimension
 /// let points = Points::new(&data, 4, 1)?;
 /// let power = Semimetric::Power { alpha: 1.0 };
-/// let kernel = DataKernel::new(points, power)?;
-/// let dense: Vec<f64> = energy_gram(&points, power, Base::Origin)?;
+/// let kernel = DataKernel::new(points, power, Base::Mean)?;
+/// let dense: Vec<f64> = energy_gram(&points, power, Base::Mean)?;
 /// let mut row = vec![0.0; 4];
 /// kernel.row_into(2, &mut row);
 /// assert_eq!(row, dense[8..12].to_vec());
@@ -39,21 +42,56 @@ const PARALLEL_ROW_MIN: usize = 1 << 14;
 #[derive(Debug, Clone)]
 pub struct DataKernel<'a> {
     points: Points<'a>,
-    semimetric: Semimetric,
-    to_origin: Vec<f64>,
-    /// The data transposed (D × n), for vectorised distance loops.
+    /// How the data are evaluated (the power-of-two scale, the base point).
+    frame: Frame,
+    /// ρ(x_a, base point) in the frame.
+    to_base: Vec<f64>,
+    /// The data scaled and transposed (D × n), for vectorised distance loops.
     transposed: Vec<f64>,
+    /// Kernel values of the frame times these are those of the data.
+    factors: (f64, f64),
 }
 
 impl<'a> DataKernel<'a> {
-    /// The kernel of `points` under `semimetric` (validated).
-    pub fn new(points: Points<'a>, semimetric: Semimetric) -> Result<Self> {
+    /// The kernel of `points` under `semimetric` (validated) with base point 0
+    /// ([`Base::Origin`]) or the mean of the points ([`Base::Mean`]: translation invariant, the
+    /// better choice for data far from the origin; the labels and the within-cluster
+    /// dispersion W do not depend on the base, the objective Q does). Data of any finite
+    /// magnitude are evaluated exactly, as by [`crate::energy_gram`].
+    ///
+    /// Errors: an invalid semimetric; [`Base::Centered`] (argument `"base"`: it needs the row
+    /// sums of the whole semimetric matrix); kernel entries that f64 cannot hold (argument
+    /// `"X"`); [`KGroupsError::OutOfMemory`] when the transposed copy of the data (n·D values)
+    /// cannot be allocated.
+    ///
+    /// ```
+    /// use kgroups::{Base, DataKernel, Kernel, Points, Semimetric};
+    /// let points = Points::new(&[1e9, 1e9 + 2.0], 2, 1)?;
+    /// let kernel = DataKernel::new(points, Semimetric::Power { alpha: 1.0 }, Base::Mean)?;
+    /// assert_eq!(kernel.diagonal(0), 1.0); // |x − x̄|, not |x|
+    /// assert!(DataKernel::new(points, Semimetric::Power { alpha: 1.0 }, Base::Centered).is_err());
+    /// # Ok::<(), kgroups::KGroupsError>(())
+    /// ```
+    pub fn new(points: Points<'a>, semimetric: Semimetric, base: Base) -> Result<Self> {
         semimetric.validate()?;
+        if base == Base::Centered {
+            return Err(KGroupsError::invalid(
+                "base",
+                "Base::Centered is not available matrix-free (it needs the row sums of the whole semimetric matrix); use Base::Mean, which gives the same labels",
+            ));
+        }
+        let control = Control::new();
+        let frame = Frame::new(&[&points], &points, semimetric, base, &control)?;
+        let to_base = frame.rho_to_base(&points, "X", &control)?;
+        let max_entry = to_base.iter().fold(0.0f64, |m, &v| m.max(v));
+        let factors = frame.output_factors::<f64>(max_entry, "X")?;
+        let transposed = frame.transposed(&points, 0..points.n(), "X")?;
         Ok(DataKernel {
             points,
-            semimetric,
-            to_origin: semimetric_to_origin(&points, semimetric),
-            transposed: transpose_rows(&points, 0..points.n()),
+            frame,
+            to_base,
+            transposed,
+            factors,
         })
     }
 
@@ -79,17 +117,27 @@ impl<'a> DataKernel<'a> {
 
     #[inline(always)]
     fn row_chunk_portable(&self, i: usize, start: usize, out: &mut [f64]) {
-        squared_distances_to_transposed(
-            self.points.row(i),
-            &self.transposed,
-            self.points.n(),
-            start,
-            out,
-        );
-        self.semimetric.apply_to_squared_distances(out);
-        let r_i = self.to_origin[i];
-        for (v, &r_y) in out.iter_mut().zip(&self.to_origin[start..]) {
-            *v = 0.5 * ((r_i + r_y) - *v);
+        let row = self.points.row(i);
+        let scale = self.frame.scale();
+        // The point in the frame: itself, or scaled into a stack (small D) or heap buffer.
+        let mut small = [0.0f64; STACK_DIM];
+        let heap: Vec<f64>;
+        let xa: &[f64] = if self.frame.unscaled() {
+            row
+        } else if row.len() <= STACK_DIM {
+            for (b, &v) in small.iter_mut().zip(row) {
+                *b = v * scale;
+            }
+            &small[..row.len()]
+        } else {
+            heap = row.iter().map(|&v| v * scale).collect();
+            &heap
+        };
+        squared_distances_to_transposed(xa, &self.transposed, self.points.n(), start, out);
+        self.frame.semimetric().apply_to_squared_distances(out);
+        let r_i = self.to_base[i];
+        for (v, &r_y) in out.iter_mut().zip(&self.to_base[start..]) {
+            *v = base_kernel_value(r_i, r_y, *v, self.factors);
         }
     }
 }
@@ -100,8 +148,14 @@ impl Kernel for DataKernel<'_> {
     }
 
     fn diagonal(&self, i: usize) -> f64 {
-        // ½[(r + r) − ρ(x, x)] with ρ(x, x) = 0: exactly r.
-        0.5 * ((self.to_origin[i] + self.to_origin[i]) - self.semimetric.from_squared_distance(0.0))
+        // ½[(r + r) − ρ(x, x)] with ρ(x, x) = 0, as the rows compute it.
+        let r = self.to_base[i];
+        base_kernel_value(
+            r,
+            r,
+            self.frame.semimetric().from_squared_distance(0.0),
+            self.factors,
+        )
     }
 
     fn for_each_in_row<F: FnMut(usize, f64)>(&self, i: usize, mut visit: F) {
@@ -184,6 +238,9 @@ impl Kernel for DataKernel<'_> {
             let width = cols.len();
             tile.resize(rows.len() * width, 0.0);
             for (a, values) in rows.clone().zip(tile.chunks_exact_mut(width)) {
+                if control.checkpoint().is_err() {
+                    return false; // checked per row too: a tile of wide points takes long
+                }
                 self.row_chunk(a, cols.start, values);
             }
             // Rows of block p gather the tile by the labels of block q's points ...
@@ -235,14 +292,18 @@ mod tests {
             Semimetric::Exponential { sigma: 2.0 },
             Semimetric::Gaussian { sigma: 1.0 },
         ] {
-            let dense: Vec<f64> = energy_gram(&points, semimetric, Base::Origin).unwrap();
-            let kernel = DataKernel::new(points, semimetric).unwrap();
-            let mut row = vec![0.0; n];
-            for i in [0, 1, 777, n - 1] {
-                kernel.row_into(i, &mut row);
-                assert_eq!(row, dense[i * n..(i + 1) * n], "{semimetric:?} row {i}");
-                assert_eq!(kernel.diagonal(i), dense[i * n + i]);
+            for base in [Base::Origin, Base::Mean] {
+                let dense: Vec<f64> = energy_gram(&points, semimetric, base).unwrap();
+                let kernel = DataKernel::new(points, semimetric, base).unwrap();
+                let mut row = vec![0.0; n];
+                for i in [0, 1, 777, n - 1] {
+                    kernel.row_into(i, &mut row);
+                    assert_eq!(row, dense[i * n..(i + 1) * n], "{semimetric:?} row {i}");
+                    assert_eq!(kernel.diagonal(i), dense[i * n + i]);
+                }
             }
+            let dense: Vec<f64> = energy_gram(&points, semimetric, Base::Origin).unwrap();
+            let kernel = DataKernel::new(points, semimetric, Base::Origin).unwrap();
             let dense_kernel = DenseKernel::new(&dense, n).unwrap();
             let labels: Vec<usize> = (0..n).map(|i| i % 3).collect();
             let weights: Vec<f64> = (0..n).map(|i| 1.0 + (i % 2) as f64).collect();
@@ -266,7 +327,7 @@ mod tests {
         let mut rng = crate::rng::Rng::new(9);
         let data: Vec<f64> = (0..n * dim).map(|_| rng.next_f64() * 3.0 - 1.0).collect();
         let points = Points::new(&data, n, dim).unwrap();
-        let kernel = DataKernel::new(points, Semimetric::Power { alpha: 1.0 }).unwrap();
+        let kernel = DataKernel::new(points, Semimetric::Power { alpha: 1.0 }, Base::Mean).unwrap();
         let labels: Vec<usize> = (0..n).map(|i| (i * 5 + i / 7) % k).collect();
         let weights: Vec<f64> = (0..n).map(|i| 0.5 + (i % 4) as f64).collect();
         let sums = |threads| {
@@ -309,7 +370,7 @@ mod tests {
             Semimetric::Power { alpha: 1.5 },
             Semimetric::Gaussian { sigma: 2.0 },
         ] {
-            let kernel = DataKernel::new(points, semimetric).unwrap();
+            let kernel = DataKernel::new(points, semimetric, Base::Origin).unwrap();
             let (mut dispatched, mut portable) = (vec![0.0; n - 3], vec![0.0; n - 3]);
             for i in [0, 500, 999] {
                 kernel.row_chunk(i, 3, &mut dispatched);
@@ -323,7 +384,8 @@ mod tests {
     fn cancelled_sums_are_an_interruption() {
         let data: Vec<f64> = (0..600).map(|i| i as f64).collect();
         let points = Points::new(&data, 600, 1).unwrap();
-        let kernel = DataKernel::new(points, Semimetric::Power { alpha: 1.0 }).unwrap();
+        let kernel =
+            DataKernel::new(points, Semimetric::Power { alpha: 1.0 }, Base::Origin).unwrap();
         let flag = std::sync::atomic::AtomicBool::new(true);
         let control = Control::new().with_cancel(&flag);
         let result = kernel.cluster_sums(&vec![0; 600], &vec![1.0; 600], 1, &control);
@@ -339,9 +401,9 @@ mod tests {
             .collect();
         let points = Points::new(&data, n, dim).unwrap();
         let semimetric = Semimetric::Power { alpha: 1.0 };
-        let dense: Vec<f64> = energy_gram(&points, semimetric, Base::Origin).unwrap();
+        let dense: Vec<f64> = energy_gram(&points, semimetric, Base::Mean).unwrap();
         let dense = DenseKernel::new(&dense, n).unwrap();
-        let kernel = DataKernel::new(points, semimetric).unwrap();
+        let kernel = DataKernel::new(points, semimetric, Base::Mean).unwrap();
         for algorithm in [Algorithm::Hartigan, Algorithm::Lloyd(LloydVariant::Batch)] {
             let options = Options {
                 algorithm,
@@ -354,6 +416,73 @@ mod tests {
             let b = fit(&dense, 2, &options, &Control::new()).unwrap();
             assert_eq!(a.labels, b.labels);
             assert!((a.objective - b.objective).abs() <= 1e-10 * b.objective.abs());
+        }
+    }
+
+    #[test]
+    fn matrix_free_equals_dense_at_any_magnitude_and_offset() {
+        // Tiny, huge and far-from-the-origin data: the scaled frame and the mean base point
+        // are the same for rows and the dense matrix, so the bits are too (AVX2 and portable
+        // paths alike).
+        let (n, dim) = (300, 4);
+        let mut rng = crate::rng::Rng::new(8);
+        let unit: Vec<f64> = (0..n * dim).map(|_| rng.next_f64() * 2.0 - 1.0).collect();
+        for (factor, offset) in [
+            (1e-170, 0.0),
+            (1e-300, 0.0),
+            (1e200, 0.0),
+            (1.0, 1.7e9),
+            (1e-3, 1e6),
+        ] {
+            let data: Vec<f64> = unit.iter().map(|v| v * factor + offset).collect();
+            let points = Points::new(&data, n, dim).unwrap();
+            for semimetric in [
+                Semimetric::Power { alpha: 1.0 },
+                Semimetric::Power { alpha: 0.5 },
+                Semimetric::Exponential {
+                    sigma: 0.7 * factor,
+                },
+                Semimetric::Gaussian {
+                    sigma: 1.3 * factor,
+                },
+            ] {
+                for base in [Base::Origin, Base::Mean] {
+                    let (Ok(dense), Ok(kernel)) = (
+                        energy_gram::<f64>(&points, semimetric, base),
+                        DataKernel::new(points, semimetric, base),
+                    ) else {
+                        // both refuse (the same frame check) or both succeed
+                        assert!(energy_gram::<f64>(&points, semimetric, base).is_err());
+                        assert!(DataKernel::new(points, semimetric, base).is_err());
+                        continue;
+                    };
+                    let mut row = vec![0.0; n];
+                    for i in [0, 17, n - 1] {
+                        kernel.row_into(i, &mut row);
+                        assert_eq!(
+                            row,
+                            dense[i * n..(i + 1) * n],
+                            "{factor} {offset} {semimetric:?} {base:?}"
+                        );
+                        assert_eq!(kernel.diagonal(i), dense[i * n + i]);
+                        let mut portable = vec![0.0; n - 5];
+                        kernel.row_chunk_portable(i, 5, &mut portable);
+                        assert_eq!(portable, dense[i * n + 5..(i + 1) * n]);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn centered_base_is_refused() {
+        let points = Points::new(&[0.0, 1.0, 2.0], 3, 1).unwrap();
+        match DataKernel::new(points, Semimetric::Power { alpha: 1.0 }, Base::Centered) {
+            Err(KGroupsError::InvalidInput { argument, message }) => {
+                assert_eq!(argument, "base");
+                assert!(message.contains("use Base::Mean"), "{message}");
+            }
+            other => panic!("{other:?}"),
         }
     }
 }

@@ -6,7 +6,7 @@
 use crate::control::{Control, Progress};
 use crate::error::KGroupsError;
 use crate::gram::{
-    bandwidth, energy_gram_cross, energy_gram_into, gram_from_semimetric_into, Base, Points,
+    bandwidth, energy_gram_cross_into, energy_gram_into, gram_from_semimetric_into, Base, Points,
     Semimetric,
 };
 use crate::init::kmeans_plus_plus_centres;
@@ -468,7 +468,7 @@ fn parse_semimetric(
     let sigma = || -> PyResult<f64> {
         match (sigma, data) {
             (Some(sigma), _) => Ok(sigma),
-            (None, Some(points)) => bandwidth(points).map_err(to_py_err),
+            (None, Some(points)) => bandwidth(points, &Control::new()).map_err(to_py_err),
             (None, None) => Err(PyValueError::new_err(
                 "sigma is required for this semimetric",
             )),
@@ -491,27 +491,72 @@ fn parse_semimetric(
 fn parse_base(base: &str) -> PyResult<Base> {
     match base {
         "origin" => Ok(Base::Origin),
+        "mean" => Ok(Base::Mean),
         "centered" => Ok(Base::Centered),
         other => Err(PyValueError::new_err(format!(
-            "unknown base {other:?}; use 'origin' or 'centered'"
+            "invalid `base`: unknown base {other:?}; use 'mean', 'origin' or 'centered'"
         ))),
     }
 }
 
-/// Fill a new numpy array (allocated by numpy, which asks the OS for huge pages) in place.
+/// A new zeroed `shape` numpy array of `T` (allocated by numpy, which asks the OS for huge
+/// pages), or MemoryError naming `argument` and the size when it cannot be allocated. numpy is
+/// called through Python (`numpy.zeros`) so that a failed allocation is an exception, never
+/// the null pointer that makes `PyArray2::zeros` panic.
+fn new_zeros<'py, T: KernelElement + numpy::Element>(
+    py: Python<'py>,
+    shape: (usize, usize),
+    argument: &'static str,
+) -> PyResult<Bound<'py, PyArray2<T>>> {
+    let dtype = if std::mem::size_of::<T>() == 4 {
+        "float32"
+    } else {
+        "float64"
+    };
+    let too_large = || {
+        let bytes = (shape.0 as f64) * (shape.1 as f64) * std::mem::size_of::<T>() as f64;
+        to_py_err(KGroupsError::OutOfMemory {
+            argument,
+            message: format!(
+                "the {} × {} kernel matrix of {dtype} needs {}, which cannot be allocated; use fewer points, dtype=float32, or a matrix-free method (kernel_kgroups_from_data)",
+                shape.0,
+                shape.1,
+                crate::error::human_bytes(bytes)
+            ),
+        })
+    };
+    if shape.0.checked_mul(shape.1).is_none() {
+        return Err(too_large());
+    }
+    let zeros = py
+        .import("numpy")?
+        .getattr("zeros")?
+        .call1(((shape.0, shape.1), dtype));
+    match zeros {
+        Ok(array) => Ok(array.cast_into::<PyArray2<T>>()?),
+        Err(e) if e.is_instance_of::<PyMemoryError>(py) || e.is_instance_of::<PyValueError>(py) => {
+            Err(too_large())
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Fill a new `shape` numpy array (see [`new_zeros`]) in place, on a worker thread that stops
+/// at Ctrl-C.
 fn new_filled<'py, T: KernelElement + numpy::Element>(
     py: Python<'py>,
     shape: (usize, usize),
+    argument: &'static str,
     n_threads: Option<usize>,
-    fill: impl FnOnce(&mut [T]) -> crate::Result<()> + Send,
+    fill: impl FnOnce(&mut [T], &Control) -> crate::Result<()> + Send,
 ) -> PyResult<Bound<'py, PyArray2<T>>> {
-    let out = PyArray2::<T>::zeros(py, [shape.0, shape.1], false);
+    let out = new_zeros::<T>(py, shape, argument)?;
     {
         let mut writable = out.readwrite();
         let slice = writable
             .as_slice_mut()
             .map_err(|_| PyRuntimeError::new_err("internal error: new array is not contiguous"))?;
-        run_detached(py, n_threads, None, |_| fill(slice))?;
+        run_detached(py, n_threads, None, |control| fill(slice, control))?;
     }
     Ok(out)
 }
@@ -533,47 +578,52 @@ fn energy_gram_py<'py>(
     n_threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let points_x = points(&x, "X")?;
-    let semimetric = parse_semimetric(semimetric, alpha, sigma, Some(&points_x))?;
     let base = parse_base(base)?;
-    match &y {
+    let points_y = match &y {
+        Some(y) => Some(points(y, "Y")?),
+        None => None,
+    };
+    let semimetric = parse_semimetric(semimetric, alpha, sigma, Some(&points_x))?;
+    match &points_y {
         None => {
             let n = points_x.n();
             if single_precision {
-                Ok(new_filled::<f32>(py, (n, n), n_threads, |out| {
-                    energy_gram_into(&points_x, semimetric, base, out)
-                })?
-                .into_any())
+                Ok(
+                    new_filled::<f32>(py, (n, n), "X", n_threads, |out, control| {
+                        energy_gram_into(&points_x, semimetric, base, out, control)
+                    })?
+                    .into_any(),
+                )
             } else {
-                Ok(new_filled::<f64>(py, (n, n), n_threads, |out| {
-                    energy_gram_into(&points_x, semimetric, base, out)
-                })?
-                .into_any())
+                Ok(
+                    new_filled::<f64>(py, (n, n), "X", n_threads, |out, control| {
+                        energy_gram_into(&points_x, semimetric, base, out, control)
+                    })?
+                    .into_any(),
+                )
             }
         }
-        Some(y) => {
-            if base != Base::Origin {
+        Some(points_y) => {
+            if base == Base::Centered {
                 return Err(PyValueError::new_err(
-                    "a cross kernel (Y given) is only defined for base='origin'",
+                    "invalid `base`: a cross kernel (Y given) is defined for base='mean' (the mean of Y) or base='origin', not 'centered'",
                 ));
             }
-            let points_y = points(y, "Y")?;
-            let (n, m) = (points_x.n(), points_y.n());
+            let shape = (points_x.n(), points_y.n());
             if single_precision {
-                let g: Vec<f32> = run_detached(py, n_threads, None, |_| {
-                    energy_gram_cross(&points_x, &points_y, semimetric)
-                })?;
-                Ok(ndarray::Array2::from_shape_vec((n, m), g)
-                    .map_err(|e| PyRuntimeError::new_err(e.to_string()))?
-                    .into_pyarray(py)
-                    .into_any())
+                Ok(
+                    new_filled::<f32>(py, shape, "X", n_threads, |out, control| {
+                        energy_gram_cross_into(&points_x, points_y, semimetric, base, out, control)
+                    })?
+                    .into_any(),
+                )
             } else {
-                let g: Vec<f64> = run_detached(py, n_threads, None, |_| {
-                    energy_gram_cross(&points_x, &points_y, semimetric)
-                })?;
-                Ok(ndarray::Array2::from_shape_vec((n, m), g)
-                    .map_err(|e| PyRuntimeError::new_err(e.to_string()))?
-                    .into_pyarray(py)
-                    .into_any())
+                Ok(
+                    new_filled::<f64>(py, shape, "X", n_threads, |out, control| {
+                        energy_gram_cross_into(&points_x, points_y, semimetric, base, out, control)
+                    })?
+                    .into_any(),
+                )
             }
         }
     }
@@ -592,22 +642,27 @@ fn gram_from_semimetric_py<'py>(
     let (data, n) = square_slice(&r, "R")?;
     let base = parse_base(base)?;
     if single_precision {
-        Ok(new_filled::<f32>(py, (n, n), n_threads, |out| {
-            gram_from_semimetric_into(data, n, base, out)
-        })?
-        .into_any())
+        Ok(
+            new_filled::<f32>(py, (n, n), "R", n_threads, |out, control| {
+                gram_from_semimetric_into(data, n, base, out, control)
+            })?
+            .into_any(),
+        )
     } else {
-        Ok(new_filled::<f64>(py, (n, n), n_threads, |out| {
-            gram_from_semimetric_into(data, n, base, out)
-        })?
-        .into_any())
+        Ok(
+            new_filled::<f64>(py, (n, n), "R", n_threads, |out, control| {
+                gram_from_semimetric_into(data, n, base, out, control)
+            })?
+            .into_any(),
+        )
     }
 }
 
 /// σ with σ² = mean over pairs of ‖x_a − x_b‖².
 #[pyfunction]
-fn bandwidth_py(x: PyReadonlyArray2<'_, f64>) -> PyResult<f64> {
-    bandwidth(&points(&x, "X")?).map_err(to_py_err)
+fn bandwidth_py(py: Python<'_>, x: PyReadonlyArray2<'_, f64>) -> PyResult<f64> {
+    let points = points(&x, "X")?;
+    run_detached(py, None, None, |control| bandwidth(&points, control))
 }
 
 /// A square matrix as a contiguous slice and its size.
@@ -708,9 +763,9 @@ fn energy_distance_py(
 // Beyond the n × n matrix: kernels from data on the fly, and explicit low-rank features.
 
 /// Exact matrix-free clustering of data X (n × D, float64, C order) with the energy kernel
-/// of `semimetric` (base point 0); rows of G are computed when needed.
+/// of `semimetric` and `base` ('mean' or 'origin'); rows of G are computed when needed.
 #[pyfunction]
-#[pyo3(signature = (x, semimetric, alpha, sigma, k, algorithm, init, init_labels, weights, n_init, max_iter, seed, n_threads=None, progress=None))]
+#[pyo3(signature = (x, semimetric, alpha, sigma, base, k, algorithm, init, init_labels, weights, n_init, max_iter, seed, n_threads=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn cluster_data<'py>(
     py: Python<'py>,
@@ -718,6 +773,7 @@ fn cluster_data<'py>(
     semimetric: &str,
     alpha: f64,
     sigma: Option<f64>,
+    base: &str,
     k: usize,
     algorithm: &str,
     init: &str,
@@ -731,6 +787,7 @@ fn cluster_data<'py>(
 ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
     let points = points(&x, "X")?;
     let semimetric = parse_semimetric(semimetric, alpha, sigma, Some(&points))?;
+    let base = parse_base(base)?;
     let init_labels = labels_from_py(init_labels)?;
     let common = CommonArgs {
         n_threads,
@@ -742,7 +799,7 @@ fn cluster_data<'py>(
         seed,
     };
     common.run_detached(py, k, progress.as_ref(), || {
-        DataKernel::new(points, semimetric)
+        DataKernel::new(points, semimetric, base)
     })
 }
 
@@ -816,7 +873,8 @@ fn select_landmarks<'py>(
         // m <= n was checked above.
         "uniform" => rng.distinct(n, m).unwrap_or_default(),
         "k-means++" => run_detached(py, n_threads, None, |control| {
-            let kernel = DataKernel::new(points, semimetric)?;
+            // The caller (Nyström) centres the data itself; base 0 keeps its results.
+            let kernel = DataKernel::new(points, semimetric, Base::Origin)?;
             control.checkpoint()?;
             kmeans_plus_plus_centres(&kernel, m, &vec![1.0; n], 1, &mut rng, control)
         })?,

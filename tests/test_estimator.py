@@ -133,7 +133,7 @@ def test_package_imports_without_sklearn() -> None:
 def test_same_result_as_kernel_kgroups_on_the_centred_energy_kernel(n_init: int) -> None:
     X = blobs(seed=1)
     model = KernelKGroups(3, n_init=n_init, random_state=7).fit(X)
-    G = kgroups_rs.energy_gram(X - X.mean(axis=0))
+    G = kgroups_rs.energy_gram(X - X.mean(axis=0), base="origin")
     ref = kgroups_rs.kernel_kgroups(G, 3, n_init=n_init, random_state=7)
     np.testing.assert_array_equal(model.labels_, ref.labels)
     assert model.objective_ == pytest.approx(ref.objective, rel=1e-12)
@@ -148,11 +148,12 @@ def test_kernel_kmeans_estimator_matches_function() -> None:
     X = blobs(seed=2)
     for variant in ("batch", "online"):
         model = KernelKMeans(3, variant=variant, kernel="gaussian", sigma=3.0, random_state=3).fit(X)
-        G = kgroups_rs.energy_gram(X - X.mean(axis=0), semimetric="gaussian", sigma=3.0)
+        G = kgroups_rs.energy_gram(X - X.mean(axis=0), semimetric="gaussian", sigma=3.0, base="origin")
         ref = kgroups_rs.kernel_kmeans(G, 3, variant=variant, n_init=5, random_state=3)
         np.testing.assert_array_equal(model.labels_, ref.labels)
     lloyd = KernelKGroups(3, algorithm="lloyd", random_state=3).fit(X)
-    ref = kgroups_rs.kernel_kmeans(kgroups_rs.energy_gram(X - X.mean(axis=0)), 3, n_init=5, random_state=3)
+    G = kgroups_rs.energy_gram(X - X.mean(axis=0), base="origin")
+    ref = kgroups_rs.kernel_kmeans(G, 3, n_init=5, random_state=3)
     np.testing.assert_array_equal(lloyd.labels_, ref.labels)
 
 
@@ -228,8 +229,8 @@ def test_precomputed_kernel_matches_the_energy_kernel(sparse: bool) -> None:
     X_new = blobs(n=30, seed=7, spread=1.5)
     model = KernelKGroups(3, random_state=2).fit(X)
     centre = X.mean(axis=0)
-    G = kgroups_rs.energy_gram(X - centre)
-    K_new = kgroups_rs.energy_gram(X_new - centre, X - centre)
+    G = kgroups_rs.energy_gram(X - centre, base="origin")
+    K_new = kgroups_rs.energy_gram(X_new - centre, X - centre, base="origin")
     if sparse:
         scipy_sparse = pytest.importorskip("scipy.sparse")
         G, K_new = scipy_sparse.csr_array(G), scipy_sparse.csr_array(K_new)
@@ -260,7 +261,7 @@ def test_zero_weights_drop_points_from_the_objective() -> None:
         assert weighted.objective_ == pytest.approx(dropped.objective_, rel=1e-12)
         # the zero-weight points get the nearest cluster mean
         np.testing.assert_array_equal(weighted.labels_[~keep], dropped.predict(X[~keep]))
-    G = kgroups_rs.energy_gram(X - X[keep].mean(axis=0))
+    G = kgroups_rs.energy_gram(X - X[keep].mean(axis=0), base="origin")
     pre = KernelKGroups(3, kernel="precomputed", random_state=4).fit(G, sample_weight=w)
     on_X = KernelKGroups(3, random_state=4).fit(X, sample_weight=w)
     np.testing.assert_array_equal(pre.labels_, on_X.labels_)
@@ -330,7 +331,7 @@ def test_initial_labels_and_fit_predict() -> None:
     init = np.arange(60) % 3
     model = KernelKGroups(3, init=init, n_init=1)
     labels = model.fit_predict(X)
-    G = kgroups_rs.energy_gram(X - X.mean(axis=0))
+    G = kgroups_rs.energy_gram(X - X.mean(axis=0), base="origin")
     np.testing.assert_array_equal(labels, kgroups_rs.kernel_kgroups(G, 3, init).labels)
     with pytest.raises(ValueError, match="n_init"):
         KernelKGroups(3, init=init, n_init=2).fit(X)

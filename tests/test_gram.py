@@ -8,10 +8,19 @@ against ``-1/2 J R J`` computed with numpy. "Relative error" of a kernel entry
 ``|rho(a, 0)| + |rho(b, 0)| + |rho(a, b)|``: the entry itself may cancel to ~0, and no
 evaluation of the formula can do better than that scale. Near-duplicate points check that
 distances come from coordinate differences, not from ``|x|^2 + |y|^2 - 2 x.y``.
+
+Also: data of any finite magnitude (``X * 1e-170`` ... ``X * 1e200``) against numpy in a
+power-of-two scaled frame, and clear errors where the kernel itself is not representable;
+the default base point (the mean: translation invariant); MemoryError for outputs larger
+than memory; Ctrl-C (a real SIGINT) stopping each builder within a second.
 """
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
+import time
 from typing import Any, Optional
 
 import kgroups_rs
@@ -59,6 +68,15 @@ def direct_origin(X: Float, **params: Any) -> tuple[Float, Float]:
     return G, scale
 
 
+def direct_mean(X: Float, **params: Any) -> tuple[Float, Float]:
+    """(G, scale) with the mean of the points as base point."""
+    r0 = rho_of_distance(np.linalg.norm(X - X.mean(axis=0), axis=1), **params)
+    R = direct_semimetric(X, **params)
+    G = 0.5 * (r0[:, None] + r0[None, :] - R)
+    scale = np.abs(r0)[:, None] + np.abs(r0)[None, :] + np.abs(R)
+    return G, scale
+
+
 def direct_centered(R: Float) -> Float:
     """-1/2 J R J with J = I - 11^T / n, by explicit matrix products."""
     n = R.shape[0]
@@ -89,7 +107,7 @@ def data(n: int, dim: int, seed: int, shift: float = 0.0) -> Float:
 def test_origin_f64_matches_cdist(semimetric: str, params: dict[str, float], order: str, shape: Any) -> None:
     X = np.asarray(data(*shape, seed=1), order=order)  # type: ignore[call-overload]
     kw = params_of(semimetric, params)
-    G = kgroups_rs.energy_gram(X, **kw)
+    G = kgroups_rs.energy_gram(X, base="origin", **kw)
     assert G.dtype == np.float64 and G.shape == (shape[0], shape[0])
     want, scale = direct_origin(np.ascontiguousarray(X), **kw)
     assert_close_to_scale(G, want, scale, 1e-12, "origin f64")
@@ -113,7 +131,7 @@ def test_centered_f64_matches_numpy_JRJ(
 
 
 @ALL_SEMIMETRICS
-@pytest.mark.parametrize("base", ["origin", "centered"])
+@pytest.mark.parametrize("base", ["origin", "mean", "centered"])
 def test_float32_output(semimetric: str, params: dict[str, float], base: str) -> None:
     X = data(120, 4, seed=3)
     kw = params_of(semimetric, params)
@@ -122,6 +140,8 @@ def test_float32_output(semimetric: str, params: dict[str, float], base: str) ->
     np.testing.assert_array_equal(G32, G32.T)
     if base == "origin":
         want, scale = direct_origin(X, **kw)
+    elif base == "mean":
+        want, scale = direct_mean(X, **kw)
     else:
         R = direct_semimetric(X, **kw)
         want, scale = direct_centered(R), np.max(np.abs(R))
@@ -137,11 +157,11 @@ def test_agrees_with_the_reference_module() -> None:
     """The independent direct formulas of reference.py (no scipy) agree too."""
     X = data(30, 3, seed=4)
     for name, kw in [("rho_1", {"alpha": 1.0}), ("rho_0.5", {"alpha": 0.5}), ("rho_2", {"alpha": 2.0})]:
-        G = kgroups_rs.energy_gram(X, **kw)
+        G = kgroups_rs.energy_gram(X, base="origin", **kw)
         np.testing.assert_allclose(G, gram_origin(X, name), rtol=1e-12, atol=1e-12 * np.abs(G).max())
-    G = kgroups_rs.energy_gram(X, semimetric="gaussian", sigma=0.7)
+    G = kgroups_rs.energy_gram(X, semimetric="gaussian", sigma=0.7, base="origin")
     np.testing.assert_allclose(G, gram_origin(X, "rho_hat_0.7"), rtol=1e-12, atol=1e-14)
-    G = kgroups_rs.energy_gram(X, semimetric="exponential", sigma=0.7)
+    G = kgroups_rs.energy_gram(X, semimetric="exponential", sigma=0.7, base="origin")
     np.testing.assert_allclose(G, gram_origin(X, "rho_tilde_0.7"), rtol=1e-12, atol=1e-14)
 
 
@@ -149,9 +169,9 @@ def test_agrees_with_the_reference_module() -> None:
 def test_one_dimensional_X_is_n_points_on_a_line(semimetric: str, params: dict[str, float]) -> None:
     x = np.random.default_rng(5).lognormal(size=50)
     kw = params_of(semimetric, params)
-    G = kgroups_rs.energy_gram(x, **kw)
+    G = kgroups_rs.energy_gram(x, base="origin", **kw)
     assert G.shape == (50, 50)
-    np.testing.assert_array_equal(G, kgroups_rs.energy_gram(x[:, None], **kw))
+    np.testing.assert_array_equal(G, kgroups_rs.energy_gram(x[:, None], base="origin", **kw))
     d = np.abs(x[:, None] - x[None, :])
     r0 = rho_of_distance(np.abs(x), **kw)
     R = rho_of_distance(d, **kw)
@@ -163,12 +183,12 @@ def test_one_dimensional_X_is_n_points_on_a_line(semimetric: str, params: dict[s
 def test_integer_and_other_real_dtypes_are_converted(dtype: Any) -> None:
     X = np.random.default_rng(6).integers(0, 6, size=(30, 3)).astype(dtype)
     as_float = X.astype(np.float64)
-    for base in ("origin", "centered"):
+    for base in ("origin", "mean", "centered"):
         np.testing.assert_array_equal(
             kgroups_rs.energy_gram(X, base=base), kgroups_rs.energy_gram(as_float, base=base)
         )
     want, scale = direct_origin(as_float, semimetric="power", alpha=1.0)
-    assert_close_to_scale(kgroups_rs.energy_gram(X), want, scale, 1e-12, "int")
+    assert_close_to_scale(kgroups_rs.energy_gram(X, base="origin"), want, scale, 1e-12, "int")
 
 
 def test_strided_view_and_read_only_input() -> None:
@@ -190,15 +210,21 @@ def test_input_is_not_modified() -> None:
 
 def test_single_point() -> None:
     X = np.array([[3.0, 4.0]])
-    np.testing.assert_array_equal(kgroups_rs.energy_gram(X), [[5.0]])
+    np.testing.assert_array_equal(kgroups_rs.energy_gram(X, base="origin"), [[5.0]])
+    np.testing.assert_array_equal(kgroups_rs.energy_gram(X), [[0.0]])  # base: the mean, X itself
     np.testing.assert_array_equal(kgroups_rs.energy_gram(X, base="centered"), [[0.0]])
 
 
 def test_small_exact_values() -> None:
     x = np.array([1.0, 4.0])
-    np.testing.assert_array_equal(kgroups_rs.energy_gram(x), [[1.0, 1.0], [1.0, 4.0]])
+    np.testing.assert_array_equal(kgroups_rs.energy_gram(x, base="origin"), [[1.0, 1.0], [1.0, 4.0]])
     np.testing.assert_array_equal(kgroups_rs.energy_gram(x, base="centered"), [[0.75, -0.75], [-0.75, 0.75]])
-    np.testing.assert_array_equal(kgroups_rs.energy_gram(x, alpha=2.0), [[1.0, 4.0], [4.0, 16.0]])
+    np.testing.assert_array_equal(
+        kgroups_rs.energy_gram(x, alpha=2.0, base="origin"), [[1.0, 4.0], [4.0, 16.0]]
+    )
+    # the default base point is the mean 2.5: K(1, 4) = (1.5 + 1.5 - 3) / 2 = 0
+    np.testing.assert_array_equal(kgroups_rs.energy_gram(x), [[1.5, 0.0], [0.0, 1.5]])
+    np.testing.assert_array_equal(kgroups_rs.energy_gram(x, alpha=2.0), [[2.25, -2.25], [-2.25, 2.25]])
 
 
 # ------------------------------------------------------------------------------ near duplicates
@@ -252,7 +278,7 @@ def test_near_duplicate_points_keep_relative_accuracy(kw: dict[str, Any]) -> Non
     # 2. the Gram entries G_01, G_02 against the formula with the exact rho
     r0 = rho_of_distance(norms, **kw)
     want = 0.5 * (r0[0] + r0[1:3] - r_exact)
-    G = kgroups_rs.energy_gram(X, **kw)
+    G = kgroups_rs.energy_gram(X, base="origin", **kw)
     np.testing.assert_allclose(G[0, 1:3], want, rtol=1e-12, atol=0)
     # centred: -1/2 J R J with the rest of R by cdist (its near-duplicate entries made exact)
     R = direct_semimetric(X, **kw)
@@ -288,9 +314,9 @@ def test_cross_kernel_is_a_block_of_the_stacked_gram(
 ) -> None:
     X, Y = data(70, 5, seed=10), data(300, 5, seed=11, shift=0.5)
     kw = params_of(semimetric, params)
-    K = kgroups_rs.energy_gram(X, Y, dtype=dtype, **kw)
+    K = kgroups_rs.energy_gram(X, Y, dtype=dtype, base="origin", **kw)
     assert K.shape == (70, 300) and K.dtype == dtype
-    G = kgroups_rs.energy_gram(np.vstack([X, Y]), dtype=dtype, **kw)
+    G = kgroups_rs.energy_gram(np.vstack([X, Y]), dtype=dtype, base="origin", **kw)
     _, scale = direct_origin(np.vstack([X, Y]), **kw)
     rel = 1e-12 if dtype == np.float64 else 1e-6
     assert_close_to_scale(K, G[:70, 70:], scale[:70, 70:], rel, "cross vs block")
@@ -303,8 +329,29 @@ def test_cross_kernel_is_a_block_of_the_stacked_gram(
 
 
 def test_cross_kernel_with_itself_is_the_gram() -> None:
-    X = data(50, 3, seed=12)
-    np.testing.assert_array_equal(kgroups_rs.energy_gram(X, X), kgroups_rs.energy_gram(X))
+    X = data(50, 3, seed=12, shift=1e6)
+    for base in ("mean", "origin"):
+        np.testing.assert_array_equal(
+            kgroups_rs.energy_gram(X, X, base=base), kgroups_rs.energy_gram(X, base=base)
+        )
+
+
+@ALL_SEMIMETRICS
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_cross_kernel_with_the_mean_of_Y_as_base_point(
+    semimetric: str, params: dict[str, float], dtype: Any
+) -> None:
+    """base="mean" (the default) with Y given: the base point is the mean of Y, not of X."""
+    X, Y = data(70, 5, seed=10, shift=4.0), data(300, 5, seed=11, shift=3.0)
+    kw = params_of(semimetric, params)
+    K = kgroups_rs.energy_gram(X, Y, dtype=dtype, **kw)
+    centre = Y.mean(axis=0)
+    r0x = rho_of_distance(np.linalg.norm(X - centre, axis=1), **kw)
+    r0y = rho_of_distance(np.linalg.norm(Y - centre, axis=1), **kw)
+    R = direct_semimetric(X, Y, **kw)
+    want = 0.5 * (r0x[:, None] + r0y[None, :] - R)
+    scale = r0x[:, None] + r0y[None, :] + R
+    assert_close_to_scale(K, want, scale, 1e-12 if dtype == np.float64 else 1e-6, "cross, mean of Y")
 
 
 # ------------------------------------------------------------------------------- base points
@@ -337,14 +384,16 @@ def datasets() -> list[tuple[str, Float, int]]:
     ids=["rho1", "rho1.5", "exp"],
 )
 @pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("other", ["centered", "mean"])
 def test_origin_and_centered_give_the_same_clustering(
-    name: str, X: Float, k: int, kw: dict[str, Any], weighted: bool
+    name: str, X: Float, k: int, kw: dict[str, Any], weighted: bool, other: str
 ) -> None:
+    """Any base (origin, mean, centered): the same labels and W; Q changes by a constant."""
     n = X.shape[0]
     rng = np.random.default_rng(14)
     w = rng.uniform(0.5, 2.0, size=n) if weighted else None
     Go = kgroups_rs.energy_gram(X, base="origin", **kw)
-    Gc = kgroups_rs.energy_gram(X, base="centered", **kw)
+    Gc = kgroups_rs.energy_gram(X, base=other, **kw)
     constants = []
     for _ in range(3):
         init = random_labels(n, k, rng)
@@ -371,7 +420,11 @@ def test_centered_is_better_conditioned_far_from_the_origin() -> None:
     R = cdist(X, X)
     d = np.diag(C1)
     np.testing.assert_allclose(d[:, None] + d[None, :] - 2 * C1, R, atol=1e-8)
-    assert np.abs(kgroups_rs.energy_gram(X + 1e6)).min() > 1e5
+    assert np.abs(kgroups_rs.energy_gram(X + 1e6, base="origin")).min() > 1e5
+    # so is the default, base="mean"
+    M0 = kgroups_rs.energy_gram(X)
+    np.testing.assert_allclose(kgroups_rs.energy_gram(X + 1e6), M0, atol=1e-8)
+    assert np.abs(M0).max() < 10
 
 
 # -------------------------------------------------------------------------- from a matrix R
@@ -467,7 +520,7 @@ def test_sigma_none_uses_the_bandwidth(semimetric: str, base: str) -> None:
 
 
 @pytest.mark.parametrize(("semimetric", "params"), SEMIMETRICS[::2], ids=SEMIMETRIC_IDS[::2])
-@pytest.mark.parametrize("base", ["origin", "centered"])
+@pytest.mark.parametrize("base", ["origin", "mean", "centered"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_same_bits_for_any_thread_count(
     semimetric: str, params: dict[str, float], base: str, dtype: Any
@@ -479,6 +532,8 @@ def test_same_bits_for_any_thread_count(
         np.testing.assert_array_equal(
             one, kgroups_rs.energy_gram(X, base=base, dtype=dtype, n_threads=threads, **kw)
         )
+    if base == "mean":
+        return  # gram_from_semimetric has no coordinates, hence no mean
     R = direct_semimetric(X, **kw)
     one = kgroups_rs.gram_from_semimetric(R, base, dtype=dtype, n_threads=1)
     np.testing.assert_array_equal(one, kgroups_rs.gram_from_semimetric(R, base, dtype=dtype, n_threads=2))
@@ -486,8 +541,9 @@ def test_same_bits_for_any_thread_count(
 
 def test_cross_kernel_same_bits_for_any_thread_count() -> None:
     X, Y = data(100, 4, seed=22), data(2500, 4, seed=23)
-    one = kgroups_rs.energy_gram(X, Y, n_threads=1)
-    np.testing.assert_array_equal(one, kgroups_rs.energy_gram(X, Y, n_threads=2))
+    for base in ("mean", "origin"):
+        one = kgroups_rs.energy_gram(X, Y, n_threads=1, base=base)
+        np.testing.assert_array_equal(one, kgroups_rs.energy_gram(X, Y, n_threads=2, base=base))
 
 
 # ------------------------------------------------------------------------------ bad input
@@ -557,11 +613,18 @@ def test_unknown_semimetric(semimetric: str) -> None:
 
 @pytest.mark.parametrize("base", ["zero", "center", "Origin", ""])
 def test_unknown_base(base: str) -> None:
-    with pytest.raises(ValueError, match=r"base must be one of \('origin', 'centered'\)"):
+    with pytest.raises(ValueError, match=r"base must be one of \('mean', 'origin', 'centered'\)"):
         kgroups_rs.energy_gram(X_OK, base=base)
     R = cdist(X_OK, X_OK)
-    with pytest.raises(ValueError, match=r"base must be one of"):
+    with pytest.raises(ValueError, match=r"base must be one of \('origin', 'centered'\)"):
         kgroups_rs.gram_from_semimetric(R, base)
+
+
+def test_no_mean_base_for_a_semimetric_matrix() -> None:
+    with pytest.raises(ValueError, match=r"base must be one of \('origin', 'centered'\), got 'mean'"):
+        kgroups_rs.gram_from_semimetric(cdist(X_OK, X_OK), "mean")
+    with pytest.raises(ValueError, match=r"invalid `base`: Base::Mean needs the coordinates"):
+        kgroups_rs._core.gram_from_semimetric(cdist(X_OK, X_OK), "mean", False)
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.float16, np.complex128, "longdouble", object])
@@ -578,8 +641,11 @@ def test_X_and_Y_with_different_dimensions() -> None:
 
 
 def test_Y_with_centered_base() -> None:
-    with pytest.raises(ValueError, match=r"cross kernel.*only defined for base='origin'"):
+    with pytest.raises(ValueError, match=r"base='centered' is not available for a cross kernel"):
         kgroups_rs.energy_gram(X_OK, X_OK, base="centered")
+    message = r"invalid `base`: a cross kernel \(Y given\) is defined for base='mean'"
+    with pytest.raises(ValueError, match=message):
+        kgroups_rs._core.energy_gram(X_OK, X_OK, "power", 1.0, None, "centered", False)
 
 
 @pytest.mark.parametrize(
@@ -644,3 +710,280 @@ def test_R_not_square(shape: Any) -> None:
 def test_complex_R_is_a_type_error() -> None:
     with pytest.raises(TypeError, match=r"R must hold real numbers"):
         kgroups_rs.gram_from_semimetric(R_OK.astype(np.complex128))
+
+
+# ------------------------------------------------------------------- data of any magnitude
+
+MAGNITUDE_CASES: list[tuple[str, dict[str, float]]] = [
+    ("power", {"alpha": 1.0}),
+    ("power", {"alpha": 0.5}),
+    ("power", {"alpha": 1.3}),
+    ("exponential", {"sigma": 0.8}),
+    ("gaussian", {"sigma": 1.3}),
+]
+
+
+def direct_at_scale(X: Float, base: str, semimetric: str, params: dict[str, float]) -> tuple[Float, Float]:
+    """The kernel of ``X`` (any magnitude) with its terms' scale, by numpy in a scaled frame:
+    ``X * 2^k`` (exact) has coordinates about 1, sigma is scaled alike, and the power kernel is
+    scaled back by ``2^(-k alpha)`` (homogeneity)."""
+    k = -int(np.frexp(np.max(np.abs(X - (X.mean(axis=0) if base != "origin" else 0.0))))[1])
+    Xn = np.ldexp(X, k)
+    kw = params_of(semimetric, params)
+    back = 1.0
+    if semimetric == "power":
+        back = 2.0 ** (-k * params["alpha"])
+    else:
+        kw["sigma"] = float(np.ldexp(params["sigma"], k))
+    if base == "centered":
+        R = direct_semimetric(Xn, **kw)
+        return direct_centered(R) * back, np.full(R.shape, np.max(np.abs(R)) * back)
+    G, scale = direct_origin(Xn, **kw) if base == "origin" else direct_mean(Xn, **kw)
+    return G * back, scale * back
+
+
+@pytest.mark.parametrize("factor", [1e-170, 1e-300, 1e150, 1e200])
+@pytest.mark.parametrize("base", ["mean", "origin", "centered"])
+@pytest.mark.parametrize(
+    ("semimetric", "params"),
+    MAGNITUDE_CASES,
+    ids=[f"{s}-{next(iter(p.values()))}" for s, p in MAGNITUDE_CASES],
+)
+def test_tiny_and_huge_data_are_exact(
+    semimetric: str, params: dict[str, float], base: str, factor: float
+) -> None:
+    """Squared distances of X * 1e-170 underflow (main returned zeros: relative error 1), those
+    of X * 1e200 overflow; the kernel itself is representable and is computed to 1e-12."""
+    X = data(300, 4, seed=30, shift=0.5) * factor
+    scaled = dict(params)
+    if semimetric != "power":
+        scaled["sigma"] = params["sigma"] * factor
+    elif not 1e-305 < factor ** params["alpha"] < 1e305:  # entries like 1e-390: refused
+        with pytest.raises(ValueError, match=r"(below the smallest normal|overflow) f64.*rescale X"):
+            kgroups_rs.energy_gram(X, semimetric=semimetric, base=base, **scaled)
+        return
+    G = kgroups_rs.energy_gram(X, semimetric=semimetric, base=base, **scaled)
+    want, scale = direct_at_scale(X, base, semimetric, scaled)
+    assert np.max(np.abs(want)) > 0
+    assert_close_to_scale(G, want, scale, 1e-12, f"{factor:g} {base}")
+    if base != "centered":
+        cross = kgroups_rs.energy_gram(X, X, semimetric=semimetric, base=base, **scaled)
+        np.testing.assert_array_equal(cross, G)
+
+
+@pytest.mark.parametrize("factor", [1e-170, 1e-300, 1e150, 1e200])
+def test_tiny_and_huge_cross_kernel_and_bandwidth(factor: float) -> None:
+    X, Y = data(40, 3, seed=31) * factor, data(90, 3, seed=32, shift=1.0) * factor
+    for base in ("mean", "origin"):
+        K = kgroups_rs.energy_gram(X, Y, base=base)
+        stacked, scale = direct_at_scale(np.vstack([Y, X]), "origin", "power", {"alpha": 1.0})
+        if base == "mean":  # base point: the mean of Y, by numpy in the scaled frame
+            k = -int(np.frexp(np.max(np.abs(Y)))[1])
+            Xn, Yn = np.ldexp(X, k), np.ldexp(Y, k)
+            c = Yn.mean(axis=0)
+            r0x, r0y = np.linalg.norm(Xn - c, axis=1), np.linalg.norm(Yn - c, axis=1)
+            R = cdist(Xn, Yn)
+            want = np.ldexp(0.5 * (r0x[:, None] + r0y[None, :] - R), -k)
+            terms = np.ldexp(r0x[:, None] + r0y[None, :] + R, -k)
+        else:
+            want, terms = stacked[90:, :90], scale[90:, :90]
+        assert_close_to_scale(K, want, terms, 1e-12, f"cross {factor:g} {base}")
+    k = -int(np.frexp(np.max(np.abs(X)))[1])
+    Xn = np.ldexp(X, k)
+    direct = np.ldexp(np.sqrt(np.mean(cdist(Xn, Xn, "sqeuclidean"))), -k)
+    assert kgroups_rs.bandwidth(X) == pytest.approx(direct, rel=1e-12)
+
+
+def test_matrix_free_clustering_of_tiny_data() -> None:
+    """kernel_kgroups_from_data sees the same exact kernel (main: all-zero kernel entries)."""
+    rng = np.random.default_rng(33)
+    X = np.vstack([rng.normal(size=(60, 2)), rng.normal(size=(60, 2)) + 5.0]) * 1e-170
+    free = kgroups_rs.kernel_kgroups_from_data(X, 2, random_state=0)
+    dense = kgroups_rs.kernel_kgroups(kgroups_rs.energy_gram(X), 2, random_state=0)
+    np.testing.assert_array_equal(free.labels, dense.labels)
+    assert free.objective == pytest.approx(dense.objective, rel=1e-12)
+    assert len(set(free.labels[:60])) == 1 and len(set(free.labels[60:])) == 1
+    assert free.labels[0] != free.labels[60]
+
+
+def test_unrepresentable_kernels_are_refused() -> None:
+    X = data(30, 2, seed=34)
+    with pytest.raises(ValueError, match=r"below the smallest normal f64.*rescale X"):
+        kgroups_rs.energy_gram(X * 1e-170, alpha=2.0)  # entries ~1e-340
+    with pytest.raises(ValueError, match=r"overflow f64.*rescale X"):
+        kgroups_rs.energy_gram(X * 1e200, alpha=2.0)  # entries ~1e400
+    with pytest.raises(ValueError, match=r"below the smallest normal f32.*use float64 output"):
+        kgroups_rs.energy_gram(X * 1e-25, alpha=2.0, dtype=np.float32)  # ~1e-50
+    with pytest.raises(ValueError, match=r"overflow f32"):
+        kgroups_rs.energy_gram(X * 1e20, alpha=2.0, dtype=np.float32)  # ~1e40
+    with pytest.raises(ValueError, match=r"kernel entries of X are too small"):
+        kgroups_rs.energy_gram(X * 1e-170, semimetric="gaussian", sigma=1.0)
+    with pytest.raises(ValueError, match=r"below the smallest normal f64"):
+        kgroups_rs.energy_gram(X * 1e-170, X * 1e-170, alpha=2.0)
+    with pytest.raises(ValueError, match=r"below the smallest normal f64"):
+        kgroups_rs.kernel_kgroups_from_data(X * 1e-170, 2, alpha=2.0)
+    with pytest.raises(ValueError, match=r"invalid `sigma`: sigma = 1e300 is too large"):
+        kgroups_rs.energy_gram(X * 1e-170, semimetric="exponential", sigma=1e300)
+    # representable in f64: fine
+    assert np.isfinite(kgroups_rs.energy_gram(X * 1e-25, alpha=2.0)).all()
+
+
+# ------------------------------------------------------------ base "mean": translation invariance
+
+
+@ALL_SEMIMETRICS
+@pytest.mark.parametrize("c", [1e3, 1.7e9, 1e9 * np.pi])
+def test_mean_base_is_translation_invariant(semimetric: str, params: dict[str, float], c: float) -> None:
+    """energy_gram(X + c) == energy_gram(X) to 1e-12 of the kernel's magnitude. X is first
+    replaced by (X + c) - c, so that X + c is its exact translate (rounding X + c would move
+    the points by up to 1e-7 for c ~ 1e9, which no base point can undo)."""
+    X = (data(200, 3, seed=35) + c) - c
+    Y = X + c
+    assert np.array_equal(Y - c, X)
+    kw = params_of(semimetric, params)
+    G = kgroups_rs.energy_gram(X, **kw)
+    Gc = kgroups_rs.energy_gram(Y, **kw)
+    assert np.max(np.abs(Gc - G)) <= 1e-12 * np.max(np.abs(G))
+    want, scale = direct_mean(X, **kw)
+    assert_close_to_scale(Gc, want, scale, 1e-12, "mean base, translated")
+    # with base 0 the entries are about c in size (rho(x, 0) ~ |x| ~ c for alpha = 1)
+    if semimetric == "power" and params["alpha"] == 1.0:
+        assert np.abs(kgroups_rs.energy_gram(Y, base="origin", **kw)).min() > 0.5 * c
+
+
+def test_clustering_far_from_the_origin() -> None:
+    """Millisecond Unix timestamps (offset 1.7e12, two bursts 10 ms apart): with base 0 the
+    kernel entries are ~1.7e12 and the 10-ms structure drowns in their rounding (Hartigan
+    "converges" with 0 moves from a random start); with the mean as base point (the default)
+    the bursts are found, and the matrix-free clustering (base mean too) agrees."""
+    rng = np.random.default_rng(36)
+    t = np.concatenate([rng.normal(0.0, 1.0, 100), rng.normal(10.0, 1.0, 100)]) + 1.7e12
+    truth = np.repeat([0, 1], 100)
+    start = rng.integers(0, 2, 200)
+
+    def accuracy(labels: Any) -> float:
+        agree = float(np.mean(labels == truth))
+        return max(agree, 1.0 - agree)
+
+    origin = kgroups_rs.kernel_kgroups(kgroups_rs.energy_gram(t, base="origin"), 2, start)
+    assert origin.n_moves == 0 and accuracy(origin.labels) < 0.6  # the failure base="mean" fixes
+    mean = kgroups_rs.kernel_kgroups(kgroups_rs.energy_gram(t), 2, start)
+    assert mean.converged and mean.n_moves > 0
+    assert accuracy(mean.labels) == 1.0
+    free = kgroups_rs.kernel_kgroups_from_data(t, 2, start)
+    np.testing.assert_array_equal(free.labels, mean.labels)
+    assert free.objective == pytest.approx(mean.objective, rel=1e-12)
+    assert free.n_moves == mean.n_moves
+
+
+def test_matrix_free_base_argument() -> None:
+    X = data(150, 2, seed=37, shift=1e6)
+    for base in ("mean", "origin"):
+        dense = kgroups_rs.kernel_kgroups(kgroups_rs.energy_gram(X, base=base), 3, random_state=1)
+        free = kgroups_rs.kernel_kgroups_from_data(X, 3, random_state=1, base=base)
+        np.testing.assert_array_equal(free.labels, dense.labels)
+        assert free.objective == pytest.approx(dense.objective, rel=1e-12)
+    with pytest.raises(ValueError, match=r"base must be one of \('mean', 'origin'\), got 'centered'"):
+        kgroups_rs.kernel_kgroups_from_data(X, 3, base="centered")
+    with pytest.raises(ValueError, match=r"invalid `base`: Base::Centered is not available matrix-free"):
+        kgroups_rs._core.cluster_data(
+            X, "power", 1.0, None, "centered", 3, "hartigan", "k-means++", None, None, 1, 10, 0
+        )
+
+
+# ------------------------------------------------------------------------------ out of memory
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_gram_larger_than_memory_is_a_memory_error(dtype: Any) -> None:
+    """n = 10^6 points: 8 TB (4 TB in float32). main: pyo3_runtime.PanicException (not an
+    Exception) from numpy's failed allocation."""
+    x = np.zeros(10**6)
+    message = r"out of memory for `X`: the 1000000 × 1000000 kernel matrix"
+    with pytest.raises(MemoryError, match=message) as info:
+        kgroups_rs.energy_gram(x, dtype=dtype)
+    assert ("7.3 TiB" if dtype == np.float64 else "3.6 TiB") in str(info.value)
+    # the cross kernel of 10^6 against 10^7 points: 80 TB
+    with pytest.raises(MemoryError, match=r"the 1000000 × 10000000 kernel matrix of .* needs 72.8 TiB"):
+        kgroups_rs.energy_gram(x, np.zeros(10**7))
+    # and the module still works
+    assert kgroups_rs.energy_gram(x[:3]).shape == (3, 3)
+
+
+# ------------------------------------------------------------------------------------ Ctrl-C
+
+LATENCY = 1.0  # seconds from SIGINT to KeyboardInterrupt
+
+
+def _sigint_latency(call: Any, delay: float = 0.4) -> float:
+    """Run ``call`` in the main thread, send SIGINT to this process after ``delay`` s (from a
+    timer thread), and return the seconds from the signal to the KeyboardInterrupt."""
+    assert threading.current_thread() is threading.main_thread()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    sent: list[float] = []
+
+    def fire() -> None:
+        sent.append(time.perf_counter())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(delay, fire)
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            call()
+        raised = time.perf_counter()
+    finally:
+        timer.cancel()
+        timer.join()
+    assert sent, f"the call ended after {raised - start:.2f} s, before the signal was sent"
+    return raised - sent[0]
+
+
+def _seconds(call: Any) -> float:
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
+
+
+def _wide(n: int, dim: int = 1000, seed: int = 38) -> Float:
+    return np.random.default_rng(seed).normal(size=(n, dim))
+
+
+def test_ctrl_c_stops_energy_gram() -> None:
+    """D = 1000 (a tile of 256 x 256 pairs is 65 M multiply-adds); n calibrated so that the
+    whole call takes >= 4 s. main: the interrupt was seen only when the call ended."""
+    per_pair = _seconds(lambda: kgroups_rs.energy_gram(_wide(1000), dtype=np.float32)) / 1000**2
+    n = int(min(12_000, max(2000, np.sqrt(4.0 / per_pair))))
+    X = _wide(n)
+    assert per_pair * n * n > 3.0, f"energy_gram at n = {n} would take only {per_pair * n * n:.1f} s"
+    latency = _sigint_latency(lambda: kgroups_rs.energy_gram(X, dtype=np.float32))
+    assert latency < LATENCY, f"KeyboardInterrupt came {latency:.2f} s after SIGINT (n = {n})"
+    latency = _sigint_latency(lambda: kgroups_rs.energy_gram(X, base="centered", dtype=np.float32))
+    assert latency < LATENCY, f"KeyboardInterrupt came {latency:.2f} s after SIGINT (centered)"
+    assert kgroups_rs.energy_gram(X[:3]).shape == (3, 3)  # and the module still works
+
+
+def test_ctrl_c_stops_the_cross_kernel() -> None:
+    per_pair = _seconds(lambda: kgroups_rs.energy_gram(_wide(500), _wide(2000, seed=39))) / 1e6
+    m = int(min(40_000, max(4000, 4.0 / per_pair / 2000)))
+    X, Y = _wide(2000), _wide(m, seed=39)
+    assert per_pair * 2000 * m > 3.0
+    latency = _sigint_latency(lambda: kgroups_rs.energy_gram(X, Y, dtype=np.float32))
+    assert latency < LATENCY, f"KeyboardInterrupt came {latency:.2f} s after SIGINT (m = {m})"
+
+
+def test_ctrl_c_stops_gram_from_semimetric() -> None:
+    """The validation passes and the tiles of a large R. The call takes only a second or two,
+    so the interrupt must come well before it would have ended on its own (main: at the end)."""
+    x = np.random.default_rng(40).normal(size=9_000)
+    R = np.abs(x[:, None] - x[None, :])
+    took = _seconds(lambda: kgroups_rs.gram_from_semimetric(R, "centered", dtype=np.float32))
+    delay = 0.3
+    assert took > delay + 0.5, f"gram_from_semimetric took only {took:.1f} s: the test proves nothing"
+    latency = _sigint_latency(
+        lambda: kgroups_rs.gram_from_semimetric(R, "centered", dtype=np.float32), delay=delay
+    )
+    assert latency < min(LATENCY, 0.5 * (took - delay)), (
+        f"KeyboardInterrupt came {latency:.2f} s after SIGINT (the call takes {took:.2f} s)"
+    )

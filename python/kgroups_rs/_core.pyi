@@ -97,6 +97,7 @@ def cluster_data(
     semimetric: str,
     alpha: float,
     sigma: Optional[float],
+    base: str,
     k: int,
     algorithm: str,
     init: str,

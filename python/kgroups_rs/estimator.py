@@ -213,7 +213,9 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         return "dense" if 8 * n_fit * n_fit <= DENSE_KERNEL_MAX_BYTES else "matrix-free"
 
     def _semimetric_kwargs(self) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"semimetric": _SEMIMETRICS[self.kernel]}
+        # The training data are already centred (shift_), so base 0 is their (weighted) mean;
+        # fit, the matrix-free fit and predict all use it.
+        kwargs: dict[str, Any] = {"semimetric": _SEMIMETRICS[self.kernel], "base": "origin"}
         if self.kernel == "energy":
             kwargs["alpha"] = float(self.alpha)
         else:

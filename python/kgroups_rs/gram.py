@@ -11,7 +11,8 @@ from . import _core
 from ._validation import check_n_threads
 
 _SEMIMETRICS = ("power", "exponential", "gaussian")
-_BASES = ("origin", "centered")
+_BASES = ("mean", "origin", "centered")
+_SEMIMETRIC_BASES = ("origin", "centered")
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -72,39 +73,54 @@ def energy_gram(
     semimetric: str = "power",
     alpha: float = 1.0,
     sigma: Optional[float] = None,
-    base: str = "origin",
+    base: str = "mean",
     dtype: Any = np.float64,
     n_threads: Optional[int] = None,
 ) -> npt.NDArray[np.floating[Any]]:
     """The energy kernel (Gram) matrix of the rows of ``X``, computed in parallel.
 
-    ``G_ab = K(x_a, x_b)`` with ``K(x, y) = 1/2 [rho(x, 0) + rho(y, 0) - rho(x, y)]``
-    (``base="origin"``, the paper's x0 = 0), or the double-centred matrix
-    ``G_c = -1/2 J R J`` with ``R_ab = rho(x_a, x_b)`` and ``J = I - 11^T / n``
-    (``base="centered"``): the same clustering, better conditioned when the data lie far
-    from the origin. The semimetrics (SPEC, eqs. 52-54):
+    ``G_ab = K(x_a, x_b)`` with ``K(x, y) = 1/2 [rho(x, x0) + rho(y, x0) - rho(x, y)]`` for a
+    base point ``x0``:
+
+    - ``base="mean"`` (default): ``x0`` is the mean of the points (of ``Y`` when ``Y`` is
+      given). The kernel is translation invariant: its entries are about the size of the
+      spread of the data, wherever the data lie (timestamps, say);
+    - ``base="origin"``: ``x0 = 0``, the paper's choice; for data far from the origin the
+      entries are about as large as that distance, and a clustering of them loses precision;
+    - ``base="centered"``: the double-centred matrix ``G_c = -1/2 J R J`` with
+      ``R_ab = rho(x_a, x_b)`` and ``J = I - 11^T / n`` (the base point is the mean in
+      feature space; not for a cross kernel).
+
+    The base changes the objective Q of a clustering of ``G`` by a constant; the labels and
+    the within-cluster dispersion W do not depend on it. The semimetrics (SPEC, eqs. 52-54):
 
     - ``"power"``: ``rho(x, y) = ||x - y||^alpha``, ``0 < alpha <= 2``;
     - ``"exponential"``: ``rho(x, y) = 2 - 2 exp(-||x - y|| / (2 sigma))``;
     - ``"gaussian"``: ``rho(x, y) = 2 - 2 exp(-||x - y||^2 / (2 sigma^2))``.
 
     Distances are summed from coordinate differences (no ``|x|^2 + |y|^2 - 2 x.y``
-    cancellation), so near-duplicate points keep full relative accuracy. Each pair is
-    computed once and mirrored; arithmetic is float64 even for float32 output.
+    cancellation), so near-duplicate points keep full relative accuracy. Data of any finite
+    magnitude are handled exactly: tiny or huge data (say ``X * 1e-170`` or ``X * 1e200``)
+    are first scaled by a power of two, and the kernel scaled back. Each pair is computed
+    once and mirrored; arithmetic is float64 even for float32 output. Ctrl-C stops the
+    computation within a fraction of a second.
 
     Parameters
     ----------
     X : array_like of shape (n, D) or (n,)
         Data; a 1-D array is n points in one dimension. Integers are converted.
     Y : array_like of shape (m, D), optional
-        If given, return the n x m cross kernel ``K(x_a, y_b)`` (``base="origin"`` only),
-        e.g. to assign new points to clusters.
+        If given, return the n x m cross kernel ``K(x_a, y_b)`` between new points ``X`` and
+        reference (training) points ``Y``, e.g. to assign new points to clusters. With
+        ``base="mean"`` its base point is the mean of ``Y`` (not of ``X``), so that
+        ``energy_gram(Y, Y)`` equals ``energy_gram(Y)``. ``base="centered"`` is not available.
     semimetric : {"power", "exponential", "gaussian"}
     alpha : float, default 1.0
         Exponent of the power semimetric.
     sigma : float, optional
         Bandwidth of the exponential and gaussian semimetrics; default :func:`bandwidth` (X).
-    base : {"origin", "centered"}
+    base : {"mean", "origin", "centered"}, default "mean"
+        The base point (see above).
     dtype : float64 or float32
         Output precision; float32 halves the memory.
     n_threads : int, optional
@@ -113,6 +129,15 @@ def energy_gram(
     Returns
     -------
     ndarray of shape (n, n) (or (n, m))
+
+    Raises
+    ------
+    ValueError
+        For invalid arguments, and when the kernel entries cannot be represented in the
+        output dtype (they would overflow, or all lie below its smallest normal number):
+        the message says to rescale ``X``.
+    MemoryError
+        When the n x n (or n x m) output cannot be allocated; the message gives its size.
     """
     single = _check_dtype(dtype)
     _check_choice(semimetric, "semimetric", _SEMIMETRICS)
@@ -122,6 +147,11 @@ def energy_gram(
     if other is not None and other.shape[1] != points.shape[1]:
         raise ValueError(
             f"X has D={points.shape[1]} columns but Y has D={other.shape[1]}; they must match"
+        )
+    if other is not None and base == "centered":
+        raise ValueError(
+            "base='centered' is not available for a cross kernel (Y given); "
+            "use base='mean' (the mean of Y) or base='origin'"
         )
     result: npt.NDArray[np.floating[Any]] = _core.energy_gram(
         points, other, semimetric, float(alpha), _sigma(sigma), base, single,
@@ -135,13 +165,16 @@ def gram_from_semimetric(
 ) -> npt.NDArray[np.floating[Any]]:
     """The Gram matrix generated by a precomputed semimetric matrix ``R`` (n x n).
 
-    ``base="origin"`` uses the first point as base point, ``G_ab = 1/2 [R_a0 + R_b0 - R_ab]``
-    (any base point gives the same clustering); ``base="centered"`` gives ``-1/2 J R J``.
-    ``R`` must be square, finite, symmetric, non-negative, with a zero diagonal (tiny rounding
-    is tolerated).
+    ``base="origin"`` uses the first point as base point, ``G_ab = 1/2 [R_a0 + R_b0 - R_ab]``;
+    ``base="centered"`` gives ``-1/2 J R J`` (the base point is the mean in feature space).
+    There are no coordinates, so ``"mean"`` is not available. The base changes the objective
+    Q of a clustering by a constant; the labels and the within-cluster dispersion W do not
+    depend on it. ``R`` must be square, finite, symmetric, non-negative, with a zero diagonal
+    (tiny rounding is tolerated). Raises MemoryError when the n x n output cannot be
+    allocated; Ctrl-C stops the computation.
     """
     single = _check_dtype(dtype)
-    _check_choice(base, "base", _BASES)
+    _check_choice(base, "base", _SEMIMETRIC_BASES)
     matrix = np.asarray(R)
     if matrix.dtype.kind not in "biuf":
         raise TypeError(f"R must hold real numbers, got dtype {matrix.dtype}")
@@ -157,7 +190,8 @@ def gram_from_semimetric(
 def bandwidth(X: Any) -> float:
     """The bandwidth ``sigma`` with ``sigma^2 = (1/n^2) sum_ab ||x_a - x_b||^2``.
 
-    Computed in O(n D) as ``2 (mean ||x - mean x||^2)``. Raises ValueError when every point
-    is the same (then pass ``sigma`` explicitly).
+    Computed in O(n D) as ``2 (mean ||x - mean x||^2)``, accurately for data of any finite
+    magnitude. Raises ValueError when every point is the same (then pass ``sigma``
+    explicitly).
     """
     return float(_core.bandwidth(as_points(X, "X")))

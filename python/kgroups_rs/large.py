@@ -39,6 +39,7 @@ def kernel_kgroups_from_data(
     semimetric: str = "power",
     alpha: float = 1.0,
     sigma: Optional[float] = None,
+    base: str = "mean",
     algorithm: str = "hartigan",
     weights: Any = None,
     n_init: int = 1,
@@ -50,11 +51,11 @@ def kernel_kgroups_from_data(
     """Exact kernel k-groups on data without storing the n x n kernel matrix.
 
     The same algorithm and the same result as
-    ``kernel_kgroups(energy_gram(X, ...), ...)`` (identical labels and objective for the
-    same start: kernel entries are computed bit for bit the same way), but rows of the energy
-    kernel ``G_ab = 1/2 [rho(x_a, 0) + rho(x_b, 0) - rho(x_a, x_b)]`` are computed when
-    needed: the per-point cluster sums are built in one parallel pass over all pairs, and each
-    move computes one row, O(n D). Memory is O(n D + n k) instead of 8 n^2 bytes.
+    ``kernel_kgroups(energy_gram(X, ..., base=base), ...)`` (identical labels and objective
+    for the same start: kernel entries are computed bit for bit the same way), but rows of the
+    energy kernel ``G_ab = 1/2 [rho(x_a, x0) + rho(x_b, x0) - rho(x_a, x_b)]`` are computed
+    when needed: the per-point cluster sums are built in one parallel pass over all pairs, and
+    each move computes one row, O(n D). Memory is O(n D + n k) instead of 8 n^2 bytes.
 
     Parameters
     ----------
@@ -64,6 +65,11 @@ def kernel_kgroups_from_data(
         As in :func:`kernel_kgroups`.
     semimetric, alpha, sigma
         As in :func:`energy_gram` (``sigma=None``: :func:`bandwidth` of X).
+    base : {"mean", "origin"}, default "mean"
+        The base point ``x0``: the mean of the points (translation invariant, accurate for
+        data far from the origin) or 0. It changes the reported objective Q by a constant,
+        not the labels or the within-cluster dispersion W. ``"centered"`` needs the whole
+        semimetric matrix and is not available here.
     algorithm : {"hartigan", "lloyd", "lloyd-online"}
         Kernel k-groups (default) or kernel k-means (batch or online).
 
@@ -72,9 +78,10 @@ def kernel_kgroups_from_data(
     ClusteringResult
     """
     _check_choice(semimetric, "semimetric", _SEMIMETRICS)
+    _check_choice(base, "base", ("mean", "origin"))
     points = as_points(X, "X")
     run = functools.partial(
-        _core.cluster_data, points, semimetric, float(alpha), None if sigma is None else float(sigma)
+        _core.cluster_data, points, semimetric, float(alpha), None if sigma is None else float(sigma), base
     )
     return run_clustering(
         run, points.shape[0], k, init, algorithm=_algorithm(algorithm), weights=weights,
@@ -134,8 +141,9 @@ def nystrom_features(
     )
     if sigma_value is None and semimetric != "power":
         sigma_value = float(_core.bandwidth(centred))
+    # The data are centred here, so base 0 is their mean (as the features always had).
     options: dict[str, Any] = dict(
-        semimetric=semimetric, alpha=alpha, sigma=sigma_value, n_threads=n_threads
+        semimetric=semimetric, alpha=alpha, sigma=sigma_value, base="origin", n_threads=n_threads
     )
     anchors = centred[chosen]
     W = energy_gram(anchors, **options)

@@ -1067,21 +1067,9 @@ pub(crate) fn wide_vectors() -> bool {
     }
 }
 
-/// The points `rows` of `x`, transposed: `out[k * len + j] = x[rows.start + j][k]`.
-pub(crate) fn transpose_rows(x: &Points, rows: Range<usize>) -> Vec<f64> {
-    let len = rows.len();
-    let mut t = vec![0.0; len * x.dim];
-    for (j, i) in rows.enumerate() {
-        for (k, &v) in x.row(i).iter().enumerate() {
-            t[k * len + j] = v;
-        }
-    }
-    t
-}
-
 /// `acc[j] = Σ_k (xa[k] − xt[k·stride + start + j])²` for `j < acc.len()`, summed in coordinate
 /// order (identical to [`squared_distance`]), vectorised over `j`. `xt` holds points transposed
-/// with row stride `stride` (see [`transpose_rows`]).
+/// with row stride `stride` (see `Frame::transposed`).
 #[inline(always)]
 pub(crate) fn squared_distances_to_transposed(
     xa: &[f64],
@@ -1744,13 +1732,9 @@ pub(crate) fn max_abs(m: &[f64]) -> f64 {
         .reduce(|| 0.0, f64::max)
 }
 
-/// Checks `|M_ab − M_ba| <= 1e-10·max(|M_ab|, |M_ba|) + 1e-13·max|M|` for all pairs, reporting
-/// the worst pair. Tile by tile, so that the transposed reads stay in cache.
-pub(crate) fn check_symmetric(m: &[f64], n: usize, arg: &'static str) -> Result<()> {
-    check_symmetric_with(m, n, arg, &Control::new())
-}
-
-/// [`check_symmetric`], stopping with [`KGroupsError::Interrupted`] once `control` is
+/// Checks `|M_ab − M_ba| <= 1e-10·max(|M_ab|, |M_ba|) + 1e-13·max|M|` for all pairs of a
+/// semimetric matrix, reporting the worst pair (tile by tile, so that the transposed reads
+/// stay in cache), stopping with [`KGroupsError::Interrupted`] once `control` is
 /// cancelled (checked every 64 × 64 tile).
 fn check_symmetric_with(m: &[f64], n: usize, arg: &'static str, control: &Control) -> Result<()> {
     // Tiles of S×S: the tile of the transposed position is first copied (row by row, contiguous
@@ -2680,11 +2664,15 @@ pub(crate) mod tests {
         let mut rng = TestRng(17);
         let data = rng.data(n, 2, 1.0, 0.0);
         let mut r = naive_r(Semimetric::Power { alpha: 1.0 }, &data, n, 2);
-        check_symmetric(&r, n, "R").unwrap();
+        check_symmetric_with(&r, n, "R", &Control::new()).unwrap();
         r[3 * n + 200] *= 1.0 + 1e-6;
         r[250 * n + 130] *= 1.0 + 1e-3;
         r[130 * n + 255] *= 1.0 + 1e-4;
-        assert_invalid(check_symmetric(&r, n, "R"), "R", "R[130, 250]");
+        assert_invalid(
+            check_symmetric_with(&r, n, "R", &Control::new()),
+            "R",
+            "R[130, 250]",
+        );
     }
 
     pub(crate) fn in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {

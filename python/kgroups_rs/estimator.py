@@ -200,11 +200,7 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
             raise ValueError("sample_weight must be non-negative")
         if not np.any(w > 0):
             raise ValueError("sample_weight is zero for every sample; at least one weight must be positive")
-        # The clustering does not depend on a common scale of the weights, while the cluster
-        # terms sum_ab w_a w_b K_ab would overflow or underflow for extreme scales: divide by
-        # a power of two near the largest weight (exact, so results do not change otherwise).
-        scaled: _Float = np.ldexp(w, -int(np.frexp(w.max())[1]))
-        return scaled
+        return w
 
     def _storage(self, n_fit: int) -> str:
         """``"dense"`` or ``"matrix-free"``: how ``fit`` holds the training kernel."""
@@ -309,8 +305,14 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
                 else:
                     self.sigma_ = float(self.sigma)
 
-        all_ones = w_fit is None or bool(np.all(w_fit == 1.0))
-        weights_arg = None if all_ones else w_fit
+        # The clustering does not depend on a common scale of the weights, while the cluster
+        # terms sum_ab w_a w_b K_ab would leave the range of float64 for extreme scales: run
+        # with the weights divided by a power of two near the largest (exact), and scale the
+        # reported figures back.
+        exponent = 0 if w_fit is None else int(np.frexp(w_fit.max())[1]) - 1
+        w_run = None if w_fit is None else np.ldexp(w_fit, -exponent)
+        all_ones = w_run is None or bool(np.all(w_run == 1.0))
+        weights_arg = None if all_ones else w_run
         seed = check_random_state(None) if self.random_state is None else self.random_state
         self.kernel_storage_ = "dense" if precomputed else self._storage(n_fit)
         if precomputed:
@@ -336,11 +338,11 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
 
         # Per-cluster weight s_l and squared norm of the mean ||mu_l||^2 = Q_l / s_l^2, with
         # Q_l from the clustering (no further pass over the kernel).
-        weights = np.ones(n_fit) if w_fit is None else w_fit
+        weights = np.ones(n_fit) if w_run is None else w_run
         A = np.zeros((n_fit, k))
         A[np.arange(n_fit), labels] = weights
         s = A.sum(axis=0)
-        self.cluster_weights_ = s
+        self.cluster_weights_ = np.ldexp(s, exponent)
         self._mean_sq_norms = np.asarray(result.cluster_terms, dtype=np.float64) / s**2
         self._assign = A / s
 
@@ -354,8 +356,8 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
                 full[rest] = self._nearest_mean_of_points(Xc[rest])
             labels = full
         self.labels_ = labels
-        self.objective_ = result.objective
-        self.within_ = result.within
+        self.objective_ = float(np.ldexp(result.objective, exponent))
+        self.within_ = float(np.ldexp(result.within, exponent))
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
         return self

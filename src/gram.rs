@@ -1121,6 +1121,10 @@ fn squared_distances_dispatch(xa: &[f64], xt: &[f64], stride: usize, acc: &mut [
 }
 
 /// [`squared_distances_to_transposed`] compiled with AVX2 (see [`wide_vectors`]).
+///
+/// # Safety
+/// The CPU must support AVX2 (callers check [`wide_vectors`] first). The body is safe
+/// code; only the instruction set it is compiled for needs the check.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn squared_distances_avx2(xa: &[f64], xt: &[f64], stride: usize, acc: &mut [f64]) {
@@ -1182,6 +1186,10 @@ impl TileSource for DataTiles<'_, '_> {
 
 impl DataTiles<'_, '_> {
     /// [`DataTiles::fill_portable`] compiled with AVX2 (see [`wide_vectors`]).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 (callers check [`wide_vectors`] first). The body is safe
+    /// code; only the instruction set it is compiled for needs the check.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn fill_avx2(

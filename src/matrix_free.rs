@@ -109,6 +109,10 @@ impl<'a> DataKernel<'a> {
 
     /// [`DataKernel::row_chunk_portable`] compiled with AVX2 (bit-identical results; see
     /// [`crate::gram::wide_vectors`]).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 (callers check [`crate::gram::wide_vectors`] first). The body is safe
+    /// code; only the instruction set it is compiled for needs the check.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn row_chunk_avx2(&self, i: usize, start: usize, out: &mut [f64]) {
@@ -210,7 +214,7 @@ impl Kernel for DataKernel<'_> {
     /// One parallel pass over all pairs, each pair evaluated once: the kernel is computed
     /// tile by tile over pairs of point blocks `(p, q)`, `p ≤ q`, and each tile feeds the
     /// sums of both blocks (`G` is symmetric). The pairs run in the fixed round-robin
-    /// schedule of [`for_each_block_pair`], so the order of every addition, hence the
+    /// schedule of `for_each_block_pair`, so the order of every addition, hence the
     /// result, does not depend on the number of threads.
     fn cluster_sums(
         &self,

@@ -211,6 +211,17 @@ impl Semimetric {
                         ),
                     ));
                 }
+                // ρ = (d²)^(alpha/2): a subnormal alpha would make alpha/2 round to 0, and
+                // then ρ(x, x) = 0⁰ = 1.
+                if alpha < f64::MIN_POSITIVE {
+                    return Err(KGroupsError::invalid(
+                        "alpha",
+                        format!(
+                            "alpha = {alpha:e} is below the smallest normal float64 ({:e}); use 0 < alpha <= 2 with a normal number",
+                            f64::MIN_POSITIVE
+                        ),
+                    ));
+                }
             }
             Semimetric::Exponential { sigma } | Semimetric::Gaussian { sigma } => {
                 if !(sigma.is_finite() && sigma > 0.0) {

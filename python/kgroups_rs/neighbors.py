@@ -130,7 +130,9 @@ def knn_kernel(
         if bandwidth is None:
             positive = distances[distances > 0]
             bandwidth = float(np.median(positive)) if positive.size else 1.0
-        A.data = np.exp(-(distances**2) / (2.0 * bandwidth**2))
+        # (d / bandwidth)^2, not d^2 / bandwidth^2: the latter is 0/0 for a tiny bandwidth.
+        with np.errstate(over="ignore"):
+            A.data = np.exp(-0.5 * (distances / bandwidth) ** 2)
     if symmetrize == "union":
         S = A.maximum(A.T)
     elif symmetrize == "mutual":

@@ -77,7 +77,8 @@ SAME_OPTIMUM_RTOL = 1e-9
 #: The paper prints 3 decimals; a paper value within this of our interval counts as inside.
 PAPER_ROUNDING = 5e-4
 
-DEFAULT_DERMATOLOGY = Path(__file__).resolve().parents[2] / "shared" / "testdata" / "dermatology.csv"
+#: The UCI dermatology data, vendored with the tests (``tests/data/README.md``).
+DEFAULT_DERMATOLOGY = Path(__file__).resolve().parents[1] / "tests" / "data" / "dermatology.csv"
 
 
 # ============================================================================ configuration

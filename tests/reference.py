@@ -11,8 +11,10 @@ from typing import Any, Optional
 import numpy as np
 import numpy.typing as npt
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-GOLDEN_PATH = SHARED / "testdata" / "golden_cases.json"
+#: The vendored test data (``tests/data/README.md`` says where each file comes from).
+DATA_DIR = Path(__file__).resolve().parent / "data"
+GOLDEN_PATH = DATA_DIR / "golden_cases.json"
+DERMATOLOGY_PATH = DATA_DIR / "dermatology.csv"
 
 Array = npt.NDArray[np.float64]
 

@@ -19,7 +19,9 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
+from reference import DERMATOLOGY_PATH
 
 pytest.importorskip("sklearn", reason="the experiments compare kernel k-groups with scikit-learn's methods")
 pytest.importorskip("scipy", reason="the experiments need scipy (accuracy, intervals)")
@@ -54,3 +56,15 @@ def test_quick_table1_lognormal(tmp_path: Path) -> None:
     assert data["table1"][("normal", "kernel k-groups")].mean >= 0.78
     report = (tmp_path / "RESULTS-exp1-quick.md").read_text(encoding="utf-8")
     assert "Table 1" in report and "0.846" in report
+
+
+def test_dermatology_is_vendored_and_loads() -> None:
+    """Experiment 6 reads the vendored UCI file by default: 366 patients, 34 attributes, 6 classes."""
+    script = load_script()
+    assert script.DEFAULT_DERMATOLOGY == DERMATOLOGY_PATH
+    X, y = script.load_dermatology(DERMATOLOGY_PATH)
+    assert X.shape == (366, 34)
+    assert np.isfinite(X).all()  # the 8 missing ages are imputed
+    np.testing.assert_allclose(X.mean(axis=0), 0.0, atol=1e-12)
+    assert sorted(np.unique(y).tolist()) == [0, 1, 2, 3, 4, 5]
+    np.testing.assert_array_equal(np.bincount(y), [112, 61, 72, 49, 52, 20])

@@ -1,4 +1,4 @@
-"""The nine golden cases of ../shared/testdata/golden_cases.json, matched exactly."""
+"""The nine golden cases of tests/data/golden_cases.json, matched exactly."""
 
 from __future__ import annotations
 
@@ -7,16 +7,18 @@ from typing import Any
 import kgroups_rs
 import numpy as np
 import pytest
-from reference import GOLDEN_PATH, gram_origin, load_golden, objective, within
+from reference import gram_origin, load_golden, objective, within
 
-pytestmark = pytest.mark.skipif(not GOLDEN_PATH.exists(), reason=f"{GOLDEN_PATH} not found")
-
-CASES = load_golden() if GOLDEN_PATH.exists() else []
+CASES = load_golden()
 METHODS = {
     "hartigan": lambda G, k, z0, w: kgroups_rs.kernel_kgroups(G, k, z0, weights=w),
     "lloyd_online": lambda G, k, z0, w: kgroups_rs.kernel_kmeans(G, k, z0, variant="online", weights=w),
     "lloyd_batch": lambda G, k, z0, w: kgroups_rs.kernel_kmeans(G, k, z0, variant="batch", weights=w),
 }
+
+
+def test_all_nine_cases_are_there() -> None:
+    assert len(CASES) == 9, [c["name"] for c in CASES]
 
 
 def _setup(case: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, Any]:

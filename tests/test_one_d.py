@@ -9,11 +9,9 @@ enumerating threshold splits, interval partitions or all partitions.
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import time
 import tracemalloc
-from pathlib import Path
 from typing import Any, Optional
 
 import numpy as np
@@ -22,14 +20,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kgroups_rs.one_d import kgroups_1d
+from reference import load_golden
 
 Float = npt.NDArray[np.float64]
 Int = npt.NDArray[np.int64]
 # Runtime alias (not an annotation) so that it also works on Python 3.9.
 MaybeFloat = Optional[Float]
-
-TESTDATA = Path(__file__).resolve().parents[2] / "shared" / "testdata"
-GOLDEN = TESTDATA / "golden_cases.json"
 
 RTOL = 1e-9
 
@@ -415,13 +411,8 @@ def test_docstring_example_and_input_conversion() -> None:
 
 
 def _golden_case() -> dict[str, Any]:
-    if not GOLDEN.is_file():
-        pytest.skip(f"golden test data not found at {GOLDEN} (the shared/ checkout is missing)")
-    cases = json.loads(GOLDEN.read_text())
-    by_name = {c["name"]: c for c in cases}
-    if "lognormal1d_rho_1" not in by_name:
-        pytest.skip("golden_cases.json has no 'lognormal1d_rho_1' case")
-    case: dict[str, Any] = by_name["lognormal1d_rho_1"]
+    """The one-dimensional golden case (tests/data/golden_cases.json); missing data fails."""
+    (case,) = [c for c in load_golden() if c["name"] == "lognormal1d_rho_1"]
     return case
 
 

@@ -5,12 +5,29 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 import numpy.typing as npt
 
+__all__ = [
+    "cluster_dense",
+    "cluster_csr",
+    "cluster_data",
+    "cluster_features",
+    "select_landmarks",
+    "energy_gram",
+    "gram_from_semimetric",
+    "bandwidth",
+    "energy_statistics",
+    "energy_distance",
+    "_panic_for_tests",
+    "_sleep_for_tests",
+    "__version__",
+]
+
 __version__: str
 
-ProgressCallback = Callable[[int, int, int, float], None]
+# Private aliases: stub-only names (stubtest checks that every public name exists at runtime).
+_ProgressCallback = Callable[[int, int, int, float], None]
 # labels, objective, within, n_iter, n_moves, converged, objective_history, cluster_terms,
 # n_distinct_clusters
-ClusterTuple = tuple[
+_ClusterTuple = tuple[
     npt.NDArray[np.int64],
     float,
     float,
@@ -33,9 +50,9 @@ def cluster_dense(
     max_iter: int,
     seed: int,
     n_threads: Optional[int] = None,
-    progress: Optional[ProgressCallback] = None,
+    progress: Optional[_ProgressCallback] = None,
     check_symmetry: bool = True,
-) -> ClusterTuple: ...
+) -> _ClusterTuple: ...
 def _panic_for_tests() -> None: ...
 def _sleep_for_tests(seconds: float) -> None: ...
 def cluster_csr(
@@ -52,8 +69,8 @@ def cluster_csr(
     max_iter: int,
     seed: int,
     n_threads: Optional[int] = None,
-    progress: Optional[ProgressCallback] = None,
-) -> ClusterTuple: ...
+    progress: Optional[_ProgressCallback] = None,
+) -> _ClusterTuple: ...
 def energy_gram(
     x: npt.NDArray[np.float64],
     y: Optional[npt.NDArray[np.float64]],
@@ -107,8 +124,8 @@ def cluster_data(
     max_iter: int,
     seed: int,
     n_threads: Optional[int] = None,
-    progress: Optional[ProgressCallback] = None,
-) -> ClusterTuple: ...
+    progress: Optional[_ProgressCallback] = None,
+) -> _ClusterTuple: ...
 def cluster_features(
     features: npt.NDArray[np.float64],
     k: int,
@@ -120,8 +137,8 @@ def cluster_features(
     max_iter: int,
     seed: int,
     n_threads: Optional[int] = None,
-    progress: Optional[ProgressCallback] = None,
-) -> ClusterTuple: ...
+    progress: Optional[_ProgressCallback] = None,
+) -> _ClusterTuple: ...
 def select_landmarks(
     x: npt.NDArray[np.float64],
     m: int,

@@ -28,8 +28,8 @@ use rayon::prelude::*;
 use crate::control::Control;
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::gram::{
-    check_square, max_abs, squared_distances_to_transposed, validate_semimetric_matrix, Points,
-    Semimetric,
+    check_square, max_abs, squared_distances_to_transposed, validate_semimetric_matrix, Base,
+    Frame, Points, Semimetric,
 };
 use crate::scale::binary_exponent;
 
@@ -666,6 +666,67 @@ pub struct EnergyStatistics {
     pub g: Option<Vec<f64>>,
 }
 
+/// Data whose spread would make squared distances underflow or overflow (below 2^-256 or
+/// beyond 2^257), in the frame of the Gram builders ([`Frame`]): the coordinates times 2^e,
+/// the semimetric of the scaled data (σ·2^e for the exponential and gaussian ones), and the
+/// factor 2^(−e·α) that turns the power semimetric's values back (1 for the others). Every
+/// statistic is linear in ρ, so it is computed on the scaled data and multiplied by the
+/// factor.
+struct ScaledData {
+    coordinates: Vec<Vec<f64>>,
+    semimetric: Semimetric,
+    factor: f64,
+}
+
+impl ScaledData {
+    /// `None` when the data need no scaling (the common case: nothing is copied).
+    fn new(sets: &[&Points], semimetric: Semimetric, control: &Control) -> Result<Option<Self>> {
+        let frame = Frame::new(sets, sets[0], semimetric, Base::Centered, control)?;
+        if frame.unscaled() {
+            return Ok(None);
+        }
+        let scale = frame.scale();
+        let mut coordinates = Vec::with_capacity(sets.len());
+        for points in sets {
+            let data = points.data();
+            let mut copy = try_filled(data.len(), 0.0, "X", "a rescaled copy of the data")?;
+            for (c, &v) in copy.iter_mut().zip(data) {
+                *c = v * scale;
+            }
+            coordinates.push(copy);
+        }
+        let factor = match semimetric {
+            Semimetric::Power { alpha } => (-scale.log2() * alpha).exp2(),
+            _ => 1.0,
+        };
+        Ok(Some(ScaledData {
+            coordinates,
+            semimetric: frame.semimetric(),
+            factor,
+        }))
+    }
+
+    /// The points of set `i`, scaled.
+    fn points(&self, i: usize, like: &Points) -> Result<Points<'_>> {
+        Points::new(&self.coordinates[i], like.n(), like.dim())
+    }
+
+    /// `value` (computed on the scaled data) for the data, or an error when f64 cannot hold it.
+    fn unscale(&self, value: f64, what: &str) -> Result<f64> {
+        let out = value * self.factor;
+        if !out.is_finite() || (value != 0.0 && !out.is_normal()) {
+            return Err(KGroupsError::invalid(
+                "X",
+                format!(
+                    "{what} of X is beyond the range of f64 (about {value:e} × {:e}); rescale X",
+                    self.factor
+                ),
+            ));
+        }
+        Ok(out)
+    }
+}
+
 /// W, S, total (and, with `with_g`, the k × k matrix g) for a partition given by `labels`
 /// (values in 0..k) with optional point weights.
 ///
@@ -692,6 +753,25 @@ pub fn energy_statistics(
     with_g: bool,
     control: &Control,
 ) -> Result<EnergyStatistics> {
+    if let PairwiseSource::Data { points, semimetric } = *source {
+        semimetric.validate()?;
+        if let Some(scaled) = ScaledData::new(&[&points], semimetric, control)? {
+            let inner = PairwiseSource::Data {
+                points: scaled.points(0, &points)?,
+                semimetric: scaled.semimetric,
+            };
+            let mut stats = energy_statistics(&inner, labels, k, weights, with_g, control)?;
+            stats.within = scaled.unscale(stats.within, "the within dispersion W")?;
+            stats.between = scaled.unscale(stats.between, "the between statistic S")?;
+            stats.total = scaled.unscale(stats.total, "the total (s/2)·g(X, X)")?;
+            if let Some(g) = stats.g.as_mut() {
+                for v in g.iter_mut() {
+                    *v = scaled.unscale(*v, "g")?;
+                }
+            }
+            return Ok(stats);
+        }
+    }
     let sums = partition_sums(source, labels, k, weights, with_g, control)?;
     let (s, u) = (&sums.s, &sums.within);
     let s_all: f64 = s.iter().sum();
@@ -846,6 +926,11 @@ pub fn energy_distance(
                 b.dim()
             ),
         ));
+    }
+    if let Some(scaled) = ScaledData::new(&[a, b], semimetric, control)? {
+        let (a2, b2) = (scaled.points(0, a)?, scaled.points(1, b)?);
+        let e = energy_distance(&a2, &b2, scaled.semimetric, control)?;
+        return scaled.unscale(e, "the energy distance");
     }
     let (na, nb) = (a.n() as f64, b.n() as f64);
     let cross = rho_sum(a, b, "Y", semimetric, false, control)? / (na * nb);

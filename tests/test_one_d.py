@@ -363,9 +363,13 @@ def test_equal_values_not_split_when_not_forced(
 
 
 def test_extreme_magnitudes() -> None:
-    r = kgroups_1d([1e308, -1e308, 9e307, -9e307], 2)
+    r = kgroups_1d([1e307, -1e307, 9e306, -9e306], 2)
     assert r.labels.tolist() == [1, 0, 1, 0]
-    assert r.within == pytest.approx(1e307, rel=1e-12)  # two pairs, 1e307 apart each
+    assert r.within == pytest.approx(1e306, rel=1e-12)  # two pairs, 1e306 apart each
+    assert np.isfinite(r.objective) and np.all(np.isfinite(r.cluster_terms))
+    # Q = sum |x| - W = 3.8e308 is no float64: said, not returned as inf.
+    with pytest.raises(ValueError, match="beyond the range of float64"):
+        kgroups_1d([1e308, -1e308, 9e307, -9e307], 2)
     assert r.thresholds is not None
     assert r.thresholds.tolist() == [0.0]
     tiny = kgroups_1d([3e-320, 0.0, 5e-324, 4e-320], 2, [1e300, 1e300, 2e300, 1e300])

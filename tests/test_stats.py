@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from _interrupt import interrupted_after
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from reference import within, within_from_semimetric
@@ -352,6 +352,11 @@ def problems(draw: Any) -> tuple[Float, Labels, Optional[Float], dict[str, Any]]
 @given(problems())
 def test_property_identity_and_signs(problem: tuple[Float, Labels, Optional[Float], dict[str, Any]]) -> None:
     X, labels, w, kw = problem
+    # The direct reference squares distances as they are; below ~1e-100 those squares lose
+    # their digits (the library rescales such data: see test_trust.py), so keep to where the
+    # reference is exact.
+    gaps = np.abs(X[:, None, :] - X[None, :, :]).max(axis=2)
+    assume(not np.any((gaps > 0) & (gaps < 1e-100)))
     stats = kgroups_rs.energy_statistics(labels, X=X, weights=w, **kw)
     W, S, total = stats.within, stats.between, stats.total
     assert W >= 0 and total >= 0

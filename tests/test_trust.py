@@ -305,3 +305,36 @@ def test_estimator_predict_refuses_a_tampered_sparse_kernel() -> None:
     K.indices[3] = 10**9
     with pytest.raises(ValueError, match=r"X: column index 1000000000 at position 3"):
         est.predict(K)
+
+
+# ----------------------------------------------------------------------------- statistics at any magnitude
+@pytest.mark.parametrize("scale", [1e-301, 1e-170, 1e200, 1e300])
+@pytest.mark.parametrize(("semimetric", "alpha"), [("power", 0.5), ("power", 1.0), ("gaussian", None)])
+def test_statistics_of_tiny_or_huge_data_are_exact(scale: float, semimetric: str, alpha: Any) -> None:
+    """rho(sx, sy) = s^alpha rho(x, y) (power), and the gaussian semimetric depends on d/sigma only:
+    every statistic of scaled data is the unscaled one times that factor, not 0, inf or NaN."""
+    X = np.random.default_rng(7).normal(size=(40, 3))
+    labels = np.arange(40) % 3
+    kw: dict[str, Any] = {"alpha": alpha} if semimetric == "power" else {}
+    factor = scale**alpha if semimetric == "power" else 1.0
+
+    def sigma(s: float) -> dict[str, Any]:
+        return {} if semimetric == "power" else {"sigma": 2.0 * s}
+
+    unit = kgroups_rs.energy_statistics(labels, X=X, semimetric=semimetric, **kw, **sigma(1.0))
+    scaled = kgroups_rs.energy_statistics(labels, X=X * scale, semimetric=semimetric, **kw, **sigma(scale))
+    for name in ("within", "between", "total"):
+        assert getattr(scaled, name) == pytest.approx(getattr(unit, name) * factor, rel=1e-12), name
+    np.testing.assert_allclose(scaled.g, unit.g * factor, rtol=1e-12)
+    e_unit = kgroups_rs.energy_distance(X[:20], X[20:], semimetric=semimetric, **kw, **sigma(1.0))
+    e_scaled = kgroups_rs.energy_distance(
+        X[:20] * scale, X[20:] * scale, semimetric=semimetric, **kw, **sigma(scale)
+    )
+    assert e_scaled == pytest.approx(e_unit * factor, rel=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1e-170, 1e200])
+def test_statistics_beyond_the_range_of_f64_are_refused_clearly(scale: float) -> None:
+    X = np.random.default_rng(7).normal(size=(40, 3)) * scale  # alpha = 2: W ~ scale^2
+    with pytest.raises(ValueError, match=r"beyond the range of f64 \(.*\); rescale X"):
+        kgroups_rs.energy_statistics(np.arange(40) % 3, X=X, alpha=2.0)

@@ -246,7 +246,7 @@ def graph_partition(
         result = kernel_kgroups(
             G, k, init, weights=weights, n_init=n_init, max_iter=max_iter,
             random_state=random_state, n_threads=n_threads,
-            progress=None if progress is None or shift == 0.0 else shifted_progress,
+            progress=progress if progress is None or shift == 0.0 else shifted_progress,
         )
         return _with_shift(result, shift, weights)
     G, weights = graph_kernel(A, objective, shift=shift)

@@ -124,6 +124,11 @@ def knn_kernel(
     )
     A = scipy.sparse.csr_array(directed, dtype=np.float64)
     A.sum_duplicates()
+    if not np.all(np.isfinite(A.data)):
+        raise ValueError(
+            "X: the distances between its points overflow float64 (its values are too large); "
+            "rescale X"
+        )
     if mode == "gaussian":
         # Weights from the stored distances (a stored 0 distance is a duplicate point: weight 1).
         distances = A.data

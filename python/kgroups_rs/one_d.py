@@ -129,8 +129,7 @@ def kgroups_1d(
         each the midpoint between the last (largest) value of cluster ``j`` and the first
         (smallest) value of cluster ``j + 1``; ``n_iter = 1``, ``n_moves = 0``,
         ``converged = True``, ``objective_history = [Q]``, ``cluster_terms`` = each interval's
-        ``Q_j = s_j (sum_{a in C_j} w_a |x_a| - W_j)`` (``inf`` where it exceeds the float range,
-        which can happen for values and weights near the limits where W itself is finite).
+        ``Q_j = s_j (sum_{a in C_j} w_a |x_a| - W_j)``.
 
     Raises
     ------
@@ -138,7 +137,8 @@ def kgroups_1d(
         If ``x`` or ``weights`` cannot be read as real numbers, or ``k`` is not an integer.
     ValueError
         If ``x`` is empty, not 1-D, or contains NaN/inf; if ``k < 1`` or ``k > n``; if
-        ``weights`` has the wrong shape, is not finite, or is not strictly positive.
+        ``weights`` has the wrong shape, is not finite, or is not strictly positive; if ``Q``,
+        ``W`` or a ``Q_j`` (which scales like the weights squared) is beyond the float range.
     MemoryError
         Before anything large is allocated, if the dynamic programme for ``k > 2`` would need
         more memory than is available (its back-pointer table alone is ``8 (k - 1) (n + 1)``
@@ -223,10 +223,17 @@ def kgroups_1d(
     starts = bounds[:-1]
     interval_weights = np.add.reduceat(ws_n, starts)
     interval_trace = np.add.reduceat(ws_n * np.abs(xs_n), starts)
-    # Q_j scales like w^2 x, so it can exceed the float range where W (w x) does not: it is
-    # then inf, as documented.
-    with np.errstate(over="ignore"):
-        cluster_terms = interval_weights * (interval_trace - within_per_interval) * (scale * w_scale)
+    # Q_j scales like w^2 x, so it can leave the float range where W (w x) does not; the
+    # factors are applied one at a time so that a zero term stays 0 (never 0 * inf).
+    with np.errstate(over="ignore", under="ignore"):
+        cluster_terms = interval_weights * (interval_trace - within_per_interval) * x_scale * w_scale
+        cluster_terms = cluster_terms * w_scale
+    if not (np.isfinite(objective) and np.isfinite(within) and np.all(np.isfinite(cluster_terms))):
+        raise ValueError(
+            "x and weights are so large that the objective, W or the cluster terms "
+            "Q_j = sum w_a w_b G_ab are beyond the range of float64; divide x or the weights "
+            "by a common factor (the partition does not change)"
+        )
 
     sizes = np.diff(bounds)
     labels_sorted = np.repeat(np.arange(k, dtype=np.int64), sizes)

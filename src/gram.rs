@@ -265,6 +265,29 @@ impl Semimetric {
         }
     }
 
+    /// ρ from the distance `d >= 0` itself, for a distance whose square would leave the
+    /// normal range: power `d^alpha`, exponential `−2·expm1(−d/(2σ))`, gaussian
+    /// `−2·expm1(−(d/σ)²/2)` (the same functions as [`Semimetric::from_squared_distance`],
+    /// which may round differently in the last place).
+    ///
+    /// ```
+    /// use kgroups::gram::Semimetric;
+    /// let tiny = 1e-200_f64;
+    /// assert_eq!(Semimetric::Power { alpha: 1.0 }.from_distance(tiny), tiny);
+    /// assert!(Semimetric::Power { alpha: 1.0 }.from_squared_distance(tiny * tiny) == 0.0);
+    /// ```
+    #[inline]
+    pub fn from_distance(&self, d: f64) -> f64 {
+        match *self {
+            Semimetric::Power { alpha } => d.powf(alpha),
+            Semimetric::Exponential { sigma } => -2.0 * (-(d / (2.0 * sigma))).exp_m1(),
+            Semimetric::Gaussian { sigma } => {
+                let r = d / sigma;
+                -2.0 * (-0.5 * r * r).exp_m1()
+            }
+        }
+    }
+
     /// Replaces every squared distance in `d2` by ρ, exactly as
     /// [`Semimetric::from_squared_distance`] would, but with the dispatch on the kind of
     /// semimetric hoisted out of the loop.
@@ -628,11 +651,39 @@ impl Frame {
                             },
                         ),
                     };
-                    *r = self.semimetric.from_squared_distance(d2);
+                    *r = if d2 >= f64::MIN_POSITIVE {
+                        self.semimetric.from_squared_distance(d2)
+                    } else {
+                        // The square lost its digits below the normal range (a point very near
+                        // the base point in data that also hold huge values): use the distance.
+                        self.semimetric.from_distance(self.distance_to_base(row))
+                    };
                 }
                 Ok(())
             })?;
         Ok(out)
+    }
+
+    /// ‖x·2^e − base‖ computed as m·√Σ(Δ_k/m)², m = max_k |Δ_k| (no underflow of the squares).
+    fn distance_to_base(&self, row: &[f64]) -> f64 {
+        let s = self.scale;
+        let delta = |k: usize, v: f64| match &self.center {
+            None => v * s,
+            Some(center) => (v * s - center.hi[k]) - center.lo[k],
+        };
+        let m = row
+            .iter()
+            .enumerate()
+            .fold(0.0f64, |m, (k, &v)| m.max(delta(k, v).abs()));
+        if m == 0.0 {
+            return 0.0;
+        }
+        let sum: f64 = row
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| (delta(k, v) / m).powi(2))
+            .sum();
+        m * sum.sqrt()
     }
 
     /// The factors (f1, f2) that turn kernel values K' of the scaled data into those of the
@@ -1078,6 +1129,55 @@ pub(crate) fn wide_vectors() -> bool {
     }
 }
 
+/// Turns the squared distances `d2[j]` between `xa` (a point already in the frame) and the
+/// points `first + j` of `y` (multiplied by `scale` into the frame) into ρ. A square below
+/// the normal range has lost its digits (a distance under ~1e-154, e.g. between two close
+/// points of data that also hold values near the float limits, where it matters for a small
+/// alpha): such a pair is evaluated from the distance itself, m·√Σ(Δ_k/m)² with
+/// m = max_k |Δ_k| ([`Semimetric::from_distance`]). Identical points take that path too and
+/// give 0. Dense, matrix-free and the statistics all evaluate pairs through here.
+#[inline]
+pub(crate) fn rho_from_squared_distances(
+    semimetric: Semimetric,
+    xa: &[f64],
+    y: &Points,
+    first: usize,
+    scale: f64,
+    d2: &mut [f64],
+) {
+    let mut lost = false;
+    for v in d2.iter_mut() {
+        if *v < f64::MIN_POSITIVE {
+            *v = f64::NAN; // marked: ρ of NaN is NaN for every semimetric
+            lost = true;
+        }
+    }
+    semimetric.apply_to_squared_distances(d2);
+    if !lost {
+        return;
+    }
+    for (j, value) in d2.iter_mut().enumerate() {
+        if value.is_nan() {
+            let yb = y.row(first + j);
+            let delta = |u: f64, v: f64| u - v * scale;
+            let m = xa
+                .iter()
+                .zip(yb)
+                .fold(0.0f64, |m, (&u, &v)| m.max(delta(u, v).abs()));
+            *value = if m == 0.0 {
+                0.0
+            } else {
+                let s: f64 = xa
+                    .iter()
+                    .zip(yb)
+                    .map(|(&u, &v)| (delta(u, v) / m).powi(2))
+                    .sum();
+                semimetric.from_distance(m * s.sqrt())
+            };
+        }
+    }
+}
+
 /// `acc[j] = Σ_k (xa[k] − xt[k·stride + start + j])²` for `j < acc.len()`, summed in coordinate
 /// order (identical to [`squared_distance`]), vectorised over `j`. `xt` holds points transposed
 /// with row stride `stride` (see `Frame::transposed`).
@@ -1234,7 +1334,14 @@ impl DataTiles<'_, '_> {
             let acc = &mut buf[ia * lq..(ia + 1) * lq];
             let xa = scaled_row(self.x.row(a), self.frame.scale(), &mut scaled);
             squared_distances_to_transposed(xa, xt, lq, 0, acc);
-            semimetric.apply_to_squared_distances(acc);
+            rho_from_squared_distances(
+                semimetric,
+                xa,
+                &self.x,
+                cols.start,
+                self.frame.scale(),
+                acc,
+            );
         }
         true
     }

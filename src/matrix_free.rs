@@ -10,8 +10,8 @@
 use crate::control::Control;
 use crate::error::{KGroupsError, Result};
 use crate::gram::{
-    base_kernel_value, block_range, for_each_block_pair, squared_distances_to_transposed,
-    wide_vectors, Base, Frame, Points, Semimetric,
+    base_kernel_value, block_range, for_each_block_pair, rho_from_squared_distances,
+    squared_distances_to_transposed, wide_vectors, Base, Frame, Points, Semimetric,
 };
 use crate::kernel::{check_cluster_sums_args, transpose_to_cluster_major, Kernel};
 use rayon::prelude::*;
@@ -138,7 +138,7 @@ impl<'a> DataKernel<'a> {
             &heap
         };
         squared_distances_to_transposed(xa, &self.transposed, self.points.n(), start, out);
-        self.frame.semimetric().apply_to_squared_distances(out);
+        rho_from_squared_distances(self.frame.semimetric(), xa, &self.points, start, scale, out);
         let r_i = self.to_base[i];
         for (v, &r_y) in out.iter_mut().zip(&self.to_base[start..]) {
             *v = base_kernel_value(r_i, r_y, *v, self.factors);

@@ -28,8 +28,8 @@ use rayon::prelude::*;
 use crate::control::Control;
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::gram::{
-    check_square, max_abs, squared_distances_to_transposed, validate_semimetric_matrix, Base,
-    Frame, Points, Semimetric,
+    check_square, max_abs, rho_from_squared_distances, squared_distances_to_transposed,
+    validate_semimetric_matrix, Base, Frame, Points, Semimetric,
 };
 use crate::scale::binary_exponent;
 
@@ -230,7 +230,7 @@ impl<'a> RowEvaluator<'a> {
         match self.source {
             PairwiseSource::Data { points, semimetric } => {
                 squared_distances_to_transposed(points.row(a), &self.aux, points.n(), start, out);
-                semimetric.apply_to_squared_distances(out);
+                rho_from_squared_distances(semimetric, points.row(a), &points, start, 1.0, out);
             }
             PairwiseSource::Semimetric { r, n } => {
                 let row = &r[a * n + start..a * n + start + out.len()];
@@ -718,7 +718,8 @@ impl ScaledData {
             return Err(KGroupsError::invalid(
                 "X",
                 format!(
-                    "{what} of X is beyond the range of f64 (about {value:e} × {:e}); rescale X",
+                    "{what} of X is beyond the range of f64 (it would overflow or underflow: about \
+                     {value:e} × {:e}); rescale X",
                     self.factor
                 ),
             ));
@@ -876,7 +877,7 @@ fn rho_sum(
                 let len = CHUNK.min(ny - b);
                 let values = &mut buf[..len];
                 squared_distances_to_transposed(x.row(a), &yt, ny, b, values);
-                semimetric.apply_to_squared_distances(values);
+                rho_from_squared_distances(semimetric, x.row(a), y, b, 1.0, values);
                 for &v in values.iter() {
                     sum += v;
                 }

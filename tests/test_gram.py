@@ -977,7 +977,7 @@ def test_ctrl_c_stops_the_cross_kernel() -> None:
 def test_ctrl_c_stops_gram_from_semimetric() -> None:
     """The validation passes and the tiles of a large R. The call takes only a second or two,
     so the interrupt must come well before it would have ended on its own (main: at the end)."""
-    x = np.random.default_rng(40).normal(size=9_000)
+    x = np.random.default_rng(40).normal(size=12_000)
     R = np.abs(x[:, None] - x[None, :])
     took = _seconds(lambda: kgroups_rs.gram_from_semimetric(R, "centered", dtype=np.float32))
     delay = 0.3

@@ -637,3 +637,10 @@ def test_mid_size_cases_run_within_the_estimated_memory(n: int, k: int) -> None:
         tracemalloc.stop()
     assert np.unique(r.labels).size == k
     assert table <= peak <= table + working  # the table is really allocated; the bound holds
+
+
+def test_weights_beyond_the_precision_of_the_dp_are_refused_clearly() -> None:
+    """Segment weights are differences of prefix sums; with weights spanning ~1e92 they cancel."""
+    w = np.array([9.573522450750282e93, 6.70923777185644e123, 9.788873813892825e31, 7.062659928439481e68])
+    with pytest.raises(ValueError, match="weights span .* beyond the precision"):
+        kgroups_1d(np.array([2.0, 1.0, 0.0, -2.0]), 3, w)

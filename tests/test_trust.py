@@ -336,5 +336,5 @@ def test_statistics_of_tiny_or_huge_data_are_exact(scale: float, semimetric: str
 @pytest.mark.parametrize("scale", [1e-170, 1e200])
 def test_statistics_beyond_the_range_of_f64_are_refused_clearly(scale: float) -> None:
     X = np.random.default_rng(7).normal(size=(40, 3)) * scale  # alpha = 2: W ~ scale^2
-    with pytest.raises(ValueError, match=r"beyond the range of f64 \(.*\); rescale X"):
+    with pytest.raises(ValueError, match=r"beyond the range of f64 \(it would overflow.*\); rescale X"):
         kgroups_rs.energy_statistics(np.arange(40) % 3, X=X, alpha=2.0)

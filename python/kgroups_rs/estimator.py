@@ -189,6 +189,8 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         if isinstance(sample_weight, numbers.Real):
             w = np.full(n, float(sample_weight))
         else:
+            if np.asarray(sample_weight).dtype.kind == "c":
+                raise TypeError("sample_weight must hold real numbers, got complex values")
             w = np.asarray(sample_weight, dtype=np.float64)
         if w.shape != (n,):
             raise ValueError(
@@ -356,8 +358,15 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
                 full[rest] = self._nearest_mean_of_points(Xc[rest])
             labels = full
         self.labels_ = labels
-        self.objective_ = float(np.ldexp(result.objective, exponent))
-        self.within_ = float(np.ldexp(result.within, exponent))
+        objective = float(np.ldexp(result.objective, exponent))
+        within = float(np.ldexp(result.within, exponent))
+        if not (np.isfinite(objective) and np.isfinite(within)):
+            raise ValueError(
+                "sample_weight and the kernel are so large that the objective or W overflows "
+                "float64; divide sample_weight by a common factor (the clustering does not change)"
+            )
+        self.objective_ = objective
+        self.within_ = within
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
         return self

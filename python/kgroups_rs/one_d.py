@@ -510,6 +510,14 @@ def _optimal_cuts(xs: _Float, ws: _Float, k: int) -> _Int:
     end = n
     for j in range(k - 1, 0, -1):
         end = int(back[j - 1][end])
+        if end < 1:
+            # A segment's weight is a difference of prefix sums: with weights that span more
+            # than the float precision, it cancels to 0 and the costs become NaN.
+            raise ValueError(
+                f"weights span {float(ws.max() / ws.min()):.1e} (largest / smallest), beyond the "
+                "precision of the interval dynamic programme (about 1e15): merge or drop points "
+                "of negligible weight, or use kernel_kgroups"
+            )
         cuts[j - 1] = end
     return cuts
 

@@ -1,8 +1,6 @@
 """Shared Ctrl-C harness: run a call in the main thread, send it an interrupt from a timer
 thread, and measure how long the KeyboardInterrupt takes to arrive.
-
-(tests/test_errors.py and tests/test_large.py carry their own copies of this pattern; new
-tests use this module.)
+Every Ctrl-C test of the suite uses it.
 """
 
 from __future__ import annotations

@@ -6,9 +6,7 @@ the offending argument fails the test.
 
 from __future__ import annotations
 
-import _thread
 import os
-import signal
 import threading
 import time
 from typing import Any, Callable
@@ -16,6 +14,7 @@ from typing import Any, Callable
 import kgroups_rs
 import numpy as np
 import pytest
+from _interrupt import interrupt_main, interrupted_after, send_sigint
 from kgroups_rs import _core
 from reference import random_psd
 
@@ -291,45 +290,21 @@ def test_rust_panic_becomes_runtime_error() -> None:
     assert kgroups_rs.kernel_kgroups(np.eye(3), 2, random_state=0).converged
 
 
-def _send_sigint() -> None:
-    os.kill(os.getpid(), signal.SIGINT)
 
 
-def _interrupt_main() -> None:
-    _thread.interrupt_main()
 
 
-SENDERS = pytest.mark.parametrize("send", [_send_sigint, _interrupt_main], ids=["os.kill", "interrupt_main"])
 
 
-def _interrupted_after(call: Callable[[], Any], send: Callable[[], None], delay: float = 0.3) -> float:
-    """Run ``call`` in the main thread, interrupt it after ``delay`` s from another thread, and
-    return the seconds from the interrupt to the KeyboardInterrupt."""
-    assert threading.current_thread() is threading.main_thread()
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    sent: list[float] = []
+SENDERS = pytest.mark.parametrize("send", [send_sigint, interrupt_main], ids=["os.kill", "interrupt_main"])
 
-    def fire() -> None:
-        sent.append(time.perf_counter())
-        send()
 
-    timer = threading.Timer(delay, fire)
-    start = time.perf_counter()
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            call()
-        raised = time.perf_counter()
-    finally:
-        timer.cancel()
-        timer.join()
-    assert sent, f"the call ended after {raised - start:.2f} s, before the interrupt was sent"
-    return raised - sent[0]
+
 
 
 @SENDERS
 def test_ctrl_c_interrupts_sleep(send: Callable[[], None]) -> None:
-    latency = _interrupted_after(lambda: _core._sleep_for_tests(30.0), send)
+    latency = interrupted_after(lambda: _core._sleep_for_tests(30.0), send)
     assert latency < 1.5, f"KeyboardInterrupt came {latency:.2f} s after the signal"
 
 
@@ -357,7 +332,7 @@ def test_ctrl_c_interrupts_clustering(big_G: np.ndarray, send: Callable[[], None
     cores = os.cpu_count() or 1
     assert per_start * LONG_N_INIT / cores > 2.0, "the uninterrupted run would be too short"
 
-    latency = _interrupted_after(
+    latency = interrupted_after(
         lambda: kgroups_rs.kernel_kgroups(big_G, 50, n_init=LONG_N_INIT, max_iter=10_000, random_state=0),
         send,
     )
@@ -367,22 +342,22 @@ def test_ctrl_c_interrupts_clustering(big_G: np.ndarray, send: Callable[[], None
 
 
 def test_ctrl_c_interrupts_lloyd(big_G: np.ndarray) -> None:
-    latency = _interrupted_after(
+    latency = interrupted_after(
         lambda: kgroups_rs.kernel_kmeans(
             big_G, 50, n_init=LONG_N_INIT, max_iter=10_000, random_state=0, n_threads=2
         ),
-        _send_sigint,
+        send_sigint,
     )
     assert latency < 1.5, f"KeyboardInterrupt came {latency:.2f} s after the signal"
 
 
 def test_ctrl_c_with_progress_callback(big_G: np.ndarray) -> None:
     events: list[Any] = []
-    latency = _interrupted_after(
+    latency = interrupted_after(
         lambda: kgroups_rs.kernel_kgroups(
             big_G, 50, n_init=LONG_N_INIT, random_state=0, progress=lambda *e: events.append(e)
         ),
-        _send_sigint,
+        send_sigint,
         delay=1.0,
     )
     assert latency < 1.5

@@ -17,9 +17,6 @@ than memory; Ctrl-C (a real SIGINT) stopping each builder within a second.
 
 from __future__ import annotations
 
-import os
-import signal
-import threading
 import time
 from typing import Any, Optional
 
@@ -27,6 +24,7 @@ import kgroups_rs
 import numpy as np
 import numpy.typing as npt
 import pytest
+from _interrupt import interrupted_after, send_sigint
 from reference import gram_origin, objective, semimetric_matrix
 from scipy.spatial.distance import cdist
 
@@ -917,28 +915,8 @@ LATENCY = 1.0  # seconds from SIGINT to KeyboardInterrupt
 
 
 def _sigint_latency(call: Any, delay: float = 0.4) -> float:
-    """Run ``call`` in the main thread, send SIGINT to this process after ``delay`` s (from a
-    timer thread), and return the seconds from the signal to the KeyboardInterrupt."""
-    assert threading.current_thread() is threading.main_thread()
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    sent: list[float] = []
-
-    def fire() -> None:
-        sent.append(time.perf_counter())
-        os.kill(os.getpid(), signal.SIGINT)
-
-    timer = threading.Timer(delay, fire)
-    start = time.perf_counter()
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            call()
-        raised = time.perf_counter()
-    finally:
-        timer.cancel()
-        timer.join()
-    assert sent, f"the call ended after {raised - start:.2f} s, before the signal was sent"
-    return raised - sent[0]
+    """Seconds from a real SIGINT, sent ``delay`` s into ``call``, to the KeyboardInterrupt."""
+    return interrupted_after(call, send_sigint, delay)
 
 
 def _seconds(call: Any) -> float:

@@ -30,6 +30,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 import numpy.typing as npt
 import pytest
+from _interrupt import interrupt_main, interrupted_after
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kgroups_rs import ClusteringResult, _core, energy_gram, kernel_kgroups, kernel_kmeans
@@ -468,28 +469,10 @@ def test_nan_check_does_not_warn() -> None:
 LATENCY = 1.5  # seconds from the interrupt to the KeyboardInterrupt
 
 
-def interrupted_after(call: Callable[[], Any], delay: float = 0.5) -> float:
-    """Run ``call`` in the main thread, ``_thread.interrupt_main()`` after ``delay`` s, and
-    return the seconds from the interrupt to the KeyboardInterrupt."""
-    assert threading.current_thread() is threading.main_thread()
-    sent: list[float] = []
-
-    def fire() -> None:
-        sent.append(time.perf_counter())
-        _thread.interrupt_main()
-
-    timer = threading.Timer(delay, fire)
-    began = time.perf_counter()
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            call()
-        raised = time.perf_counter()
-    finally:
-        timer.cancel()
-        timer.join()
-    assert sent, f"the call ended after {raised - began:.2f} s, before the interrupt was sent"
-    return raised - sent[0]
+def interrupted_after_main(call: Callable[[], Any], delay: float = 0.5) -> float:
+    """Seconds from ``_thread.interrupt_main()``, ``delay`` s into ``call``, to the
+    KeyboardInterrupt."""
+    return interrupted_after(call, interrupt_main, delay)
 
 
 def eq56(n: int, seed: int = 0) -> Float:
@@ -514,7 +497,7 @@ def test_ctrl_c_stops_a_matrix_free_run(algorithm: str) -> None:
     estimate = (n / 5_000) ** 2 * per_start * n_init / cores
     assert estimate > 3.0, f"the full run (n = {n}) would take only about {estimate:.1f} s"
     X = eq56(n)
-    latency = interrupted_after(
+    latency = interrupted_after_main(
         lambda: kernel_kgroups_from_data(X, 2, algorithm=algorithm, n_init=n_init, random_state=0)
     )
     assert latency < LATENCY, f"KeyboardInterrupt came {latency:.2f} s after the signal (n = {n})"
@@ -537,7 +520,7 @@ def test_ctrl_c_stops_nystrom_during_landmark_selection(mixture_1m: Float) -> No
     per_landmark = (time.perf_counter() - began) * 10 / 256  # selection costs O(n m)
     m = 256 if 256 * per_landmark > 4.0 else min(2048, int(4.0 / per_landmark))
     assert m * per_landmark > 3.0, f"selecting the landmarks would take only {m * per_landmark:.1f} s"
-    latency = interrupted_after(
+    latency = interrupted_after_main(
         lambda: kernel_kgroups_nystrom(mixture_1m, 10, n_components=m, landmarks="k-means++", random_state=0)
     )
     assert latency < LATENCY, f"KeyboardInterrupt came {latency:.2f} s after the signal (m = {m})"
@@ -550,7 +533,7 @@ def test_ctrl_c_stops_nystrom_while_forming_features(mixture_1m: Float) -> None:
     nystrom_features(X[:40_000], 256, landmarks="uniform", random_state=0)
     estimate = 10 * (time.perf_counter() - began)
     assert estimate > 2.0, f"forming the features would take only about {estimate:.1f} s"
-    latency = interrupted_after(lambda: nystrom_features(X, 256, landmarks="uniform", random_state=0))
+    latency = interrupted_after_main(lambda: nystrom_features(X, 256, landmarks="uniform", random_state=0))
     assert latency < LATENCY, f"KeyboardInterrupt came {latency:.2f} s after the signal"
 
 

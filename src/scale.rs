@@ -14,11 +14,55 @@ pub(crate) fn binary_exponent(x: f64) -> i32 {
     }
 }
 
-/// `x · 2^e`, exact unless the result overflows or falls below the normal range (two
-/// steps, so that `2^e` itself need not be representable).
+/// `x · 2^e`, exact unless the result is subnormal (then rounded once), without intermediate
+/// overflow or underflow for any `e` (as C's `scalbn`).
 pub(crate) fn times_pow2(x: f64, e: i32) -> f64 {
+    // 2^e for -1022 <= e <= 1023
     let pow2 = |e: i32| f64::from_bits(((e + 1023) as u64) << 52);
-    let half = (e / 2).clamp(-1022, 1023);
-    let rest = (e - half).clamp(-1022, 1023);
-    x * pow2(half) * pow2(rest)
+    let (mut y, mut e) = (x, e);
+    if e > 1023 {
+        y *= pow2(1023);
+        e -= 1023;
+        if e > 1023 {
+            y *= pow2(1023);
+            e = (e - 1023).min(1023);
+        }
+    } else if e < -1022 {
+        // 2^-1022 · 2^53 keeps the intermediate normal, so that only the last product rounds.
+        y *= pow2(-1022 + 53);
+        e += 1022 - 53;
+        if e < -1022 {
+            y *= pow2(-1022 + 53);
+            e = (e + 1022 - 53).max(-1022);
+        }
+    }
+    y * pow2(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_pow2_is_exact_for_any_exponent() {
+        for (x, e) in [
+            (1.5, 0),
+            (1.0, 1023),
+            (3.0, -1074),
+            (f64::MAX, -2098),
+            (1e-310, 2000),
+        ] {
+            let want = x * 2f64.powi(e.clamp(-1022, 1023)) * 2f64.powi(e - e.clamp(-1022, 1023));
+            if want.is_finite() && want >= f64::MIN_POSITIVE {
+                assert_eq!(times_pow2(x, e), want, "{x} {e}");
+            }
+        }
+        assert_eq!(
+            times_pow2(f64::MAX, -2046),
+            f64::MAX * 2f64.powi(-1023) * 2f64.powi(-1023)
+        );
+        assert_eq!(times_pow2(1.0, -1074), f64::from_bits(1));
+        assert_eq!(times_pow2(1.0, 1024), f64::INFINITY);
+        assert_eq!(times_pow2(1.0, -1075), 0.0);
+    }
 }

@@ -31,7 +31,7 @@ use crate::gram::{
     check_square, max_abs, rho_from_squared_distances, squared_distances_to_transposed,
     validate_semimetric_matrix, Base, Frame, Points, Semimetric,
 };
-use crate::scale::binary_exponent;
+use crate::scale::{binary_exponent, times_pow2};
 
 /// Semimetric values of one row evaluated at once, into a buffer on the stack.
 const CHUNK: usize = 512;
@@ -126,31 +126,6 @@ impl PairwiseSource<'_> {
     }
 }
 
-/// `x · 2^e`, exact unless the result is subnormal (then rounded once), without intermediate
-/// overflow or underflow for any `e` (as C's `scalbn`).
-fn scale_by_pow2(x: f64, e: i32) -> f64 {
-    // 2^e for -1022 <= e <= 1023
-    let pow2 = |e: i32| f64::from_bits(((e + 1023) as u64) << 52);
-    let (mut y, mut e) = (x, e);
-    if e > 1023 {
-        y *= pow2(1023);
-        e -= 1023;
-        if e > 1023 {
-            y *= pow2(1023);
-            e = (e - 1023).min(1023);
-        }
-    } else if e < -1022 {
-        // 2^-1022 · 2^53 keeps the intermediate normal, so that only the last product rounds.
-        y *= pow2(-1022 + 53);
-        e += 1022 - 53;
-        if e < -1022 {
-            y *= pow2(-1022 + 53);
-            e = (e + 1022 - 53).max(-1022);
-        }
-    }
-    y * pow2(e)
-}
-
 /// Points transposed (dim × n, row stride n), allocated fallibly; errors name `argument`.
 fn transposed(x: &Points, argument: &'static str) -> Result<Vec<f64>> {
     let (n, dim) = (x.n(), x.dim());
@@ -208,7 +183,7 @@ impl<'a> RowEvaluator<'a> {
             // |G'| < 2^-1, so |ρ'| = |G'_aa + G'_bb − 2G'_ab| < 2
             PairwiseSource::GramF64 { g, n } => {
                 let exponent = exponent_for(g, 2);
-                let factor = scale_by_pow2(1.0, -exponent);
+                let factor = times_pow2(1.0, -exponent);
                 let mut diag = try_filled(n, 0.0, "G", "the diagonal of G")?;
                 for (b, d) in diag.iter_mut().enumerate() {
                     *d = g[b * n + b] * factor;
@@ -219,7 +194,7 @@ impl<'a> RowEvaluator<'a> {
         Ok(RowEvaluator {
             source,
             aux,
-            factor: scale_by_pow2(1.0, -exponent),
+            factor: times_pow2(1.0, -exponent),
             exponent,
         })
     }
@@ -384,7 +359,7 @@ fn validate_partition(
             let exponent = binary_exponent(largest).clamp(-1020, 1023);
             let mut scaled = try_filled(n, 0.0, "weights", "the point weights")?;
             for (i, (o, &v)) in scaled.iter_mut().zip(w).enumerate() {
-                *o = scale_by_pow2(v, -exponent);
+                *o = times_pow2(v, -exponent);
                 if *o == 0.0 {
                     return Err(KGroupsError::invalid(
                         "weights",
@@ -413,10 +388,7 @@ fn validate_partition(
             ),
         ));
     }
-    if let Some(j) = s
-        .iter()
-        .position(|&v| !scale_by_pow2(v, exponent).is_finite())
-    {
+    if let Some(j) = s.iter().position(|&v| !times_pow2(v, exponent).is_finite()) {
         return Err(KGroupsError::invalid(
             "weights",
             format!("the weights of cluster {j} add up to infinity; rescale the weights"),
@@ -558,11 +530,11 @@ fn scale_back(
     source: &'static str,
     what: &str,
 ) -> Result<f64> {
-    let v = scale_by_pow2(value, rho_exponent.saturating_add(weight_exponent));
+    let v = times_pow2(value, rho_exponent.saturating_add(weight_exponent));
     if v.is_finite() {
         return Ok(v);
     }
-    let argument = if weight_exponent > 0 && scale_by_pow2(value, rho_exponent).is_finite() {
+    let argument = if weight_exponent > 0 && times_pow2(value, rho_exponent).is_finite() {
         "weights"
     } else {
         source
@@ -641,7 +613,7 @@ pub fn cluster_pair_sums(
     })?;
     let mut s = sums.s;
     for v in &mut s {
-        *v = scale_by_pow2(*v, w_e);
+        *v = times_pow2(*v, w_e);
     }
     Ok((t, s))
 }
@@ -806,7 +778,7 @@ pub fn energy_statistics(
                 } else {
                     g[i * k + j] + g[j * k + i]
                 };
-                let v = scale_by_pow2(t / (s[i] * s[j]), rho_e);
+                let v = times_pow2(t / (s[i] * s[j]), rho_e);
                 if !v.is_finite() {
                     // g is an average of ρ: it overflows only with ρ, unless s_i·s_j underflows
                     return Err(if s[i] * s[j] == 0.0 {
@@ -834,7 +806,7 @@ pub fn energy_statistics(
     };
     let mut cluster_weights = sums.s;
     for v in &mut cluster_weights {
-        *v = scale_by_pow2(*v, w_e);
+        *v = times_pow2(*v, w_e);
     }
     Ok(EnergyStatistics {
         within,
@@ -1501,16 +1473,16 @@ mod tests {
         let unit = stats_with_g(&src, &labels, k, Some(&w)).unwrap();
         // powers of two: exactly scaled
         for e in [-1000, -700, 700, 900] {
-            let we: Vec<f64> = w.iter().map(|&v| scale_by_pow2(v, e)).collect();
+            let we: Vec<f64> = w.iter().map(|&v| times_pow2(v, e)).collect();
             let got = stats_with_g(&src, &labels, k, Some(&we)).unwrap();
-            assert_eq!(got.within, scale_by_pow2(unit.within, e), "2^{e}");
-            assert_eq!(got.between, scale_by_pow2(unit.between, e));
-            assert_eq!(got.total, scale_by_pow2(unit.total, e));
+            assert_eq!(got.within, times_pow2(unit.within, e), "2^{e}");
+            assert_eq!(got.between, times_pow2(unit.between, e));
+            assert_eq!(got.total, times_pow2(unit.total, e));
             assert_eq!(got.g, unit.g);
             let s: Vec<f64> = unit
                 .cluster_weights
                 .iter()
-                .map(|&v| scale_by_pow2(v, e))
+                .map(|&v| times_pow2(v, e))
                 .collect();
             assert_eq!(got.cluster_weights, s);
         }
@@ -1574,10 +1546,10 @@ mod tests {
         // the largest entries just below f64::MAX: G_aa + G_bb and sums of R overflow unscaled
         let top = |m: &[f64]| 1023 - binary_exponent(max_abs(m));
         let (pg, pr) = (top(&g0), top(&r0));
-        let g: Vec<f64> = g0.iter().map(|&v| scale_by_pow2(v, pg)).collect();
-        let r: Vec<f64> = r0.iter().map(|&v| scale_by_pow2(v, pr)).collect();
+        let g: Vec<f64> = g0.iter().map(|&v| times_pow2(v, pg)).collect();
+        let r: Vec<f64> = r0.iter().map(|&v| times_pow2(v, pr)).collect();
         assert!(g.iter().fold(0.0f64, |m, v| m.max(v.abs())) > 8e307);
-        let small: Vec<f64> = ones.iter().map(|&v| scale_by_pow2(v, -40)).collect();
+        let small: Vec<f64> = ones.iter().map(|&v| times_pow2(v, -40)).collect();
         for (big, base, p) in [
             (
                 PairwiseSource::GramF64 { g: &g, n },
@@ -1592,15 +1564,10 @@ mod tests {
         ] {
             let unit = stats_with_g(&base, &labels, k, None).unwrap();
             let got = stats_with_g(&big, &labels, k, Some(&small)).unwrap();
-            assert_eq!(got.within, scale_by_pow2(unit.within, p - 40));
-            assert_eq!(got.between, scale_by_pow2(unit.between, p - 40));
-            assert_eq!(got.total, scale_by_pow2(unit.total, p - 40));
-            let gs: Vec<f64> = unit
-                .g
-                .unwrap()
-                .iter()
-                .map(|&v| scale_by_pow2(v, p))
-                .collect();
+            assert_eq!(got.within, times_pow2(unit.within, p - 40));
+            assert_eq!(got.between, times_pow2(unit.between, p - 40));
+            assert_eq!(got.total, times_pow2(unit.total, p - 40));
+            let gs: Vec<f64> = unit.g.unwrap().iter().map(|&v| times_pow2(v, p)).collect();
             assert_eq!(got.g.unwrap(), gs);
             // with unit weights W exceeds f64: an error naming the matrix
             let arg = big.argument();
@@ -1669,28 +1636,5 @@ mod tests {
             assert_eq!(result, Err(KGroupsError::Interrupted), "run {run}");
             assert!(latency.as_secs_f64() < 1.0, "run {run}: {latency:?}");
         }
-    }
-
-    #[test]
-    fn scale_by_pow2_is_exact_for_any_exponent() {
-        for (x, e) in [
-            (1.5, 0),
-            (1.0, 1023),
-            (3.0, -1074),
-            (f64::MAX, -2098),
-            (1e-310, 2000),
-        ] {
-            let want = x * 2f64.powi(e.clamp(-1022, 1023)) * 2f64.powi(e - e.clamp(-1022, 1023));
-            if want.is_finite() && want >= f64::MIN_POSITIVE {
-                assert_eq!(scale_by_pow2(x, e), want, "{x} {e}");
-            }
-        }
-        assert_eq!(
-            scale_by_pow2(f64::MAX, -2046),
-            f64::MAX * 2f64.powi(-1023) * 2f64.powi(-1023)
-        );
-        assert_eq!(scale_by_pow2(1.0, -1074), f64::from_bits(1));
-        assert_eq!(scale_by_pow2(1.0, 1024), f64::INFINITY);
-        assert_eq!(scale_by_pow2(1.0, -1075), 0.0);
     }
 }

@@ -1,5 +1,6 @@
 """Shared Ctrl-C harness: run a call in the main thread, send it an interrupt from a timer
 thread, and measure how long the KeyboardInterrupt takes to arrive.
+
 Every Ctrl-C test of the suite uses it.
 """
 

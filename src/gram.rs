@@ -1775,7 +1775,7 @@ pub fn energy_gram_cross_into<T: KernelElement>(
                         let xa = scaled_row(x.row(a), frame.scale(), scaled);
                         let b = &mut buf[..c1 - c0];
                         squared_distances_dispatch(xa, block, c1 - c0, b);
-                        semimetric.apply_to_squared_distances(b);
+                        rho_from_squared_distances(semimetric, xa, y, c0, frame.scale(), b);
                         let dst = &mut row[c0..c1];
                         for ((d, &v), &rb) in dst.iter_mut().zip(b.iter()).zip(&ry[c0..c1]) {
                             *d = T::narrow(base_kernel_value(rx[a], rb, v, factors));

@@ -324,6 +324,21 @@ fn cluster_dense<'py>(
     }
 }
 
+/// Checks a dense float64 kernel matrix by the crate's one symmetry rule (and finiteness),
+/// without clustering: for callers that use only part of it in a clustering.
+#[pyfunction]
+#[pyo3(signature = (g, n_threads=None))]
+fn check_kernel(
+    py: Python<'_>,
+    g: PyReadonlyArray2<'_, f64>,
+    n_threads: Option<usize>,
+) -> PyResult<()> {
+    let (data, n) = square_slice(&g, "G")?;
+    run_detached(py, n_threads, None, |_| {
+        crate::symmetry::check_dense(data, n, "G")
+    })
+}
+
 /// The three CSR arrays of one index type `I` and one value type `T`.
 struct CsrArrays<'a, 'py, I: numpy::Element, T: numpy::Element> {
     indptr: &'a Bound<'py, PyArray1<I>>,
@@ -915,6 +930,7 @@ fn _sleep_for_tests(py: Python<'_>, seconds: f64) -> PyResult<()> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cluster_dense, m)?)?;
+    m.add_function(wrap_pyfunction!(check_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(cluster_csr, m)?)?;
     m.add_function(wrap_pyfunction!(cluster_data, m)?)?;
     m.add_function(wrap_pyfunction!(cluster_features, m)?)?;

@@ -1107,6 +1107,14 @@ def check_gram_values(
     )
     assert np.all(np.isfinite(got)), "non-finite kernel entries from finite input"
     tol = rel * np.where(np.isfinite(mag), mag, FLOAT_MAX) + floor
+    if semimetric == "power":
+        # The reference divides the data by 2**e (its largest value near 1): coordinates below
+        # 2**(e - 1074) vanish there, so its distances are known only to sqrt(D) * 2**(e - 1074),
+        # and rho = d**alpha to that resolution raised to alpha (the library is exact there).
+        both = X if Y is None else np.vstack([X, Y])
+        e = math.frexp(float(np.max(np.abs(both))))[1] if both.size and np.any(both) else 0
+        resolution = math.sqrt(both.shape[1]) * 2.0 ** -1074
+        tol = tol + float(rescale(np.asarray(resolution**a), a * e))
     bad = np.abs(got.astype(np.float64) - want) > tol
     if np.any(bad):
         i, j = np.argwhere(bad)[0]
@@ -1346,7 +1354,9 @@ def stats_reference(
         d = np.diag(Gn)
         rho = d[:, None] + d[None, :] - 2 * Gn
         mag = np.abs(d)[:, None] + np.abs(d)[None, :] + 2 * np.abs(Gn)
-        nonneg = bool(info["psd"])
+        # "psd" describes the drawn matrix; a conversion to a small integer dtype (uint8 wraps
+        # negative values) can break it, so also require the rho it gives to be >= 0.
+        nonneg = bool(info["psd"]) and bool(np.all(rho >= -1e-9 * mag))
     wn, ew = normalized(w)
     ref = ref_partition_stats(rho, mag, labels, k, wn)
     ref["ew"] = ew
@@ -1536,7 +1546,10 @@ def ref_1d_optimum(x: np.ndarray, w: np.ndarray, k: int) -> float:
         for j in range(i + 1, n + 1):
             seg_w = ws[i:j]
             left = np.cumsum(seg_w)[:-1]
-            cost[i, j] = float(np.sum(np.diff(xs[i:j]) * left * (seg_w.sum() - left))) / float(seg_w.sum())
+            # the weight right of each gap summed directly (total - left cancels for weights
+            # of very different sizes)
+            right = np.cumsum(seg_w[::-1])[::-1][1:]
+            cost[i, j] = float(np.sum(np.diff(xs[i:j]) * left * right)) / float(seg_w.sum())
     best = np.full((k + 1, n + 1), np.inf)
     best[0, 0] = 0.0
     for j in range(1, k + 1):

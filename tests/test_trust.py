@@ -338,3 +338,12 @@ def test_statistics_beyond_the_range_of_f64_are_refused_clearly(scale: float) ->
     X = np.random.default_rng(7).normal(size=(40, 3)) * scale  # alpha = 2: W ~ scale^2
     with pytest.raises(ValueError, match=r"beyond the range of f64 \(it would overflow.*\); rescale X"):
         kgroups_rs.energy_statistics(np.arange(40) % 3, X=X, alpha=2.0)
+
+
+def test_estimator_checks_the_whole_precomputed_kernel_with_zero_weights() -> None:
+    """Only the positive-weight block is clustered, but the kernel must be symmetric as a whole."""
+    pytest.importorskip("sklearn")
+    G = np.array([[0.5, 1e200], [-1e200, 0.25]])
+    est = kgroups_rs.KernelKGroups(n_clusters=1, kernel="precomputed")
+    with pytest.raises(ValueError, match="not symmetric"):
+        est.fit(G, sample_weight=np.array([0.0, 1.0]))

@@ -6,6 +6,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "check_kernel",
     "cluster_dense",
     "cluster_csr",
     "cluster_data",
@@ -88,6 +89,7 @@ def gram_from_semimetric(
     n_threads: Optional[int] = None,
 ) -> npt.NDArray[np.floating[Any]]: ...
 def bandwidth(x: npt.NDArray[np.float64]) -> float: ...
+def check_kernel(g: npt.NDArray[np.float64], n_threads: Optional[int] = None) -> None: ...
 def energy_statistics(
     labels: npt.NDArray[np.int64],
     k: int,

@@ -43,7 +43,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         'pip install "kgroups_rs[sklearn]"'
     ) from exc
 
-from . import energy_gram
+from . import _core, energy_gram
 from ._result import ClusteringResult
 from ._sparse_input import check_sparse_structure, is_sparse
 from ._validation import RandomState, check_int, check_n_threads
@@ -291,7 +291,14 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         precomputed = self.kernel == "precomputed"
         if precomputed:
             self._support = support
-            G = X if support is None else X[support][:, support]
+            if support is None:
+                G = X
+            else:
+                # Only the positive-weight block is clustered, but the kernel passed must obey
+                # the one symmetry rule as a whole (its other rows label the zero-weight points).
+                if not is_sparse(X):
+                    _core.check_kernel(np.ascontiguousarray(X, dtype=np.float64), self.n_threads)
+                G = X[support][:, support]
         else:
             self.shift_ = np.average(X, axis=0, weights=w)
             Xc = X - self.shift_

@@ -79,6 +79,20 @@ pub fn random_labels(n: usize, k: usize, rng: &mut Rng) -> Result<Vec<usize>> {
     Ok(labels)
 }
 
+/// `weights` has one value per point.
+pub(crate) fn check_weights_len(weights: &[f64], n: usize) -> Result<()> {
+    if weights.len() != n {
+        return Err(KGroupsError::invalid(
+            "weights",
+            format!(
+                "weights have length {} but there are n = {n} points",
+                weights.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// `1 <= k <= n`, the range every initialisation needs.
 fn check_k(n: usize, k: usize) -> Result<()> {
     if k < 1 || k > n {
@@ -140,15 +154,7 @@ fn seed_centres<K: Kernel>(
 ) -> Result<(Vec<usize>, Vec<usize>)> {
     let n = kernel.n();
     check_k(n, k)?;
-    if weights.len() != n {
-        return Err(KGroupsError::invalid(
-            "weights",
-            format!(
-                "weights have length {} but there are n = {n} points",
-                weights.len()
-            ),
-        ));
-    }
+    check_weights_len(weights, n)?;
     let diagonal: Vec<f64> = (0..n).map(|i| kernel.diagonal(i)).collect();
     let distances_to = |c: usize, out: &mut Vec<f64>| {
         let g_cc = diagonal[c];

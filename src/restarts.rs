@@ -5,7 +5,7 @@
 use crate::control::Control;
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::hartigan::{self, Reporting};
-use crate::init::{kmeans_plus_plus, random_labels, validate_labels, Init};
+use crate::init::{check_weights_len, kmeans_plus_plus, random_labels, validate_labels, Init};
 use crate::kernel::Kernel;
 use crate::lloyd::{self, LloydVariant};
 use crate::partition::Partition;
@@ -132,15 +132,7 @@ fn validate<K: Kernel>(kernel: &K, k: usize, options: &Options) -> Result<(Vec<f
         None => return Ok((vec![1.0; n], 0)),
         Some(weights) => weights,
     };
-    if weights.len() != n {
-        return Err(KGroupsError::invalid(
-            "weights",
-            format!(
-                "weights have length {} but there are n = {n} points",
-                weights.len()
-            ),
-        ));
-    }
+    check_weights_len(weights, n)?;
     if let Some(i) = weights.iter().position(|w| !(w.is_finite() && *w > 0.0)) {
         return Err(KGroupsError::invalid(
             "weights",

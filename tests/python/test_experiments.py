@@ -26,7 +26,7 @@ from reference import DERMATOLOGY_PATH
 pytest.importorskip("sklearn", reason="the experiments compare kernel k-groups with scikit-learn's methods")
 pytest.importorskip("scipy", reason="the experiments need scipy (accuracy, intervals)")
 
-SCRIPT = Path(__file__).resolve().parents[1] / "experiments" / "reproduce_paper.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "experiments" / "reproduce_paper.py"
 LOGNORMAL_BOUND = 0.83
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 #: The vendored test data (``tests/data/README.md`` says where each file comes from).
-DATA_DIR = Path(__file__).resolve().parent / "data"
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 GOLDEN_PATH = DATA_DIR / "golden_cases.json"
 DERMATOLOGY_PATH = DATA_DIR / "dermatology.csv"
 

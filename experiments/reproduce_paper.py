@@ -315,7 +315,7 @@ def fit_labels(
                 G,
                 k,
                 kernel_init,
-                variant="batch",
+                algorithm="lloyd",
                 n_init=N_STARTS,
                 random_state=seed,
                 n_threads=cfg.n_threads,
@@ -403,7 +403,7 @@ def online_lloyd_numpy(
     ``literal=True`` uses lines 12-13 exactly as printed, ``q_j -= 2 Q_j(x_i)`` and
     ``q_j* += 2 Q_j*(x_i)``, without the ``+ G_ii`` term (SPEC, "Differences from the papers",
     item 1), so the tracked cluster costs drift from the true ones. ``literal=False`` applies
-    the corrected updates and must agree with ``kernel_kmeans(variant="online")``.
+    the corrected updates and must agree with ``kernel_kmeans(algorithm="lloyd-online")``.
     """
     labels: IntArray = np.array(labels0, dtype=np.int64)
     n = G.shape[0]
@@ -1374,7 +1374,7 @@ def experiment_6(cfg: Config) -> Section:
             G, k, random_state=s, n_threads=cfg.n_threads
         ),
         "online Lloyd": lambda s: kg.kernel_kmeans(
-            G, k, variant="online", random_state=s, n_threads=cfg.n_threads
+            G, k, algorithm="lloyd-online", random_state=s, n_threads=cfg.n_threads
         ),
     }
     objs: dict[str, FloatArray] = {}
@@ -1577,12 +1577,12 @@ def experiment_6(cfg: Config) -> Section:
             )
             corrected = online_lloyd_numpy(G, init, k, literal=False)
             runs["Algorithm 1 corrected (numpy)"].append(corrected)
-            lib = kg.kernel_kmeans(G, k, init, variant="online", n_threads=cfg.n_threads).labels
+            lib = kg.kernel_kmeans(G, k, init, algorithm="lloyd-online", n_threads=cfg.n_threads).labels
             runs["library online Lloyd"].append(lib)
             agree_online += int(np.array_equal(lib, corrected))
             total_online += 1
             runs["library batch Lloyd"].append(
-                kg.kernel_kmeans(G, k, init, variant="batch", n_threads=cfg.n_threads).labels
+                kg.kernel_kmeans(G, k, init, algorithm="lloyd", n_threads=cfg.n_threads).labels
             )
             runs["tslearn-style rule (drops ‖μ_j‖²)"].append(tslearn_rule(G, init, k))
             runs["library Hartigan"].append(kg.kernel_kgroups(G, k, init, n_threads=cfg.n_threads).labels)
@@ -1603,7 +1603,7 @@ def experiment_6(cfg: Config) -> Section:
         "",
         *md_table(["variant", "accuracy", "aRand", "mean objective Q"], rows),
         f"The independent numpy implementation of the corrected Algorithm 1 gives the same labels as "
-        f'`kernel_kmeans(variant="online")` in {agree_online} of {total_online} starts.',
+        f'`kernel_kmeans(algorithm="lloyd-online")` in {agree_online} of {total_online} starts.',
         "",
     )
     sec.data["diagnostics"] = {name: diag_tally.stats(name) for name in variants}

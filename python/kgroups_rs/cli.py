@@ -241,7 +241,7 @@ def _physical_memory() -> Optional[int]:
 
 # ----------------------------------------------------------------------------- subcommands
 def _cmd_cluster(args: argparse.Namespace) -> int:
-    from . import bandwidth, energy_gram, kernel_kgroups, kernel_kmeans
+    from . import bandwidth, energy_gram, kernel_kgroups
 
     if args.plot is not None:
         from .plotting import require_matplotlib
@@ -295,11 +295,7 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
         "n_threads": args.threads,
         "progress": progress,
     }
-    if args.algorithm == "hartigan":
-        result = kernel_kgroups(G, args.k, args.init, **common)
-    else:
-        variant = "online" if args.algorithm == "lloyd-online" else "batch"
-        result = kernel_kmeans(G, args.k, args.init, variant=variant, **common)
+    result = kernel_kgroups(G, args.k, args.init, algorithm=args.algorithm, **common)
     t2 = time.perf_counter()
     del G
 

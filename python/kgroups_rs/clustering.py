@@ -8,6 +8,14 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from . import _core
+from ._algorithm import (
+    ALGORITHMS,
+    LLOYD_ALGORITHMS,
+    Algorithm,
+    algorithm_from_variant,
+    check_algorithm,
+    core_algorithm,
+)
 from ._result import ClusteringResult
 from ._sparse_input import as_csr_arrays, is_sparse
 from ._validation import (
@@ -24,8 +32,6 @@ from .exceptions import warn_if_degenerate
 
 #: ``progress(start, sweep, moves_in_sweep, objective)``, called after every sweep.
 ProgressCallback = Callable[[int, int, int, float], None]
-
-_LLOYD_VARIANTS = {"batch": "lloyd-batch", "online": "lloyd-online"}
 
 
 def _prepare_kernel(G: Any, check_symmetry: bool = True) -> tuple[Callable[..., Any], int]:
@@ -53,7 +59,11 @@ def run_clustering(
     progress: Optional[ProgressCallback],
     approximate: bool = False,
 ) -> ClusteringResult:
-    """Validate the shared options, call the core through ``run`` and wrap the result."""
+    """Validate the shared options, call the core through ``run`` and wrap the result.
+
+    ``algorithm`` is one of the public names ("hartigan", "lloyd", "lloyd-online").
+    """
+    algorithm = check_algorithm(algorithm, ALGORITHMS)
     k = check_int(k, "k", 1)
     n_init = check_int(n_init, "n_init", 1, MAX_N_INIT)
     max_iter = check_int(max_iter, "max_iter", 1)
@@ -68,7 +78,7 @@ def run_clustering(
         )
     out = run(
         k,
-        algorithm,
+        core_algorithm(algorithm),
         method,
         labels,
         as_weights(weights, n),
@@ -99,6 +109,7 @@ def kernel_kgroups(
     k: int,
     init: Any = "k-means++",
     *,
+    algorithm: Algorithm = "hartigan",
     weights: Any = None,
     n_init: int = 1,
     max_iter: int = 300,
@@ -144,6 +155,10 @@ def kernel_kgroups(
         "k-means++": weighted greedy k-means++ in feature space, ``d2(i, c) = G_ii + G_cc
         - 2 G_ic``; "random": uniform labels with no cluster empty; or the n initial
         labels in ``0..k-1`` with every cluster non-empty (then ``n_init`` must be 1).
+    algorithm : {"hartigan", "lloyd", "lloyd-online"}, default "hartigan"
+        The search: "hartigan" is kernel k-groups as described above; "lloyd" and
+        "lloyd-online" are kernel k-means (see :func:`kernel_kmeans`), which minimise the
+        same W by a search that usually stops at a worse local optimum.
     weights : array_like of shape (n,), optional
         Point weights ``w_i > 0`` (default all 1).
     n_init : int, default 1
@@ -191,7 +206,7 @@ def kernel_kgroups(
         n,
         k,
         init,
-        algorithm="hartigan",
+        algorithm=algorithm,
         weights=weights,
         n_init=n_init,
         max_iter=max_iter,
@@ -206,7 +221,7 @@ def kernel_kmeans(
     k: int,
     init: Any = "k-means++",
     *,
-    variant: str = "batch",
+    algorithm: Algorithm = "lloyd",
     weights: Any = None,
     n_init: int = 1,
     max_iter: int = 300,
@@ -214,6 +229,7 @@ def kernel_kmeans(
     n_threads: Optional[int] = None,
     progress: Optional[ProgressCallback] = None,
     check_symmetry: bool = True,
+    variant: Optional[str] = None,
 ) -> ClusteringResult:
     """Kernel k-means: Lloyd's method in feature space on a kernel matrix.
 
@@ -227,27 +243,29 @@ def kernel_kmeans(
     ----------
     G, k, init, weights, n_init, max_iter, random_state, n_threads, progress, check_symmetry
         As in :func:`kernel_kgroups`.
-    variant : {"batch", "online"}, default "batch"
-        "batch": all points are reassigned from the same means, then the means are updated;
-        ``W`` never increases when G is positive semi-definite. If the reassignment would
-        leave a cluster empty, the old member closest to that cluster's old mean stays in it.
-        "online": the paper's Algorithm 1 (with corrected updates): a point moves at once
-        and the sums are updated; a point alone in its cluster never moves.
+    algorithm : {"lloyd", "lloyd-online"}, default "lloyd"
+        "lloyd" (batch): all points are reassigned from the same means, then the means are
+        updated; ``W`` never increases when G is positive semi-definite. If the reassignment
+        would leave a cluster empty, the old member closest to that cluster's old mean stays
+        in it. "lloyd-online": the paper's Algorithm 1 (with corrected updates): a point
+        moves at once and the sums are updated; a point alone in its cluster never moves.
+    variant : {"batch", "online"}, optional
+        Deprecated since 0.2.0 (removed in 0.3.0): ``variant="batch"`` is
+        ``algorithm="lloyd"``, ``variant="online"`` is ``algorithm="lloyd-online"``.
 
     Returns
     -------
     ClusteringResult
         As in :func:`kernel_kgroups`; ``n_iter`` counts batch iterations or online sweeps.
     """
-    if variant not in _LLOYD_VARIANTS:
-        raise ValueError(f"variant must be 'batch' or 'online', got {variant!r}")
+    search = algorithm_from_variant(check_algorithm(algorithm, LLOYD_ALGORITHMS), variant, "kernel_kmeans")
     run, n = _prepare_kernel(G, check_symmetry)
     return run_clustering(
         run,
         n,
         k,
         init,
-        algorithm=_LLOYD_VARIANTS[variant],
+        algorithm=search,
         weights=weights,
         n_init=n_init,
         max_iter=max_iter,

@@ -28,7 +28,7 @@ same start, memory O(n D + n k), each kernel row recomputed when needed). The pa
 from __future__ import annotations
 
 import numbers
-from typing import Any, Optional, TypeVar
+from typing import Any, Optional, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -44,10 +44,11 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from . import _core, energy_gram
+from ._algorithm import LLOYD_ALGORITHMS, Algorithm, algorithm_from_variant, check_algorithm
 from ._result import ClusteringResult
 from ._sparse_input import check_sparse_structure, is_sparse
 from ._validation import RandomState, check_int, check_n_threads
-from .clustering import kernel_kgroups, kernel_kmeans
+from .clustering import kernel_kgroups
 from .large import kernel_kgroups_from_data
 
 __all__ = ["KernelKGroups", "KernelKMeans", "DENSE_KERNEL_MAX_BYTES"]
@@ -118,17 +119,25 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
     _support: Optional[_Int]  # indices of the points of positive weight; None: all of them
     _assign: _Float  # (n_fit, k): w_i [label_i = l] / s_l
     _mean_sq_norms: _Float  # (k,): ||mu_l||^2 = Q_l / s_l^2
+    _search: Algorithm  # the checked algorithm of this fit
 
     # ----------------------------------------------------------------------------- hooks
+    def _algorithm(self) -> Algorithm:
+        """The checked search ("hartigan", "lloyd" or "lloyd-online"); subclass specific."""
+        raise NotImplementedError
+
     def _run(self, G: Any, k: int, init: Any, weights: Optional[_Float], seed: Any) -> ClusteringResult:
-        raise NotImplementedError
-
-    def _data_algorithm(self) -> str:
-        """The ``algorithm`` of :func:`kernel_kgroups_from_data` that :meth:`_run` runs."""
-        raise NotImplementedError
-
-    def _check_algorithm(self) -> None:
-        """Raise ValueError for an invalid algorithm parameter (subclass specific)."""
+        return kernel_kgroups(
+            G,
+            k,
+            init,
+            algorithm=self._search,
+            weights=weights,
+            n_init=self.n_init,
+            max_iter=self.max_iter,
+            random_state=seed,
+            n_threads=self.n_threads,
+        )
 
     # ----------------------------------------------------------------------------- helpers
     def _check_params(self) -> None:
@@ -160,7 +169,7 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
                 f"init must be 'k-means++', 'random' or an array of n_samples initial labels, "
                 f"got {self.init!r}"
             )
-        self._check_algorithm()
+        self._search = self._algorithm()
 
     def _validate_X(self, X: Any, reset: bool) -> Any:
         precomputed = self.kernel == "precomputed"
@@ -334,7 +343,7 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
                 self._X_fit,
                 k,
                 init,
-                algorithm=self._data_algorithm(),
+                algorithm=self._search,
                 weights=weights_arg,
                 n_init=self.n_init,
                 max_iter=self.max_iter,
@@ -496,9 +505,9 @@ class KernelKGroups(_KernelClustering):
     ----------"""
         + _PARAMS_DOC
         + """
-    algorithm : {"hartigan", "lloyd"}, default "hartigan"
-        "hartigan": kernel k-groups; "lloyd": batch kernel k-means (see also
-        :class:`KernelKMeans`, which offers the online variant too).
+    algorithm : {"hartigan", "lloyd", "lloyd-online"}, default "hartigan"
+        "hartigan": kernel k-groups; "lloyd": batch kernel k-means; "lloyd-online": online
+        kernel k-means (see :class:`KernelKMeans`).
 """
         + _ATTRIBUTES_DOC
         + """
@@ -523,7 +532,7 @@ class KernelKGroups(_KernelClustering):
         kernel: str = "energy",
         alpha: float = 1.0,
         sigma: Optional[float] = None,
-        algorithm: str = "hartigan",
+        algorithm: Algorithm = "hartigan",
         init: Any = "k-means++",
         n_init: int = 5,
         max_iter: int = 300,
@@ -543,25 +552,8 @@ class KernelKGroups(_KernelClustering):
         self.n_threads = n_threads
         self.kernel_storage = kernel_storage
 
-    def _check_algorithm(self) -> None:
-        if self.algorithm not in ("hartigan", "lloyd"):
-            raise ValueError(f"algorithm must be 'hartigan' or 'lloyd', got {self.algorithm!r}")
-
-    def _data_algorithm(self) -> str:
-        return "hartigan" if self.algorithm == "hartigan" else "lloyd"
-
-    def _run(self, G: Any, k: int, init: Any, weights: Optional[_Float], seed: Any) -> ClusteringResult:
-        method = kernel_kgroups if self.algorithm == "hartigan" else kernel_kmeans
-        return method(
-            G,
-            k,
-            init,
-            weights=weights,
-            n_init=self.n_init,
-            max_iter=self.max_iter,
-            random_state=seed,
-            n_threads=self.n_threads,
-        )
+    def _algorithm(self) -> Algorithm:
+        return cast(Algorithm, check_algorithm(self.algorithm))
 
 
 class KernelKMeans(_KernelClustering):
@@ -575,9 +567,12 @@ class KernelKMeans(_KernelClustering):
     ----------"""
         + _PARAMS_DOC
         + """
-    variant : {"batch", "online"}, default "batch"
-        "batch": all points are reassigned from the same means, then the means are updated;
-        "online": a point moves at once (TPAMI Algorithm 1, corrected).
+    algorithm : {"lloyd", "lloyd-online"}, default "lloyd"
+        "lloyd": all points are reassigned from the same means, then the means are updated;
+        "lloyd-online": a point moves at once (TPAMI Algorithm 1, corrected).
+    variant : {"batch", "online"}, optional
+        Deprecated since 0.2.0 (removed in 0.3.0): ``variant="batch"`` is
+        ``algorithm="lloyd"``, ``variant="online"`` is ``algorithm="lloyd-online"``.
 """
         + _ATTRIBUTES_DOC
     )
@@ -589,18 +584,20 @@ class KernelKMeans(_KernelClustering):
         kernel: str = "energy",
         alpha: float = 1.0,
         sigma: Optional[float] = None,
-        variant: str = "batch",
+        algorithm: Algorithm = "lloyd",
         init: Any = "k-means++",
         n_init: int = 5,
         max_iter: int = 300,
         random_state: RandomState = None,
         n_threads: Optional[int] = None,
         kernel_storage: str = "auto",
+        variant: Optional[str] = None,
     ) -> None:
         self.n_clusters = n_clusters
         self.kernel = kernel
         self.alpha = alpha
         self.sigma = sigma
+        self.algorithm = algorithm
         self.variant = variant
         self.init = init
         self.n_init = n_init
@@ -609,23 +606,7 @@ class KernelKMeans(_KernelClustering):
         self.n_threads = n_threads
         self.kernel_storage = kernel_storage
 
-    def _check_algorithm(self) -> None:
-        if self.variant not in ("batch", "online"):
-            raise ValueError(f"variant must be 'batch' or 'online', got {self.variant!r}")
-
-    def _data_algorithm(self) -> str:
-        return "lloyd" if self.variant == "batch" else "lloyd-online"
-
-    def _run(self, G: Any, k: int, init: Any, weights: Optional[_Float], seed: Any) -> ClusteringResult:
-        return kernel_kmeans(
-            G,
-            k,
-            init,
-            variant=self.variant,
-            weights=weights,
-            n_init=self.n_init,
-            max_iter=self.max_iter,
-            random_state=seed,
-            n_threads=self.n_threads,
-        )
+    def _algorithm(self) -> Algorithm:
+        algorithm = check_algorithm(self.algorithm, LLOYD_ALGORITHMS)
+        return cast(Algorithm, algorithm_from_variant(algorithm, self.variant, "KernelKMeans"))
 

@@ -8,13 +8,13 @@ from typing import Any, Optional
 import numpy as np
 import numpy.typing as npt
 
+from ._algorithm import Algorithm, check_algorithm
 from ._result import ClusteringResult
 from ._sparse_input import check_sparse_structure, is_sparse
 from ._validation import RandomState, as_float_array, check_int
-from .clustering import ProgressCallback, kernel_kgroups, kernel_kmeans
+from .clustering import ProgressCallback, kernel_kgroups
 
 _OBJECTIVES = ("ratio_association", "normalized_cut")
-_ALGORITHMS = ("hartigan", "lloyd")
 
 
 #: Rows of a sparse adjacency scaled per chunk (bounds the temporary memory of the
@@ -182,7 +182,7 @@ def graph_partition(
     k: int,
     objective: str = "ratio_association",
     *,
-    algorithm: str = "hartigan",
+    algorithm: Algorithm = "hartigan",
     init: Any = "random",
     shift: float = 0.0,
     n_init: int = 1,
@@ -213,8 +213,8 @@ def graph_partition(
         Number of parts.
     objective : {"ratio_association", "normalized_cut"}
         The graph objective to maximise.
-    algorithm : {"hartigan", "lloyd"}
-        Kernel k-groups (default) or batch kernel k-means.
+    algorithm : {"hartigan", "lloyd", "lloyd-online"}
+        Kernel k-groups (default), or batch or online kernel k-means.
     init : {"random", "k-means++"} or array of labels, default "random"
         Random labels are the default: on an adjacency matrix (zero diagonal) feature-space
         k-means++ degenerates (``d2(i, c) = -2 A_ic``) and seeds badly; from random labels
@@ -229,9 +229,7 @@ def graph_partition(
     ClusteringResult
         ``objective`` is the (shifted) graph objective: ratio or normalised association.
     """
-    if algorithm not in _ALGORITHMS:
-        raise ValueError(f"algorithm must be one of {_ALGORITHMS}, got {algorithm!r}")
-    if algorithm == "hartigan":
+    if check_algorithm(algorithm) == "hartigan":
         # The shift adds exactly k * shift to every partition's objective, so Hartigan runs on
         # the unshifted kernel (a huge shift would drown A in rounding) and the shift is added
         # to the reported figures afterwards.
@@ -250,7 +248,7 @@ def graph_partition(
         )
         return _with_shift(result, shift, weights)
     G, weights = graph_kernel(A, objective, shift=shift)
-    return kernel_kmeans(
-        G, k, init, weights=weights, n_init=n_init, max_iter=max_iter,
+    return kernel_kgroups(
+        G, k, init, algorithm=algorithm, weights=weights, n_init=n_init, max_iter=max_iter,
         random_state=random_state, n_threads=n_threads, progress=progress,
     )

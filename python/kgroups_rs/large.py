@@ -10,12 +10,11 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _core
+from ._algorithm import Algorithm
 from ._result import ClusteringResult
 from ._validation import RandomState, check_int, check_n_threads, seed_from_random_state
 from .clustering import ProgressCallback, run_clustering
 from .gram import _SEMIMETRICS, _check_choice, as_points, energy_gram
-
-_ALGORITHMS = {"hartigan": "hartigan", "lloyd": "lloyd-batch", "lloyd-online": "lloyd-online"}
 
 #: Multiply-adds per chunk of the feature product ``C_chunk @ transform`` (rows x m x r).
 #: numpy's matmul holds the main thread until it returns, so Ctrl-C is only seen between
@@ -23,12 +22,6 @@ _ALGORITHMS = {"hartigan": "hartigan", "lloyd": "lloyd-batch", "lloyd-online": "
 _NYSTROM_CHUNK_WORK = 2**30
 _NYSTROM_CHUNK_MAX_ROWS = 65536
 _NYSTROM_CHUNK_MIN_ROWS = 256
-
-
-def _algorithm(algorithm: str) -> str:
-    if algorithm not in _ALGORITHMS:
-        raise ValueError(f"algorithm must be one of {tuple(_ALGORITHMS)}, got {algorithm!r}")
-    return _ALGORITHMS[algorithm]
 
 
 def kernel_kgroups_from_data(
@@ -40,7 +33,7 @@ def kernel_kgroups_from_data(
     alpha: float = 1.0,
     sigma: Optional[float] = None,
     base: str = "mean",
-    algorithm: str = "hartigan",
+    algorithm: Algorithm = "hartigan",
     weights: Any = None,
     n_init: int = 1,
     max_iter: int = 300,
@@ -84,7 +77,7 @@ def kernel_kgroups_from_data(
         _core.cluster_data, points, semimetric, float(alpha), None if sigma is None else float(sigma), base
     )
     return run_clustering(
-        run, points.shape[0], k, init, algorithm=_algorithm(algorithm), weights=weights,
+        run, points.shape[0], k, init, algorithm=algorithm, weights=weights,
         n_init=n_init, max_iter=max_iter, random_state=random_state, n_threads=n_threads,
         progress=progress,
     )
@@ -172,7 +165,7 @@ def kernel_kgroups_nystrom(
     alpha: float = 1.0,
     sigma: Optional[float] = None,
     landmarks: str = "k-means++",
-    algorithm: str = "hartigan",
+    algorithm: Algorithm = "hartigan",
     weights: Any = None,
     n_init: int = 1,
     max_iter: int = 300,
@@ -220,7 +213,7 @@ def kernel_kgroups_nystrom(
     )
     run = functools.partial(_core.cluster_features, features)
     return run_clustering(
-        run, points.shape[0], k_checked, init, algorithm=_algorithm(algorithm), weights=weights,
+        run, points.shape[0], k_checked, init, algorithm=algorithm, weights=weights,
         n_init=n_init, max_iter=max_iter, random_state=splitmix(seed), n_threads=n_threads,
         progress=progress, approximate=True,
     )

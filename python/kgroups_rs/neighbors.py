@@ -7,11 +7,12 @@ imported only when :func:`knn_kernel` is called; the core never depends on them.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Optional
 
 import numpy as np
 
-from ._validation import as_float_array, check_int
+from ._validation import as_float_array, check_int, check_n_threads
 
 _MODES = ("connectivity", "gaussian", "distance")
 _SYMMETRIZE = ("union", "mutual", "mean")
@@ -26,6 +27,7 @@ def knn_kernel(
     symmetrize: str = "union",
     include_self: bool = False,
     metric: str = "minkowski",
+    n_threads: Optional[int] = None,
     n_jobs: Optional[int] = None,
 ) -> Any:
     """Symmetrised k-nearest-neighbour affinity of the rows of ``X``, as a CSR array.
@@ -57,8 +59,11 @@ def knn_kernel(
     metric : str, default "minkowski"
         Any metric :class:`~sklearn.neighbors.NearestNeighbors` accepts (Euclidean by
         default).
+    n_threads : int, optional
+        Threads of the neighbour search (default: all cores, as everywhere in this package).
     n_jobs : int, optional
-        Parallel jobs of the neighbour search (scikit-learn's meaning).
+        Deprecated since 0.2.0 (removed in 0.3.0): the same as ``n_threads``, under
+        scikit-learn's name.
 
     Returns
     -------
@@ -87,6 +92,16 @@ def knn_kernel(
     """
     if mode not in _MODES:
         raise ValueError(f"mode must be one of {_MODES}, got {mode!r}")
+    threads = check_n_threads(n_threads)
+    if n_jobs is not None:
+        if n_threads is not None:
+            raise ValueError("pass n_threads only (n_jobs is its deprecated name)")
+        warnings.warn(
+            "knn_kernel: `n_jobs` is deprecated since 0.2.0 and will be removed in 0.3.0; use n_threads",
+            FutureWarning,
+            stacklevel=2,
+        )
+        threads = None if n_jobs == -1 else check_n_threads(n_jobs)
     if symmetrize not in _SYMMETRIZE:
         raise ValueError(f"symmetrize must be one of {_SYMMETRIZE}, got {symmetrize!r}")
     data = as_float_array(X, "X")
@@ -120,7 +135,7 @@ def knn_kernel(
         mode=graph_mode,
         metric=metric,
         include_self=include_self,
-        n_jobs=n_jobs,
+        n_jobs=-1 if threads is None else threads,
     )
     A = scipy.sparse.csr_array(directed, dtype=np.float64)
     A.sum_duplicates()

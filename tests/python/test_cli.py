@@ -81,7 +81,9 @@ def test_cluster_writes_labels_and_prints_the_summary(
         (["--algorithm", "lloyd"], lambda G: kgroups_rs.kernel_kmeans(G, 3, n_init=5, random_state=0)),
         (
             ["--algorithm", "lloyd-online", "--init", "random", "--n-init", "2"],
-            lambda G: kgroups_rs.kernel_kmeans(G, 3, "random", variant="online", n_init=2, random_state=0),
+            lambda G: kgroups_rs.kernel_kmeans(
+                G, 3, "random", algorithm="lloyd-online", n_init=2, random_state=0
+            ),
         ),
     ],
 )

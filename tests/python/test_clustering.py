@@ -33,10 +33,10 @@ Float = npt.NDArray[np.float64]
 ALGORITHMS: dict[str, Callable[..., ClusteringResult]] = {
     "hartigan": lambda G, k, init="k-means++", **kw: kgroups_rs.kernel_kgroups(G, k, init, **kw),
     "lloyd-batch": lambda G, k, init="k-means++", **kw: kgroups_rs.kernel_kmeans(
-        G, k, init, variant="batch", **kw
+        G, k, init, algorithm="lloyd", **kw
     ),
     "lloyd-online": lambda G, k, init="k-means++", **kw: kgroups_rs.kernel_kmeans(
-        G, k, init, variant="online", **kw
+        G, k, init, algorithm="lloyd-online", **kw
     ),
 }
 ALGORITHM_NAMES = list(ALGORITHMS)
@@ -638,14 +638,14 @@ def test_batch_lloyd_keeps_an_emptied_cluster_alive() -> None:
     x = np.array([0.0, 0.2, 0.05, 0.1, 10.3, 10.0, 10.2])
     G = np.outer(x, x)
     init = np.array([0, 0, 1, 1, 1, 2, 2])
-    step = kgroups_rs.kernel_kmeans(G, 3, init, variant="batch", max_iter=1)
+    step = kgroups_rs.kernel_kmeans(G, 3, init, algorithm="lloyd", max_iter=1)
     np.testing.assert_array_equal(step.labels, [0, 0, 0, 1, 2, 2, 2])
     assert step.objective > objective(G, init)
-    full = kgroups_rs.kernel_kmeans(G, 3, init, variant="batch")
+    full = kgroups_rs.kernel_kmeans(G, 3, init, algorithm="lloyd")
     assert_valid_labels(full.labels, 7, 3)
     assert_monotone(full.objective_history)
     # Online: a point alone never leaves, moves are one at a time.
-    online = kgroups_rs.kernel_kmeans(G, 3, init, variant="online")
+    online = kgroups_rs.kernel_kmeans(G, 3, init, algorithm="lloyd-online")
     assert_valid_labels(online.labels, 7, 3)
     assert_monotone(online.objective_history)
 
@@ -746,13 +746,13 @@ def test_property_hartigan_is_a_local_optimum(
 
 
 @PROPERTY_SETTINGS
-@given(data=clustering_problems(), variant=st.sampled_from(["batch", "online"]))
+@given(data=clustering_problems(), algorithm=st.sampled_from(["lloyd", "lloyd-online"]))
 def test_property_hartigan_improves_on_lloyd(
-    data: tuple[Float, int, Optional[Float], int], variant: str
+    data: tuple[Float, int, Optional[Float], int], algorithm: str
 ) -> None:
     """Started from Lloyd's fixed point, Hartigan never loses objective."""
     G, k, w, seed = data
-    lloyd = kgroups_rs.kernel_kmeans(G, k, variant=variant, weights=w, random_state=seed)
+    lloyd = kgroups_rs.kernel_kmeans(G, k, algorithm=algorithm, weights=w, random_state=seed)
     hartigan = kgroups_rs.kernel_kgroups(G, k, lloyd.labels, weights=w)
     assert hartigan.objective_history[0] == pytest.approx(lloyd.objective, rel=1e-9, abs=1e-12)
     assert hartigan.objective >= lloyd.objective - 1e-9 * max(1.0, abs(lloyd.objective))

@@ -28,8 +28,8 @@ def G() -> np.ndarray:
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "hartigan": kgroups_rs.kernel_kgroups,
-    "lloyd-batch": lambda *a, **kw: kgroups_rs.kernel_kmeans(*a, variant="batch", **kw),
-    "lloyd-online": lambda *a, **kw: kgroups_rs.kernel_kmeans(*a, variant="online", **kw),
+    "lloyd-batch": lambda *a, **kw: kgroups_rs.kernel_kmeans(*a, algorithm="lloyd", **kw),
+    "lloyd-online": lambda *a, **kw: kgroups_rs.kernel_kmeans(*a, algorithm="lloyd-online", **kw),
 }
 ALL = pytest.mark.parametrize("fit", list(FUNCTIONS.values()), ids=list(FUNCTIONS))
 
@@ -228,10 +228,46 @@ def test_unknown_init_string(fit: Callable[..., Any], G: np.ndarray, init: str) 
         fit(G, 2, init)
 
 
-@pytest.mark.parametrize("variant", ["Batch", "lloyd", "", "hartigan", None])
+@pytest.mark.parametrize("variant", ["Batch", "lloyd", "", "hartigan", 1])
 def test_unknown_variant(G: np.ndarray, variant: Any) -> None:
-    with pytest.raises(ValueError, match=r"variant"):
+    with pytest.raises(ValueError, match=r"variant must be 'batch' or 'online'"):
         kgroups_rs.kernel_kmeans(G, 2, variant=variant)
+
+
+@pytest.mark.parametrize(
+    ("call", "bad"),
+    [
+        (kgroups_rs.kernel_kgroups, "lloyd-batch"),
+        (kgroups_rs.kernel_kgroups, "Hartigan"),
+        (kgroups_rs.kernel_kgroups, None),
+        (kgroups_rs.kernel_kmeans, "hartigan"),
+        (kgroups_rs.kernel_kmeans, "batch"),
+        (kgroups_rs.graph_partition, "online"),
+    ],
+)
+def test_unknown_algorithm(G: np.ndarray, call: Any, bad: Any) -> None:
+    with pytest.raises(ValueError, match=r"algorithm must be one of '(hartigan|lloyd)'"):
+        call(np.abs(G), 2, algorithm=bad)
+
+
+@pytest.mark.parametrize(("variant", "algorithm"), [("batch", "lloyd"), ("online", "lloyd-online")])
+def test_variant_is_a_deprecated_alias_of_algorithm(G: np.ndarray, variant: str, algorithm: str) -> None:
+    with pytest.warns(FutureWarning, match=rf"algorithm='{algorithm}' instead of variant='{variant}'"):
+        old = kgroups_rs.kernel_kmeans(G, 2, "random", variant=variant, random_state=1)
+    new = kgroups_rs.kernel_kmeans(G, 2, "random", algorithm=algorithm, random_state=1)
+    np.testing.assert_array_equal(old.labels, new.labels)
+    assert old.objective == new.objective
+    with pytest.raises(ValueError, match="contradicts"):
+        kgroups_rs.kernel_kmeans(G, 2, variant="batch", algorithm="lloyd-online")
+
+
+def test_kernel_kgroups_runs_every_algorithm(G: np.ndarray) -> None:
+    init = np.arange(G.shape[0]) % 2
+    for algorithm in ("lloyd", "lloyd-online"):
+        via_kgroups = kgroups_rs.kernel_kgroups(G, 2, init, algorithm=algorithm)
+        via_kmeans = kgroups_rs.kernel_kmeans(G, 2, init, algorithm=algorithm)
+        np.testing.assert_array_equal(via_kgroups.labels, via_kmeans.labels)
+        assert via_kgroups.n_iter == via_kmeans.n_iter
 
 
 # --------------------------------------------------------------------- n_init, max_iter, ...

@@ -37,7 +37,7 @@ CHECKED = [
     KernelKGroups(kernel="exponential", sigma=1.0, algorithm="lloyd"),
     KernelKGroups(kernel="energy", alpha=0.5, init="random", n_init=2),
     KernelKMeans(),
-    KernelKMeans(variant="online", kernel="gaussian", sigma=2.0),
+    KernelKMeans(algorithm="lloyd-online", kernel="gaussian", sigma=2.0),
     KernelKGroups(kernel="precomputed"),
     KernelKGroups(kernel_storage="matrix-free"),
     KernelKMeans(kernel="exponential", kernel_storage="matrix-free"),
@@ -146,11 +146,14 @@ def test_same_result_as_kernel_kgroups_on_the_centred_energy_kernel(n_init: int)
 
 def test_kernel_kmeans_estimator_matches_function() -> None:
     X = blobs(seed=2)
-    for variant in ("batch", "online"):
-        model = KernelKMeans(3, variant=variant, kernel="gaussian", sigma=3.0, random_state=3).fit(X)
+    for variant, algorithm in (("batch", "lloyd"), ("online", "lloyd-online")):
+        model = KernelKMeans(3, algorithm=algorithm, kernel="gaussian", sigma=3.0, random_state=3).fit(X)
         G = kgroups_rs.energy_gram(X - X.mean(axis=0), semimetric="gaussian", sigma=3.0, base="origin")
-        ref = kgroups_rs.kernel_kmeans(G, 3, variant=variant, n_init=5, random_state=3)
+        ref = kgroups_rs.kernel_kmeans(G, 3, algorithm=algorithm, n_init=5, random_state=3)
         np.testing.assert_array_equal(model.labels_, ref.labels)
+        with pytest.warns(FutureWarning, match="variant` is deprecated"):
+            old = KernelKMeans(3, variant=variant, kernel="gaussian", sigma=3.0, random_state=3).fit(X)
+        np.testing.assert_array_equal(old.labels_, ref.labels)
     lloyd = KernelKGroups(3, algorithm="lloyd", random_state=3).fit(X)
     G = kgroups_rs.energy_gram(X - X.mean(axis=0), base="origin")
     ref = kgroups_rs.kernel_kmeans(G, 3, n_init=5, random_state=3)
@@ -166,7 +169,7 @@ def test_kernel_kmeans_estimator_matches_function() -> None:
         KernelKGroups(3, kernel="gaussian", random_state=0),
         KernelKGroups(3, kernel="exponential", sigma=0.7, random_state=0),
         KernelKGroups(3, algorithm="lloyd", random_state=0),
-        KernelKMeans(3, variant="online", random_state=0),
+        KernelKMeans(3, algorithm="lloyd-online", random_state=0),
     ],
     ids=lambda m: repr(m),
 )
@@ -273,7 +276,7 @@ def test_zero_weights_drop_points_from_the_objective() -> None:
         KernelKGroups(3, random_state=0),
         KernelKGroups(3, kernel="gaussian", random_state=1),
         KernelKGroups(3, kernel="energy", alpha=0.5, algorithm="lloyd", random_state=2),
-        KernelKMeans(3, kernel="exponential", sigma=1.5, variant="online", random_state=3),
+        KernelKMeans(3, kernel="exponential", sigma=1.5, algorithm="lloyd-online", random_state=3),
     ],
     ids=lambda m: repr(m),
 )
@@ -349,7 +352,7 @@ def test_initial_labels_and_fit_predict() -> None:
         ({"n_clusters": 0}, ValueError, "n_clusters = 0"),
         ({"n_clusters": 2.0}, TypeError, "n_clusters must be an integer"),
         ({"n_clusters": 11}, ValueError, "n_clusters = 11 must be <= n_samples = 10"),
-        ({"algorithm": "elkan"}, ValueError, "algorithm must be 'hartigan' or 'lloyd'"),
+        ({"algorithm": "elkan"}, ValueError, "algorithm must be one of .*; got 'elkan'"),
         ({"init": "kmeans"}, ValueError, "init must be 'k-means\\+\\+', 'random'"),
         ({"init": [0, 1, 0]}, ValueError, "init labels must have shape"),
         ({"n_init": 0}, ValueError, "n_init = 0"),
@@ -369,6 +372,10 @@ def test_bad_variant_and_inputs() -> None:
     X = blobs(n=10, seed=12)
     with pytest.raises(ValueError, match="variant must be 'batch' or 'online'"):
         KernelKMeans(variant="minibatch").fit(X)
+    with pytest.raises(ValueError, match="algorithm must be one of 'lloyd', 'lloyd-online'"):
+        KernelKMeans(algorithm="hartigan").fit(X)
+    with pytest.raises(ValueError, match="algorithm must be one of 'hartigan', 'lloyd', 'lloyd-online'"):
+        KernelKGroups(algorithm="batch").fit(X)
     with pytest.raises(ValueError, match="square"):
         KernelKGroups(kernel="precomputed").fit(np.ones((10, 3)))
     with pytest.raises(ValueError, match="sample_weight must be non-negative"):

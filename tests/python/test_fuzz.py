@@ -890,8 +890,8 @@ def asymmetric(values: np.ndarray, threshold: float) -> bool:
 
 CLUSTER_METHODS = {
     "kernel_kgroups": (kgroups_rs.kernel_kgroups, {}),
-    "kernel_kmeans-batch": (kgroups_rs.kernel_kmeans, {"variant": "batch"}),
-    "kernel_kmeans-online": (kgroups_rs.kernel_kmeans, {"variant": "online"}),
+    "kernel_kmeans-batch": (kgroups_rs.kernel_kmeans, {"algorithm": "lloyd"}),
+    "kernel_kmeans-online": (kgroups_rs.kernel_kmeans, {"algorithm": "lloyd-online"}),
 }
 
 

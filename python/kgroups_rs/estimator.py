@@ -27,15 +27,17 @@ same start, memory O(n D + n k), each kernel row recomputed when needed). The pa
 
 from __future__ import annotations
 
-import numbers
+from collections.abc import Callable
+from numbers import Integral, Real
 from typing import Any, Optional, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
 
 try:
-    from sklearn.base import BaseEstimator, ClusterMixin
+    from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
     from sklearn.utils import check_random_state
+    from sklearn.utils._param_validation import Interval, StrOptions
     from sklearn.utils.validation import check_is_fitted, validate_data
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
@@ -44,10 +46,18 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from . import _core, energy_gram
-from ._algorithm import LLOYD_ALGORITHMS, Algorithm, algorithm_from_variant, check_algorithm
+from ._algorithm import _VARIANTS, ALGORITHMS, LLOYD_ALGORITHMS, Algorithm, algorithm_from_variant
+from ._estimator_docs import ATTRIBUTES_DOC, PARAMS_DOC
+from ._estimator_helpers import (
+    BLOCK_ELEMENTS,
+    check_sample_weight,
+    cluster_means,
+    nearest_mean,
+    power_of_two_scale,
+)
 from ._result import ClusteringResult
 from ._sparse_input import check_sparse_structure, is_sparse
-from ._validation import RandomState, check_int, check_n_threads
+from ._validation import MAX_THREADS, RandomState
 from .clustering import kernel_kgroups
 from .large import kernel_kgroups_from_data
 
@@ -55,8 +65,6 @@ __all__ = ["KernelKGroups", "KernelKMeans", "DENSE_KERNEL_MAX_BYTES"]
 
 _KERNELS = ("energy", "exponential", "gaussian", "precomputed")
 _SEMIMETRICS = {"energy": "power", "exponential": "exponential", "gaussian": "gaussian"}
-# Kernel entries per block when multiplying kernel rows (bounds the temporary memory: 32 MiB).
-_BLOCK_ELEMENTS = 1 << 22
 _STORAGES = ("auto", "dense", "matrix-free")
 #: With ``kernel_storage="auto"``, the largest dense training kernel (8 n^2 bytes) that ``fit``
 #: builds; above it, it clusters matrix-free.
@@ -65,35 +73,64 @@ DENSE_KERNEL_MAX_BYTES = 2 * 1024**3
 _Float = npt.NDArray[np.float64]
 _Int = npt.NDArray[np.int64]
 _Self = TypeVar("_Self", bound="_KernelClustering")
+_Method = TypeVar("_Method", bound=Callable[..., Any])
 
 
-def _kernel_times(K: Any, A: _Float) -> _Float:
-    """``K @ A`` in float64 for a dense (f64/f32) or scipy.sparse ``K``, in row blocks."""
-    if not isinstance(K, np.ndarray):  # scipy.sparse
-        return np.asarray(K @ A, dtype=np.float64)
-    out = np.empty((K.shape[0], A.shape[1]), dtype=np.float64)
-    step = max(1, _BLOCK_ELEMENTS // max(1, K.shape[1]))
-    for start in range(0, K.shape[0], step):
-        block = K[start : start + step]
-        out[start : start + step] = np.asarray(block, dtype=np.float64) @ A
-    return out
+def _validated_fit(fit: _Method) -> _Method:
+    """scikit-learn's ``_fit_context``: ``fit`` first checks every parameter against
+    ``_parameter_constraints`` (``InvalidParameterError``, a ValueError and a TypeError)."""
+    return cast(_Method, _fit_context(prefer_skip_nested_validation=True)(fit))
 
 
-def _check_real(value: Any, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating)):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__} ({value!r})")
-    result = float(value)
-    if not np.isfinite(result):
-        raise ValueError(f"{name} must be finite, got {result}")
-    return result
+def _default_sigma(X: _Float, w: Optional[_Float]) -> float:
+    """The bandwidth of the ``exponential``/``gaussian`` kernels when ``sigma=None``.
+
+    ``sigma^2 = sum_ab w_a w_b ||x_a - x_b||^2 / s^2 = 2 sum_a w_a ||x_a - m||^2 / s`` with
+    ``s = sum_a w_a`` (unit weights for ``w=None``), computed from ``X`` centred at its
+    weighted mean ``m`` (as ``fit`` passes it), so the second form needs no ``m``. When all
+    points coincide (``sigma = 0``) any bandwidth gives the same clustering: 1.
+
+    The weighted bandwidth is not in the core yet (:func:`kgroups_rs.bandwidth` is
+    unweighted and raises for identical points); this is the one place to swap it in.
+    """
+    weights = np.ones(X.shape[0]) if w is None else w
+    squared_norms = np.einsum("ij,ij->i", X, X)
+    sigma = float(np.sqrt(2.0 * (weights @ squared_norms) / weights.sum()))
+    return sigma if sigma > 0.0 else 1.0
 
 
 class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
     """Machinery shared by :class:`KernelKGroups` and :class:`KernelKMeans`.
 
-    Subclasses store their parameters in ``__init__`` and implement :meth:`_run` (dense or
-    precomputed kernel) and :meth:`_data_algorithm` (matrix-free).
+    Subclasses store their parameters in ``__init__``, add the constraints of ``algorithm``
+    (and their own parameters) to ``_parameter_constraints`` and implement :meth:`_algorithm`.
     """
+
+    # Checked by scikit-learn before every fit (``_validated_fit``), as ``_BaseKMeans`` does.
+    # What depends on the data (n_clusters <= n_samples, the shape of initial labels, the
+    # weights, a square precomputed kernel) or on two parameters together (init labels need
+    # n_init = 1; a deprecated variant must agree with algorithm) is checked in fit.
+    _parameter_constraints: dict[str, list[Any]] = {
+        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "kernel": [StrOptions(set(_KERNELS))],
+        # Checked whatever the kernel, as scikit-learn checks every parameter; the default
+        # (1.0) and None are always valid.
+        "alpha": [Interval(Real, 0, 2, closed="right")],
+        "sigma": [Interval(Real, 0, np.inf, closed="neither"), None],
+        "init": [StrOptions({"k-means++", "random"}), "array-like"],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        # Not scikit-learn's "random_state" (ints < 2**32, RandomState, None): the core takes
+        # 64-bit seeds and numpy Generators as well.
+        "random_state": [
+            Interval(Integral, 0, None, closed="left"),
+            np.random.RandomState,
+            np.random.Generator,
+            None,
+        ],
+        "n_threads": [Interval(Integral, 1, MAX_THREADS, closed="both"), None],
+        "kernel_storage": [StrOptions(set(_STORAGES))],
+    }
 
     n_clusters: int
     kernel: str
@@ -105,6 +142,8 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
     random_state: RandomState
     n_threads: Optional[int]
     kernel_storage: str
+    # Precision of the dense training kernel that fit builds (the command line's --dtype).
+    _kernel_dtype: np.dtype[Any] = np.dtype(np.float64)
     # Fitted attributes (documented in the subclasses) and the private state of predict.
     labels_: _Int
     objective_: float
@@ -119,58 +158,35 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
     _support: Optional[_Int]  # indices of the points of positive weight; None: all of them
     _assign: _Float  # (n_fit, k): w_i [label_i = l] / s_l
     _mean_sq_norms: _Float  # (k,): ||mu_l||^2 = Q_l / s_l^2
-    _search: Algorithm  # the checked algorithm of this fit
+    _search: Algorithm  # the algorithm of this fit (a deprecated variant resolved)
 
     # ----------------------------------------------------------------------------- hooks
     def _algorithm(self) -> Algorithm:
-        """The checked search ("hartigan", "lloyd" or "lloyd-online"); subclass specific."""
+        """The search of this fit ("hartigan", "lloyd" or "lloyd-online"); subclass specific."""
         raise NotImplementedError
 
-    def _run(self, G: Any, k: int, init: Any, weights: Optional[_Float], seed: Any) -> ClusteringResult:
-        return kernel_kgroups(
-            G,
-            k,
-            init,
-            algorithm=self._search,
-            weights=weights,
-            n_init=self.n_init,
-            max_iter=self.max_iter,
-            random_state=seed,
-            n_threads=self.n_threads,
-        )
+    def _core_options(self, seed: Any) -> dict[str, Any]:
+        """Keyword arguments of the clustering call, the same for every kernel storage."""
+        return {
+            "algorithm": self._search,
+            "n_init": int(self.n_init),
+            "max_iter": int(self.max_iter),
+            "random_state": seed,
+            "n_threads": None if self.n_threads is None else int(self.n_threads),
+        }
+
+    def _cluster(
+        self, data: Any, k: int, init: Any, weights: Optional[_Float], seed: Any, matrix_free: bool
+    ) -> ClusteringResult:
+        """Cluster the kernel matrix ``data``, or with ``matrix_free`` the points ``data``."""
+        options = self._core_options(seed)
+        if matrix_free:
+            return kernel_kgroups_from_data(
+                data, k, init, weights=weights, **options, **self._semimetric_kwargs()
+            )
+        return kernel_kgroups(data, k, init, weights=weights, **options)
 
     # ----------------------------------------------------------------------------- helpers
-    def _check_params(self) -> None:
-        if self.kernel not in _KERNELS:
-            raise ValueError(
-                f"kernel must be one of {', '.join(map(repr, _KERNELS))}, got {self.kernel!r}"
-            )
-        check_int(self.n_clusters, "n_clusters", 1)
-        check_int(self.n_init, "n_init", 1)
-        check_int(self.max_iter, "max_iter", 1)
-        check_n_threads(self.n_threads)
-        if self.kernel_storage not in _STORAGES:
-            raise ValueError(
-                f"kernel_storage must be one of {', '.join(map(repr, _STORAGES))}, "
-                f"got {self.kernel_storage!r}"
-            )
-        if self.kernel == "energy":
-            alpha = _check_real(self.alpha, "alpha")
-            if not 0.0 < alpha <= 2.0:
-                raise ValueError(
-                    f"alpha must satisfy 0 < alpha <= 2 (rho = ||x - y||**alpha is then of "
-                    f"negative type), got {alpha}"
-                )
-        if self.kernel in ("exponential", "gaussian") and self.sigma is not None:
-            if _check_real(self.sigma, "sigma") <= 0.0:
-                raise ValueError(f"sigma must be > 0 (or None for the bandwidth), got {self.sigma}")
-        if isinstance(self.init, str) and self.init not in ("k-means++", "random"):
-            raise ValueError(
-                f"init must be 'k-means++', 'random' or an array of n_samples initial labels, "
-                f"got {self.init!r}"
-            )
-        self._search = self._algorithm()
-
     def _validate_X(self, X: Any, reset: bool) -> Any:
         precomputed = self.kernel == "precomputed"
         if precomputed and is_sparse(X):
@@ -190,34 +206,12 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
             )
         return X
 
-    @staticmethod
-    def _check_sample_weight(sample_weight: Any, n: int) -> Optional[_Float]:
-        """``None`` (unit weights) or a float64 vector of ``n`` finite weights ``>= 0``."""
-        if sample_weight is None:
-            return None
-        if isinstance(sample_weight, numbers.Real):
-            w = np.full(n, float(sample_weight))
-        else:
-            if np.asarray(sample_weight).dtype.kind == "c":
-                raise TypeError("sample_weight must hold real numbers, got complex values")
-            w = np.asarray(sample_weight, dtype=np.float64)
-        if w.shape != (n,):
-            raise ValueError(
-                f"sample_weight must have shape (n_samples,) = ({n},), got {w.shape}"
-            )
-        if not np.all(np.isfinite(w)):
-            raise ValueError("sample_weight must be finite (no NaN or inf)")
-        if np.any(w < 0):
-            raise ValueError("sample_weight must be non-negative")
-        if not np.any(w > 0):
-            raise ValueError("sample_weight is zero for every sample; at least one weight must be positive")
-        return w
-
     def _storage(self, n_fit: int) -> str:
         """``"dense"`` or ``"matrix-free"``: how ``fit`` holds the training kernel."""
         if self.kernel_storage != "auto":
             return str(self.kernel_storage)
-        return "dense" if 8 * n_fit * n_fit <= DENSE_KERNEL_MAX_BYTES else "matrix-free"
+        dense_bytes = self._kernel_dtype.itemsize * n_fit * n_fit
+        return "dense" if dense_bytes <= DENSE_KERNEL_MAX_BYTES else "matrix-free"
 
     def _semimetric_kwargs(self) -> dict[str, Any]:
         # The training data are already centred (shift_), so base 0 is their (weighted) mean;
@@ -238,20 +232,20 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
 
     def _nearest_mean(self, K: Any) -> _Int:
         """Labels from the kernel rows ``K`` (n_new x n_fit) to the retained training points."""
-        scores = self._mean_sq_norms[None, :] - 2.0 * _kernel_times(K, self._assign)
-        return np.asarray(np.argmin(scores, axis=1), dtype=np.int64)
+        return nearest_mean(K, self._assign, self._mean_sq_norms)
 
     def _nearest_mean_of_points(self, Xc: _Float) -> _Int:
         """Labels of the (translated) points ``Xc``, the cross kernel built in row blocks so
-        that its memory stays bounded (``_BLOCK_ELEMENTS`` entries) whatever ``len(Xc)``."""
+        that its memory stays bounded (``BLOCK_ELEMENTS`` entries) whatever ``len(Xc)``."""
         out = np.empty(Xc.shape[0], dtype=np.int64)
-        step = max(1, _BLOCK_ELEMENTS // max(1, self._X_fit.shape[0]))
+        step = max(1, BLOCK_ELEMENTS // max(1, self._X_fit.shape[0]))
         for start in range(0, Xc.shape[0], step):
             rows = slice(start, start + step)
             out[rows] = self._nearest_mean(self._cross_kernel(Xc[rows]))
         return out
 
     # ----------------------------------------------------------------------------- API
+    @_validated_fit
     def fit(
         self: _Self, X: Any, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None
     ) -> _Self:
@@ -274,10 +268,10 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         self
             The fitted estimator.
         """
-        self._check_params()
+        self._search = self._algorithm()
         X = self._validate_X(X, reset=True)
         n = X.shape[0]
-        w = self._check_sample_weight(sample_weight, n)
+        w = check_sample_weight(sample_weight, n)
         support = None if w is None or bool(np.all(w > 0)) else np.flatnonzero(w > 0)
         n_fit = n if support is None else support.size
         k = int(self.n_clusters)
@@ -297,83 +291,49 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
                 )
             init = init if support is None else init[support]
 
-        precomputed = self.kernel == "precomputed"
-        if precomputed:
+        # Run with the weights at a power-of-two scale near 1 and scale the figures back.
+        w_run, exponent = power_of_two_scale(w_fit)
+        weights_arg = None if w_run is None or bool(np.all(w_run == 1.0)) else w_run
+        seed = check_random_state(None) if self.random_state is None else self.random_state
+        if self.kernel == "precomputed":
             self._support = support
-            if support is None:
-                G = X
-            else:
-                # Only the positive-weight block is clustered, but the kernel passed must obey
-                # the one symmetry rule as a whole (its other rows label the zero-weight points).
-                if not is_sparse(X):
-                    _core.check_kernel(np.ascontiguousarray(X, dtype=np.float64), self.n_threads)
-                G = X[support][:, support]
+            self.kernel_storage_ = "dense"
+            result = self._cluster(self._training_kernel(X, support), k, init, weights_arg, seed, False)
         else:
             self.shift_ = np.average(X, axis=0, weights=w)
-            Xc = X - self.shift_
-            self._X_fit = Xc if support is None else Xc[support]
+            X = X - self.shift_  # centred: see the module's docstring
+            self._X_fit = X if support is None else X[support]
             if self.kernel != "energy":
-                if self.sigma is None:
-                    # sigma^2 = sum_ab w_a w_b ||x_a - x_b||^2 / s^2 = 2 sum_a w_a ||x_a - m||^2 / s
-                    w_or_1 = np.ones(n_fit) if w_fit is None else w_fit
-                    sq = np.einsum("ij,ij->i", self._X_fit, self._X_fit)
-                    self.sigma_ = float(np.sqrt(2.0 * (w_or_1 @ sq) / w_or_1.sum()))
-                    if self.sigma_ == 0.0:
-                        self.sigma_ = 1.0  # all points identical: any bandwidth works
-                else:
-                    self.sigma_ = float(self.sigma)
-
-        # The clustering does not depend on a common scale of the weights, while the cluster
-        # terms sum_ab w_a w_b K_ab would leave the range of float64 for extreme scales: run
-        # with the weights divided by a power of two near the largest (exact), and scale the
-        # reported figures back.
-        exponent = 0 if w_fit is None else int(np.frexp(w_fit.max())[1]) - 1
-        w_run = None if w_fit is None else np.ldexp(w_fit, -exponent)
-        all_ones = w_run is None or bool(np.all(w_run == 1.0))
-        weights_arg = None if all_ones else w_run
-        seed = check_random_state(None) if self.random_state is None else self.random_state
-        self.kernel_storage_ = "dense" if precomputed else self._storage(n_fit)
-        if precomputed:
-            result = self._run(G, k, init, weights_arg, seed)
-        elif self.kernel_storage_ == "dense":
-            G = energy_gram(self._X_fit, n_threads=self.n_threads, **self._semimetric_kwargs())
-            result = self._run(G, k, init, weights_arg, seed)
-        else:
-            result = kernel_kgroups_from_data(
-                self._X_fit,
-                k,
-                init,
-                algorithm=self._search,
-                weights=weights_arg,
-                n_init=self.n_init,
-                max_iter=self.max_iter,
-                random_state=seed,
-                n_threads=self.n_threads,
-                **self._semimetric_kwargs(),
-            )
-
-        labels = np.asarray(result.labels, dtype=np.int64)
-
-        # Per-cluster weight s_l and squared norm of the mean ||mu_l||^2 = Q_l / s_l^2, with
-        # Q_l from the clustering (no further pass over the kernel).
-        weights = np.ones(n_fit) if w_run is None else w_run
-        A = np.zeros((n_fit, k))
-        A[np.arange(n_fit), labels] = weights
-        s = A.sum(axis=0)
-        self.cluster_weights_ = np.ldexp(s, exponent)
-        self._mean_sq_norms = np.asarray(result.cluster_terms, dtype=np.float64) / s**2
-        self._assign = A / s
-
-        if support is not None:
-            rest = np.flatnonzero(w == 0)
-            full = np.empty(n, dtype=np.int64)
-            full[support] = labels
-            if precomputed:
-                full[rest] = self._nearest_mean(X[rest][:, support])
+                self.sigma_ = _default_sigma(self._X_fit, w_fit) if self.sigma is None else float(self.sigma)
+            self.kernel_storage_ = self._storage(n_fit)
+            if self.kernel_storage_ == "dense":
+                G = energy_gram(
+                    self._X_fit, dtype=self._kernel_dtype, n_threads=self.n_threads,
+                    **self._semimetric_kwargs(),
+                )
+                result = self._cluster(G, k, init, weights_arg, seed, False)
             else:
-                full[rest] = self._nearest_mean_of_points(Xc[rest])
-            labels = full
-        self.labels_ = labels
+                result = self._cluster(self._X_fit, k, init, weights_arg, seed, True)
+        self._store_result(result, w_run, exponent)
+        self.labels_ = self._label_zero_weights(X, w, support, self.labels_)
+        return self
+
+    def _training_kernel(self, X: Any, support: Optional[_Int]) -> Any:
+        """The precomputed kernel of the points of positive weight."""
+        if support is None:
+            return X
+        # Only the positive-weight block is clustered, but the kernel passed must obey the one
+        # symmetry rule as a whole (its other rows label the zero-weight points).
+        if not is_sparse(X):
+            _core.check_kernel(np.ascontiguousarray(X, dtype=np.float64), self.n_threads)
+        return X[support][:, support]
+
+    def _store_result(self, result: ClusteringResult, w_run: Optional[_Float], exponent: int) -> None:
+        """The fitted attributes of ``result``, run with the weights ``w_run * 2**-exponent``."""
+        labels = np.asarray(result.labels, dtype=np.int64)
+        s, self._assign, self._mean_sq_norms = cluster_means(
+            labels, w_run, result.cluster_terms, int(self.n_clusters)
+        )
         objective = float(np.ldexp(result.objective, exponent))
         within = float(np.ldexp(result.within, exponent))
         if not (np.isfinite(objective) and np.isfinite(within)):
@@ -381,11 +341,29 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
                 "sample_weight and the kernel are so large that the objective or W overflows "
                 "float64; divide sample_weight by a common factor (the clustering does not change)"
             )
+        self.cluster_weights_ = np.ldexp(s, exponent)
+        self.labels_ = labels
         self.objective_ = objective
         self.within_ = within
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
-        return self
+
+    def _label_zero_weights(
+        self, X: Any, w: Optional[_Float], support: Optional[_Int], labels: _Int
+    ) -> _Int:
+        """The labels of all points: those clustered, and the nearest mean for weight 0.
+
+        ``X`` is the precomputed kernel, or the centred points."""
+        if support is None or w is None:
+            return labels
+        rest = np.flatnonzero(w == 0)
+        full = np.empty(w.size, dtype=np.int64)
+        full[support] = labels
+        if self.kernel == "precomputed":
+            full[rest] = self._nearest_mean(X[rest][:, support])
+        else:
+            full[rest] = self._nearest_mean_of_points(X[rest])
+        return full
 
     def fit_predict(
         self, X: Any, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None
@@ -427,70 +405,6 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         return tags
 
 
-_PARAMS_DOC = """
-    n_clusters : int, default 2
-        Number of clusters ``k``, ``1 <= k <= n_samples``.
-    kernel : {"energy", "exponential", "gaussian", "precomputed"}, default "energy"
-        The semimetric of negative type generating the kernel (SPEC "Semimetrics"):
-        "energy" ``rho = ||x - y||**alpha``; "exponential" ``2 - 2 exp(-||x - y|| / (2 sigma))``;
-        "gaussian" ``2 - 2 exp(-||x - y||**2 / (2 sigma**2))``; "precomputed": ``X`` is the
-        kernel (Gram) matrix itself, and ``predict`` takes the kernel between new and
-        training points.
-    alpha : float, default 1.0
-        Exponent of the "energy" kernel, ``0 < alpha <= 2`` (1 is the standard energy
-        distance; 2 gives ordinary k-means). Ignored by the other kernels.
-    sigma : float, optional
-        Bandwidth of the "exponential" and "gaussian" kernels. ``None`` uses the data's
-        scale, ``sigma**2 = mean_ab ||x_a - x_b||**2`` over the training points (weighted
-        by ``sample_weight``); the value used is ``sigma_``. Ignored by the other kernels.
-    init : {"k-means++", "random"} or array_like of shape (n_samples,), default "k-means++"
-        Initial partition: feature-space k-means++, uniform random labels, or the initial
-        labels themselves (then ``n_init`` must be 1).
-    n_init : int, default 5
-        Independent starts, run in parallel; the best objective wins.
-    max_iter : int, default 300
-        Maximum number of sweeps (iterations) per start.
-    random_state : None, int, numpy Generator or RandomState
-        Seed of the initialisations. ``None`` draws from numpy's global random state, as in
-        scikit-learn. The same seed gives the same result for any number of threads.
-    n_threads : int, optional
-        Threads for building the kernel and for the starts (default: all cores).
-    kernel_storage : {"auto", "dense", "matrix-free"}, default "auto"
-        How ``fit`` holds the training kernel (not for ``kernel="precomputed"``): "dense"
-        builds the n x n matrix (8 n^2 bytes; fastest while it fits in memory);
-        "matrix-free" never stores it and recomputes kernel rows from the data when needed
-        (:func:`kgroups_rs.kernel_kgroups_from_data`: memory O(n D + n k), the same result for
-        the same start); "auto" is dense up to ``DENSE_KERNEL_MAX_BYTES`` = 2 GiB (n <= 16 384)
-        and matrix-free above. The choice made is ``kernel_storage_``."""
-
-_ATTRIBUTES_DOC = """
-    Attributes
-    ----------
-    labels_ : ndarray of int64, shape (n_samples,)
-        Cluster of each training point, ``0 .. n_clusters - 1``.
-    objective_ : float
-        The maximised objective ``Q = sum_j Q_j / s_j`` (SPEC eq. 41).
-    within_ : float
-        The energy within-cluster dispersion ``W = sum_i w_i K(x_i, x_i) - Q`` (minimised).
-    n_iter_ : int
-        Sweeps (iterations) of the best start.
-    converged_ : bool
-        Whether the best start converged before ``max_iter``.
-    cluster_weights_ : ndarray of float64, shape (n_clusters,)
-        Total sample weight ``s_l`` of each cluster (its size for unit weights).
-    shift_ : ndarray of float64, shape (n_features,)
-        The weighted mean of the training data, subtracted before building kernels (not set
-        for ``kernel="precomputed"``).
-    sigma_ : float
-        The bandwidth used (only for the "exponential" and "gaussian" kernels).
-    kernel_storage_ : str
-        "dense" or "matrix-free": how ``fit`` held the training kernel.
-    n_features_in_ : int
-        Number of features seen in ``fit`` (``n_samples`` for "precomputed").
-    feature_names_in_ : ndarray of str
-        Feature names, when ``X`` has string column names."""
-
-
 class KernelKGroups(_KernelClustering):
     __doc__ = (
         """Kernel k-groups: energy-statistics clustering by Hartigan's method.
@@ -503,13 +417,13 @@ class KernelKGroups(_KernelClustering):
 
     Parameters
     ----------"""
-        + _PARAMS_DOC
+        + PARAMS_DOC
         + """
     algorithm : {"hartigan", "lloyd", "lloyd-online"}, default "hartigan"
         "hartigan": kernel k-groups; "lloyd": batch kernel k-means; "lloyd-online": online
         kernel k-means (see :class:`KernelKMeans`).
 """
-        + _ATTRIBUTES_DOC
+        + ATTRIBUTES_DOC
         + """
 
     Examples
@@ -552,8 +466,13 @@ class KernelKGroups(_KernelClustering):
         self.n_threads = n_threads
         self.kernel_storage = kernel_storage
 
+    _parameter_constraints: dict[str, list[Any]] = {
+        **_KernelClustering._parameter_constraints,
+        "algorithm": [StrOptions(set(ALGORITHMS))],
+    }
+
     def _algorithm(self) -> Algorithm:
-        return cast(Algorithm, check_algorithm(self.algorithm))
+        return self.algorithm
 
 
 class KernelKMeans(_KernelClustering):
@@ -565,7 +484,7 @@ class KernelKMeans(_KernelClustering):
 
     Parameters
     ----------"""
-        + _PARAMS_DOC
+        + PARAMS_DOC
         + """
     algorithm : {"lloyd", "lloyd-online"}, default "lloyd"
         "lloyd": all points are reassigned from the same means, then the means are updated;
@@ -574,7 +493,7 @@ class KernelKMeans(_KernelClustering):
         Deprecated since 0.2.0 (removed in 0.3.0): ``variant="batch"`` is
         ``algorithm="lloyd"``, ``variant="online"`` is ``algorithm="lloyd-online"``.
 """
-        + _ATTRIBUTES_DOC
+        + ATTRIBUTES_DOC
     )
 
     def __init__(
@@ -606,7 +525,13 @@ class KernelKMeans(_KernelClustering):
         self.n_threads = n_threads
         self.kernel_storage = kernel_storage
 
+    _parameter_constraints: dict[str, list[Any]] = {
+        **_KernelClustering._parameter_constraints,
+        "algorithm": [StrOptions(set(LLOYD_ALGORITHMS))],
+        "variant": [StrOptions(set(_VARIANTS), deprecated=set(_VARIANTS)), None],
+    }
+
     def _algorithm(self) -> Algorithm:
-        algorithm = check_algorithm(self.algorithm, LLOYD_ALGORITHMS)
-        return cast(Algorithm, algorithm_from_variant(algorithm, self.variant, "KernelKMeans"))
+        # The FutureWarning of a deprecated variant, and its agreement with algorithm.
+        return cast(Algorithm, algorithm_from_variant(self.algorithm, self.variant, "KernelKMeans"))
 

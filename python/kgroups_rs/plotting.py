@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 import numpy as np
 import numpy.typing as npt
 
-from ._files import write_atomically
+from .cli._files import write_atomically
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -1,4 +1,4 @@
-"""The ``kgroups-rs`` command line (``demo`` and ``cluster``) and the demo's figure."""
+"""``kgroups-rs cluster``: the rows of a file clustered by the estimator ``KernelKGroups``."""
 
 from __future__ import annotations
 
@@ -7,42 +7,19 @@ import os
 import stat
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import kgroups_rs
 import numpy as np
 import pytest
+from _cli import PNG_MAGIC, run_cli
 from kgroups_rs.cli import main
-from kgroups_rs.datasets import (
-    make_concentric_circles,
-    make_lognormal_mixture,
-    make_parallel_cigars,
-    standardize,
-)
+from kgroups_rs.datasets import make_concentric_circles, make_lognormal_mixture
 
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-def run_cli(
-    *args: str, cwd: Path | None = None, block: tuple[str, ...] = ()
-) -> subprocess.CompletedProcess[str]:
-    """``python -m kgroups_rs ARGS`` in a fresh interpreter, optionally with modules blocked
-    (as if they were not installed)."""
-    code = textwrap.dedent(
-        f"""
-        import runpy, sys
-        for name in {list(block)!r}:
-            sys.modules[name] = None
-        sys.argv = ["kgroups-rs", *{list(args)!r}]
-        runpy.run_module("kgroups_rs", run_name="__main__")
-        """
-    )
-    return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, check=False,
-        timeout=300,
-    )
+# The command runs the scikit-learn estimator (its message without scikit-learn is tested
+# below, in a subprocess that hides it).
+pytest.importorskip("sklearn")
 
 
 @pytest.fixture
@@ -196,6 +173,98 @@ def test_console_script_is_installed() -> None:
     assert out.returncode == 0 and kgroups_rs.__version__ in out.stdout
 
 
+# ----------------------------------------------------------------------------- kernel storage
+
+
+def _no_dense_training_kernel(monkeypatch: Any) -> None:
+    """Fail the test if the estimator builds the n x n training kernel (cross kernels pass)."""
+    from kgroups_rs import estimator
+
+    def no_dense_gram(*args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and "Y" not in kwargs:
+            raise AssertionError("the command built the dense kernel matrix")
+        return kgroups_rs.energy_gram(*args, **kwargs)
+
+    monkeypatch.setattr(estimator, "energy_gram", no_dense_gram)
+
+
+def test_an_input_above_the_dense_limit_runs_matrix_free(
+    tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    # Today's limit is a 2 GiB kernel (n > 16 384); lowered here so that 300 points exceed it.
+    # The command used to build the dense matrix (or refuse); now it clusters matrix-free,
+    # with the labels and objective of the dense kernel.
+    from kgroups_rs import estimator
+
+    X = np.random.default_rng(5).normal(size=(300, 3))
+    np.save(tmp_path / "x.npy", X)
+    monkeypatch.setattr(estimator, "DENSE_KERNEL_MAX_BYTES", 8 * 300 * 300 - 1)
+    _no_dense_training_kernel(monkeypatch)
+    out = tmp_path / "labels.csv"
+    assert main(["cluster", str(tmp_path / "x.npy"), "-k", "3", "--seed", "2", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "storage        matrix-free, kernel rows computed from the data" in text, text
+    assert "time " in text and "matrix-free" in text.split("time ")[1]
+    monkeypatch.undo()
+    G = kgroups_rs.energy_gram(X - X.mean(axis=0))
+    ref = kgroups_rs.kernel_kgroups(G, 3, n_init=5, random_state=2)
+    np.testing.assert_array_equal(np.loadtxt(out, dtype=np.int64), ref.labels)
+    assert f"objective Q    {ref.objective:.12g}" in text
+
+
+@pytest.mark.parametrize("kernel", ["energy", "gaussian"])
+def test_kernel_storage_option_gives_the_same_labels(tmp_path: Path, capsys: Any, kernel: str) -> None:
+    X, _ = make_concentric_circles(150, seed=8)
+    np.save(tmp_path / "x.npy", X)
+    labels = {}
+    for storage in ("dense", "matrix-free"):
+        out = tmp_path / f"{storage}.npy"
+        assert main(["cluster", str(tmp_path / "x.npy"), "-k", "2", "--kernel", kernel,
+                     "--kernel-storage", storage, "-o", str(out)]) == 0
+        assert f"storage        {storage}" in capsys.readouterr().out
+        labels[storage] = np.load(out)
+    np.testing.assert_array_equal(labels["matrix-free"], labels["dense"])
+
+
+def test_float32_dense_kernel(tmp_path: Path, capsys: Any) -> None:
+    X = np.random.default_rng(6).normal(size=(120, 2))
+    np.save(tmp_path / "x.npy", X)
+    assert main(["cluster", str(tmp_path / "x.npy"), "-k", "3", "--dtype", "float32",
+                 "-o", str(tmp_path / "l.npy")]) == 0
+    assert "dense 120 x 120 float32 kernel matrix" in capsys.readouterr().out
+    G = kgroups_rs.energy_gram(X - X.mean(axis=0), dtype=np.float32)
+    ref = kgroups_rs.kernel_kgroups(G, 3, n_init=5, random_state=0)
+    np.testing.assert_array_equal(np.load(tmp_path / "l.npy"), ref.labels)
+
+
+def test_a_dense_kernel_larger_than_memory(tmp_path: Path, capsys: Any, monkeypatch: Any) -> None:
+    # A machine with 1 MiB of memory: 400 points need a 1.2 MiB kernel. --kernel-storage
+    # dense is refused before any computation; auto goes matrix-free instead.
+    from kgroups_rs.cli import cluster
+
+    X = np.random.default_rng(7).normal(size=(400, 2))
+    np.save(tmp_path / "x.npy", X)
+    monkeypatch.setattr(cluster, "_physical_memory", lambda: 2**20)
+    args = ["cluster", str(tmp_path / "x.npy"), "-k", "2"]
+    assert main([*args, "--kernel-storage", "dense"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "kgroups-rs cluster: error: the 400 x 400 kernel matrix needs 1.2 MiB but this machine "
+        "has 1.0 MiB of memory; use --kernel-storage auto or matrix-free\n"
+    )
+    _no_dense_training_kernel(monkeypatch)
+    assert main(args) == 0
+    assert "storage        matrix-free" in capsys.readouterr().out
+
+
+def test_cluster_without_sklearn_says_how_to_get_it(circles_csv: tuple[Path, np.ndarray]) -> None:
+    path, _ = circles_csv
+    out = run_cli("cluster", str(path), "-k", "2", block=("sklearn",))
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert out.stderr.startswith("kgroups-rs cluster: error: ")
+    assert 'pip install "kgroups_rs[sklearn]"' in out.stderr
+
+
 # ----------------------------------------------------------------------------- plots
 
 
@@ -215,104 +284,22 @@ def test_cluster_plot_without_matplotlib_says_how_to_get_it(circles_csv: tuple[P
     assert 'pip install "kgroups_rs[plot]"' in out.stderr and "Traceback" not in out.stderr
 
 
-def test_plot_clusters_marks_the_points_in_the_wrong_cluster() -> None:
-    pytest.importorskip("matplotlib")
-    from kgroups_rs.plotting import match_labels, plot_clusters
-    from matplotlib.figure import Figure
-
-    y = np.array([0, 0, 0, 1, 1, 1, 2, 2])
-    pred = np.array([2, 2, 1, 0, 0, 0, 1, 1])  # clusters 2->0, 0->1, 1->2; point 2 is wrong
-    np.testing.assert_array_equal(match_labels(y, pred), [0, 0, 2, 1, 1, 1, 2, 2])
-    ax = Figure().add_subplot()
-    X = np.arange(16, dtype=float).reshape(8, 2)
-    plot_clusters(ax, X, pred, y_true=y, names=["a", "b", "c"], title="t")
-    legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend == ["cluster: a (n = 2)", "cluster: b (n = 3)", "cluster: c (n = 3)",
-                      "in the wrong cluster (1)"]
-    assert ax.get_title() == "t"
-
-
-# ----------------------------------------------------------------------------- demo
-
-
-def test_demo_data_sets_follow_the_paper() -> None:
-    x, y = make_lognormal_mixture(20_000, seed=1)
-    logs = np.log(x)
-    assert logs[y == 0].mean() == pytest.approx(0.0, abs=0.05)
-    assert logs[y == 0].std() == pytest.approx(1.5, rel=0.03)
-    assert logs[y == 1].mean() == pytest.approx(1.5, abs=0.02)
-    assert logs[y == 1].std() == pytest.approx(0.3, rel=0.03)
-    X, y = make_parallel_cigars(20_000, seed=1)
-    assert X[y == 1, 0].mean() - X[y == 0, 0].mean() == pytest.approx(6.5, abs=0.05)
-    assert X[:, 1].var() == pytest.approx(20.0, rel=0.05)
-    assert X[y == 0, 0].var() == pytest.approx(1.0, rel=0.05)
-    X, y = make_concentric_circles(20_000, seed=1)
-    r = np.linalg.norm(X, axis=1)
-    assert r[y == 0].mean() == pytest.approx(1.0, abs=0.03)
-    assert r[y == 1].mean() == pytest.approx(3.0, abs=0.03)
-    assert abs(y.mean() - 0.5) < 0.02
-    np.testing.assert_allclose(standardize([[1.0, 5.0], [3.0, 5.0]]), [[-1.0, 0.0], [1.0, 0.0]])
-    with pytest.raises(ValueError, match="n must be an integer >= 2"):
-        make_parallel_cigars(1)
-
-
-def test_demo_prints_the_table_and_writes_the_figure(tmp_path: Path) -> None:
-    pytest.importorskip("sklearn")
-    pytest.importorskip("matplotlib")
-    out = run_cli("demo", "-o", str(tmp_path / "demo.png"), cwd=tmp_path)
-    assert out.returncode == 0, out.stderr
-    lines = out.stdout.splitlines()
-    header = next(line for line in lines if line.startswith("data set"))
-    for method in ("kernel k-groups", "kernel k-means", "1D exact", "k-means", "GMM"):
-        assert method in header
-    rows = {line.split("  ")[0]: line for line in lines}
-
-    def accuracies(name: str) -> list[str]:
-        return [c for c in rows[name].split() if c == "—" or c.startswith(("0.", "1."))]
-
-    # kernel k-groups, kernel k-means, 1D exact, k-means, GMM
-    lognormal = accuracies("lognormal mixture (1D)")
-    assert float(lognormal[0]) > 0.8 and float(lognormal[3]) < 0.6 and float(lognormal[4]) < 0.6
-    assert lognormal[0] == lognormal[2]  # Hartigan reaches the exact 1D optimum here
-    for name in ("parallel cigars", "concentric circles"):
-        acc = accuracies(name)
-        assert acc[0] == "1.000" and acc[2] == "—" and float(acc[3]) < 0.6, acc
-    assert float(accuracies("wine (standardised)")[0]) > 0.9
-    assert "(scikit-learn)" in out.stdout
-    png = (tmp_path / "demo.png").read_bytes()
-    assert png[:8] == PNG_MAGIC and len(png) > 50_000
-    assert f"figure written to {tmp_path / 'demo.png'}" in out.stdout
-
-
-def test_demo_without_sklearn_and_matplotlib_still_prints_the_table(tmp_path: Path) -> None:
-    out = run_cli("demo", cwd=tmp_path, block=("sklearn", "matplotlib"))
-    assert out.returncode == 0, out.stderr
-    assert "lognormal mixture (1D)" in out.stdout and "concentric circles" in out.stdout
-    assert "wine" not in out.stdout.split("note:")[0]  # no row: wine ships with scikit-learn
-    assert "k-means on the raw data (numpy)" in out.stdout
-    assert 'pip install "kgroups_rs[plot]"' in out.stdout
-    assert 'pip install "kgroups_rs[sklearn]"' in out.stdout
-    assert not list(tmp_path.iterdir())  # no figure written
-
-
-def test_missing_scipy_is_reported_in_one_line(tmp_path: Path) -> None:
-    out = run_cli("demo", "--no-plot", cwd=tmp_path, block=("scipy", "sklearn"))
-    assert out.returncode == 1
-    assert out.stderr.startswith("kgroups-rs demo: error: ") and "pip install scipy" in out.stderr
-    assert "Traceback" not in out.stderr
-
-
 # ----------------------------------------------------------------------------- outputs never lose data
 
 
 def _forbid_computation(monkeypatch: Any) -> None:
     """Make any kernel or clustering computation fail the test: outputs must be checked first."""
+    from kgroups_rs import estimator
 
     def computed(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the command computed before checking its output paths")
 
     for name in ("energy_gram", "kernel_kgroups", "kernel_kmeans"):
         monkeypatch.setattr(kgroups_rs, name, computed)
+    # where the estimator, and so the command, computes
+    for name in ("energy_gram", "kernel_kgroups", "kernel_kgroups_from_data"):
+        monkeypatch.setattr(estimator, name, computed)
+    monkeypatch.setattr(estimator.KernelKGroups, "fit", computed)
 
 
 def _output_aliases(kind: str, data: Path, tmp_path: Path) -> Path:
@@ -442,19 +429,3 @@ def test_a_rewritten_labels_file_keeps_its_permissions(
     assert np.loadtxt(out, dtype=np.int64).shape == (200,)
 
 
-def test_demo_refuses_a_missing_figure_directory_before_computing(
-    tmp_path: Path, capsys: Any, monkeypatch: Any
-) -> None:
-    import kgroups_rs.demo
-
-    def computed(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("the demo ran before its figure path was checked")
-
-    monkeypatch.setattr(kgroups_rs.demo, "run_demo", computed)
-    missing = tmp_path / "no" / "demo.png"
-    assert main(["demo", "-o", str(missing)]) == 2
-    err = capsys.readouterr().err
-    assert err == (
-        f"kgroups-rs demo: error: cannot write -o {missing}: the directory {missing.parent} "
-        "does not exist\n"
-    )

@@ -340,26 +340,39 @@ def test_initial_labels_and_fit_predict() -> None:
         KernelKGroups(3, init=init, n_init=2).fit(X)
 
 
+def _invalid(name: str, allowed: str) -> str:
+    """scikit-learn's message for a parameter outside its constraints (InvalidParameterError,
+    a ValueError and a TypeError): it names the parameter, what is allowed and the value."""
+    return rf"The '{name}' parameter of KernelKGroups must be {allowed}\. Got .* instead"
+
+
 @pytest.mark.parametrize(
     ("params", "error", "match"),
     [
-        ({"kernel": "rbf"}, ValueError, "kernel must be one of"),
-        ({"alpha": 0.0}, ValueError, "0 < alpha <= 2"),
-        ({"alpha": 2.5}, ValueError, "0 < alpha <= 2"),
-        ({"alpha": "one"}, TypeError, "alpha must be a real number"),
-        ({"kernel": "gaussian", "sigma": -1.0}, ValueError, "sigma must be > 0"),
-        ({"kernel": "exponential", "sigma": float("nan")}, ValueError, "sigma must be finite"),
-        ({"n_clusters": 0}, ValueError, "n_clusters = 0"),
-        ({"n_clusters": 2.0}, TypeError, "n_clusters must be an integer"),
+        ({"kernel": "rbf"}, ValueError, _invalid("kernel", r"a str among \{.*'gaussian'.*\}")),
+        ({"alpha": 0.0}, ValueError, _invalid("alpha", r"a float in the range \(0\.0, 2\.0\]")),
+        ({"alpha": 2.5}, ValueError, _invalid("alpha", r"a float in the range \(0\.0, 2\.0\]")),
+        ({"alpha": "one"}, TypeError, _invalid("alpha", r"a float in the range \(0\.0, 2\.0\]")),
+        # alpha is checked whatever the kernel, as scikit-learn checks every parameter
+        ({"kernel": "gaussian", "alpha": 3.0}, ValueError, _invalid("alpha", "a float .*")),
+        ({"kernel": "gaussian", "sigma": -1.0}, ValueError,
+         _invalid("sigma", r"a float in the range \(0\.0, inf\) or None")),
+        ({"kernel": "exponential", "sigma": float("nan")}, ValueError, _invalid("sigma", "a float .*")),
+        ({"kernel": "gaussian", "sigma": float("inf")}, ValueError, _invalid("sigma", "a float .*")),
+        ({"n_clusters": 0}, ValueError, _invalid("n_clusters", r"an int in the range \[1, inf\)")),
+        ({"n_clusters": 2.0}, TypeError, _invalid("n_clusters", "an int .*")),
         ({"n_clusters": 11}, ValueError, "n_clusters = 11 must be <= n_samples = 10"),
-        ({"algorithm": "elkan"}, ValueError, "algorithm must be one of .*; got 'elkan'"),
-        ({"init": "kmeans"}, ValueError, "init must be 'k-means\\+\\+', 'random'"),
+        ({"algorithm": "elkan"}, ValueError, _invalid("algorithm", r"a str among \{.*'lloyd-online'.*\}")),
+        ({"init": "kmeans"}, ValueError,
+         _invalid("init", r"a str among \{.*'k-means\+\+'.*\} or an array-like")),
         ({"init": [0, 1, 0]}, ValueError, "init labels must have shape"),
-        ({"n_init": 0}, ValueError, "n_init = 0"),
-        ({"max_iter": 0}, ValueError, "max_iter = 0"),
-        ({"n_threads": 0}, ValueError, "n_threads = 0"),
-        ({"random_state": -1}, ValueError, "random_state must be >= 0"),
-        ({"kernel_storage": "sparse"}, ValueError, "kernel_storage must be one of"),
+        ({"n_init": 0}, ValueError, _invalid("n_init", r"an int in the range \[1, inf\)")),
+        ({"max_iter": 0}, ValueError, _invalid("max_iter", r"an int in the range \[1, inf\)")),
+        ({"n_threads": 0}, ValueError, _invalid("n_threads", r"an int in the range \[1, 1024\] or None")),
+        ({"random_state": -1}, ValueError, _invalid("random_state", r"an int in the range \[0, inf\).*")),
+        ({"random_state": "seed"}, TypeError, _invalid("random_state", ".*Generator.* or None")),
+        ({"kernel_storage": "sparse"}, ValueError,
+         _invalid("kernel_storage", r"a str among \{.*'matrix-free'.*\}")),
     ],
 )
 def test_bad_parameters(params: dict[str, Any], error: type, match: str) -> None:
@@ -368,14 +381,48 @@ def test_bad_parameters(params: dict[str, Any], error: type, match: str) -> None
         KernelKGroups(**params).fit(X)
 
 
+@pytest.mark.parametrize("estimator", [KernelKGroups(), KernelKMeans()], ids=repr)
+def test_every_parameter_is_validated_by_scikit_learn(estimator: Any) -> None:
+    # scikit-learn's own check (not among parametrize_with_checks'): every parameter has a
+    # constraint, and a value of the wrong type or range raises InvalidParameterError
+    # naming it, from fit and fit_predict.
+    from sklearn.utils.estimator_checks import check_param_validation
+
+    check_param_validation(type(estimator).__name__, estimator)
+
+
+def test_parameters_are_checked_before_the_data() -> None:
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="'n_init' parameter"):
+        KernelKGroups(n_init=0).fit([[np.nan]])  # the data would be refused too
+
+
+def test_weighted_default_sigma_and_identical_points() -> None:
+    X = blobs(n=50, seed=14)
+    w = np.random.default_rng(14).uniform(0.5, 2.0, size=50)
+    model = KernelKGroups(2, kernel="gaussian", random_state=0).fit(X, sample_weight=w)
+    m = np.average(X, axis=0, weights=w)
+    expected = np.sqrt(2.0 * w @ ((X - m) ** 2).sum(axis=1) / w.sum())
+    assert model.sigma_ == pytest.approx(expected, rel=1e-12)
+    # all points identical: the data's bandwidth is 0, any bandwidth gives the same clustering
+    same = KernelKGroups(1, kernel="exponential", random_state=0).fit(np.ones((5, 2)))
+    assert same.sigma_ == 1.0 and same.labels_.tolist() == [0] * 5
+
+
 def test_bad_variant_and_inputs() -> None:
     X = blobs(n=10, seed=12)
-    with pytest.raises(ValueError, match="variant must be 'batch' or 'online'"):
+    with pytest.raises(ValueError, match=r"The 'variant' parameter of KernelKMeans must be a str among "
+                       r"\{.*'batch' \(deprecated\).*\} or None\. Got 'minibatch' instead"):
         KernelKMeans(variant="minibatch").fit(X)
-    with pytest.raises(ValueError, match="algorithm must be one of 'lloyd', 'lloyd-online'"):
+    with pytest.raises(ValueError, match=r"The 'algorithm' parameter of KernelKMeans must be a str among "
+                       r"\{('lloyd', 'lloyd-online'|'lloyd-online', 'lloyd')\}\. Got 'hartigan' instead"):
         KernelKMeans(algorithm="hartigan").fit(X)
-    with pytest.raises(ValueError, match="algorithm must be one of 'hartigan', 'lloyd', 'lloyd-online'"):
+    with pytest.raises(ValueError, match=r"The 'algorithm' parameter of KernelKGroups must be a str among "
+                       r"\{.*'hartigan'.*\}\. Got 'batch' instead"):
         KernelKGroups(algorithm="batch").fit(X)
+    with pytest.raises(ValueError, match="variant='batch' contradicts algorithm='lloyd-online'"):
+        KernelKMeans(algorithm="lloyd-online", variant="batch").fit(X)
     with pytest.raises(ValueError, match="square"):
         KernelKGroups(kernel="precomputed").fit(np.ones((10, 3)))
     with pytest.raises(ValueError, match="sample_weight must be non-negative"):

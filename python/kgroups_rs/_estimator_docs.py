@@ -1,0 +1,81 @@
+"""The parameter and attribute documentation that :class:`~kgroups_rs.KernelKGroups` and
+:class:`~kgroups_rs.KernelKMeans` share (numpydoc sections, joined into their docstrings)."""
+
+PARAMS_DOC = """
+    n_clusters : int, default 2
+        Number of clusters ``k``, ``1 <= k <= n_samples``.
+    kernel : {"energy", "exponential", "gaussian", "precomputed"}, default "energy"
+        The semimetric of negative type generating the kernel (SPEC "Semimetrics"):
+        "energy" ``rho = ||x - y||**alpha``; "exponential" ``2 - 2 exp(-||x - y|| / (2 sigma))``;
+        "gaussian" ``2 - 2 exp(-||x - y||**2 / (2 sigma**2))``; "precomputed": ``X`` is the
+        kernel (Gram) matrix itself, and ``predict`` takes the kernel between new and
+        training points.
+    alpha : float, default 1.0
+        Exponent of the "energy" kernel, ``0 < alpha <= 2`` (1 is the standard energy
+        distance; 2 gives ordinary k-means). Ignored by the other kernels (but a value
+        outside that range is refused whatever the kernel, as scikit-learn checks every
+        parameter).
+    sigma : float, optional
+        Bandwidth of the "exponential" and "gaussian" kernels. ``None`` uses the data's
+        scale, ``sigma**2 = mean_ab ||x_a - x_b||**2`` over the training points (weighted
+        by ``sample_weight``); the value used is ``sigma_``. Ignored by the other kernels
+        (but must be None or a finite positive number).
+    init : {"k-means++", "random"} or array_like of shape (n_samples,), default "k-means++"
+        Initial partition: feature-space k-means++, uniform random labels, or the initial
+        labels themselves (then ``n_init`` must be 1).
+    n_init : int, default 5
+        Independent starts, run in parallel; the best objective wins. The functions such
+        as :func:`kgroups_rs.kernel_kgroups` default to 1 (see Notes).
+    max_iter : int, default 300
+        Maximum number of sweeps (iterations) per start.
+    random_state : None, int >= 0, numpy Generator or RandomState
+        Seed of the initialisations. ``None`` draws from numpy's global random state, as in
+        scikit-learn. The same seed gives the same result for any number of threads.
+    n_threads : int, optional
+        Threads for building the kernel and for the starts (default: all cores).
+    kernel_storage : {"auto", "dense", "matrix-free"}, default "auto"
+        How ``fit`` holds the training kernel (not for ``kernel="precomputed"``): "dense"
+        builds the n x n matrix (8 n^2 bytes; fastest while it fits in memory);
+        "matrix-free" never stores it and recomputes kernel rows from the data when needed
+        (:func:`kgroups_rs.kernel_kgroups_from_data`: memory O(n D + n k), the same result for
+        the same start); "auto" is dense up to ``DENSE_KERNEL_MAX_BYTES`` = 2 GiB (n <= 16 384)
+        and matrix-free above. The choice made is ``kernel_storage_``."""
+
+ATTRIBUTES_DOC = """
+    Attributes
+    ----------
+    labels_ : ndarray of int64, shape (n_samples,)
+        Cluster of each training point, ``0 .. n_clusters - 1``.
+    objective_ : float
+        The maximised objective ``Q = sum_j Q_j / s_j`` (SPEC eq. 41).
+    within_ : float
+        The energy within-cluster dispersion ``W = sum_i w_i K(x_i, x_i) - Q`` (minimised).
+    n_iter_ : int
+        Sweeps (iterations) of the best start.
+    converged_ : bool
+        Whether the best start converged before ``max_iter``.
+    cluster_weights_ : ndarray of float64, shape (n_clusters,)
+        Total sample weight ``s_l`` of each cluster (its size for unit weights).
+    shift_ : ndarray of float64, shape (n_features,)
+        The weighted mean of the training data, subtracted before building kernels (not set
+        for ``kernel="precomputed"``).
+    sigma_ : float
+        The bandwidth used (only for the "exponential" and "gaussian" kernels).
+    kernel_storage_ : str
+        "dense" or "matrix-free": how ``fit`` held the training kernel.
+    n_features_in_ : int
+        Number of features seen in ``fit`` (``n_samples`` for "precomputed").
+    feature_names_in_ : ndarray of str
+        Feature names, when ``X`` has string column names.
+
+    Notes
+    -----
+    Why ``n_init=5`` here and 1 in the functions: the functions are the building blocks
+    (one start, at a cost the caller sees and composes); the estimators are the convenience
+    layer, used as scikit-learn's ``KMeans`` is, which ran 10 starts by default (until 1.4).
+    Hartigan's and Lloyd's methods stop at a local optimum that depends on the seeding, and
+    the best of several starts guards against a poor one; the starts share the training
+    kernel, whose construction is half or more of the cost of a fit, and run in parallel.
+    Measured on two overlapping Gaussian blobs (n = 4000, D = 10, k = 5, two cores): the
+    kernel took 1.15 s, one start 0.37 s, five starts 0.98 s, and one start ended below the
+    best of five for 17 of 20 seeds."""

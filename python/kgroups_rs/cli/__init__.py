@@ -1,0 +1,63 @@
+"""The ``kgroups-rs`` command (also ``python -m kgroups_rs``).
+
+``kgroups-rs demo``
+    Cluster the paper's showcase data and a real data set, print an accuracy table and
+    write a figure (:mod:`kgroups_rs.cli.demo`).
+``kgroups-rs cluster DATA -k K [-o labels.csv] [--plot out.png] ...``
+    Cluster the rows of a CSV/TSV/NPY file with :class:`~kgroups_rs.KernelKGroups` and
+    write one label per row (:mod:`kgroups_rs.cli.cluster`); large inputs run matrix-free.
+
+Errors in the input (a missing file, a cell that is not a number, k out of range, ...) end
+the command with exit status 2 and a one-line message on stderr, without a traceback.
+
+Outputs never lose data: every output path is checked before anything is computed (its
+directory exists and is writable, it is not the input file, not even through a symlink or a
+hardlink), and every file is written to a temporary file beside it and moved into place when
+complete, so a failed write (a full disk) leaves an existing file intact. Files are written
+under exactly the name given (``labels.NPY`` stays ``labels.NPY``).
+
+Modules: ``_parser`` (the arguments), ``cluster`` and ``demo`` (one per subcommand),
+``_files`` (reading the data, writing outputs), ``_model`` (the estimator as ``cluster`` runs
+it), ``_common`` (the error type, progress lines).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Optional
+
+from ._common import PROG, CliError
+from ._files import read_matrix, write_labels
+from ._parser import build_parser
+
+__all__ = ["CliError", "build_parser", "main", "read_matrix", "write_labels"]
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run ``kgroups-rs`` with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status: int = args.run(args)
+    except CliError as exc:
+        print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except (ValueError, TypeError) as exc:
+        message = " ".join(str(exc).split())
+        print(f"{PROG} {args.command}: error: {message}", file=sys.stderr)
+        return 2
+    except ImportError as exc:  # an optional dependency that this command needs
+        print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # the system refused something not checked beforehand
+        print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG} {args.command}: interrupted", file=sys.stderr)
+        return 130
+    return status
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,281 @@
+"""The command line's files: reading the data, writing outputs without losing data.
+
+Input: a ``.npy`` array or a delimited text file (:func:`read_matrix`); every problem is a
+:class:`CliError` naming the file, line and column. Output: a file is written into a
+temporary file in its own directory and moved into place with ``os.replace`` only once it is
+complete, so a failure (a full disk, an interrupt) leaves the old file intact and no partial
+file behind; :func:`check_output` refuses, before anything is computed, a path that cannot be
+written or that is the input file.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import stat
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO, Optional, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from ._common import CliError
+
+__all__ = [
+    "check_output",
+    "read_matrix",
+    "same_file",
+    "write_atomically",
+    "write_labels",
+    "write_target",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+# ----------------------------------------------------------------------------- input
+def _parse_cell(text: str, path: Path, line: int, column: int) -> float:
+    cell = text.strip()
+    try:
+        value = float(cell)
+    except ValueError:
+        shown = repr(cell) if cell else "an empty cell"
+        raise CliError(f"{path}, line {line}, column {column}: {shown} is not a number") from None
+    if not np.isfinite(value):
+        raise CliError(
+            f"{path}, line {line}, column {column}: {cell!r} is not a finite number "
+            "(NaN and infinity cannot be clustered)"
+        )
+    return value
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text.strip())
+    except ValueError:
+        return False
+    return True
+
+
+def _read_text(path: Path, delimiter: Optional[str]) -> npt.NDArray[np.float64]:
+    if delimiter is None:
+        delimiter = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as handle:
+            rows = [(i, row) for i, row in enumerate(csv.reader(handle, delimiter=delimiter), 1)]
+    except UnicodeDecodeError:
+        raise CliError(f"{path} is not a text (CSV) file; give a .csv, .tsv or .npy file") from None
+    rows = [(i, row) for i, row in rows if any(cell.strip() for cell in row)]
+    if rows and not any(_is_number(cell) for cell in rows[0][1]):
+        rows = rows[1:]  # a header line: every cell is text
+    if not rows:
+        raise CliError(f"{path} holds no data rows")
+    width = len(rows[0][1])
+    data = np.empty((len(rows), width), dtype=np.float64)
+    for r, (line, row) in enumerate(rows):
+        if len(row) != width:
+            raise CliError(
+                f"{path}, line {line}: {len(row)} values, but the first data line has {width}"
+            )
+        data[r] = [_parse_cell(cell, path, line, c) for c, cell in enumerate(row, 1)]
+    return data
+
+
+def read_matrix(path: Path | str, delimiter: Optional[str] = None) -> npt.NDArray[np.float64]:
+    """The data of a ``.npy`` file or a delimited text file as a float64 ``(n, D)`` array.
+
+    Text files: comma-separated (tab-separated for ``.tsv``/``.tab``, or ``delimiter``), one
+    point per line, an optional header line whose cells are all non-numeric, blank lines
+    ignored. A one-dimensional ``.npy`` array is read as ``n`` points in one dimension.
+
+    Raises
+    ------
+    CliError
+        For a missing or unreadable file, a cell that is not a finite number, rows of
+        different lengths, or an array that is not 1-D or 2-D real numbers.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise CliError(f"no such file: {p}")
+    if p.is_dir():
+        raise CliError(f"{p} is a directory, not a data file")
+    if p.suffix.lower() == ".npy":
+        try:
+            raw = np.load(p, allow_pickle=False)
+        except ValueError as exc:
+            raise CliError(f"{p} is not a readable .npy array of numbers ({exc})") from None
+        if raw.dtype.kind not in "biuf":
+            raise CliError(f"{p} holds {raw.dtype} data, not real numbers")
+        data = np.asarray(raw, dtype=np.float64)
+        if data.ndim == 1:
+            data = data[:, None]
+        if data.ndim != 2:
+            raise CliError(f"{p} holds a {data.ndim}-D array; expected (n,) or (n, D)")
+        if data.size == 0:
+            raise CliError(f"{p} holds no data")
+        bad = np.argwhere(~np.isfinite(data))
+        if bad.size:
+            row, col = (int(v) for v in bad[0])
+            raise CliError(f"{p}, row {row}, column {col}: {data[row, col]} is not a finite number")
+        return data
+    return _read_text(p, delimiter)
+
+
+# ----------------------------------------------------------------------------- output
+def write_target(path: PathLike) -> Path:
+    """The file that writing ``path`` replaces: ``path`` itself, or the file a symlink names.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The output path as the user gave it.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path`` with a symlink resolved (so that writing keeps the link and updates its
+        target, as writing through the link would); otherwise ``path`` unchanged.
+    """
+    target = Path(path)
+    return Path(os.path.realpath(target)) if target.is_symlink() else target
+
+
+def same_file(a: PathLike, b: PathLike) -> bool:
+    """True when ``a`` and ``b`` name the same file (the same inode, or the same resolved path).
+
+    Hardlinks and symlinks to one file count as the same file; so do two spellings of a path
+    that does not exist yet.
+    """
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _new_file_mode(target: Path) -> int:
+    """The permission bits for the file replacing ``target``: those of the file it replaces,
+    or the usual ``0o666`` less the umask for a new file (``mkstemp`` makes files ``0o600``)."""
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def write_atomically(path: PathLike, write: Callable[[BinaryIO], None]) -> Path:
+    """Write a file through ``write(handle)`` and move it into place only once it is complete.
+
+    ``write`` receives a binary file object on a temporary file in the directory of the
+    target; after it returns the file is flushed to disk, given the permissions of the file it
+    replaces (or the umask's for a new file) and renamed over the target with ``os.replace``.
+    If anything fails -- ``write`` itself, the disk, an interrupt -- the temporary file is
+    removed and the exception propagates: an existing file at ``path`` is left as it was.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to write. Exactly this name is written (no suffix is added). A symlink is
+        followed: its target is replaced, the link kept.
+    write : callable
+        ``write(handle)`` writes the whole content to the binary file object ``handle``.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written (``path``, or the target of the symlink ``path``).
+
+    Raises
+    ------
+    OSError
+        When the temporary file cannot be created, written or renamed.
+    """
+    target = write_target(path)
+    mode = _new_file_mode(target)
+    fd, temporary = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
+    )
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+        raise
+    return target
+
+
+def write_labels(path: str, labels: npt.NDArray[np.int64]) -> Optional[Path]:
+    """Write one label per line (text), or an int64 ``.npy`` array; ``-`` is standard output.
+
+    Parameters
+    ----------
+    path : str
+        ``-`` for standard output; a name ending in ``.npy`` (any case) for a ``.npy`` array;
+        anything else for text. The file is written under exactly this name, through a
+        temporary file beside it (see :func:`write_atomically`), so a failed
+        write leaves an existing file intact.
+    labels : ndarray of int64
+        The labels.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The file written (the target of a symlink ``path``); None for standard output.
+
+    Raises
+    ------
+    OSError
+        When the file cannot be written; an existing file is then unchanged.
+    """
+    if path == "-":
+        np.savetxt(sys.stdout, labels, fmt="%d")
+        return None
+    if path.lower().endswith(".npy"):
+        return write_atomically(path, lambda handle: np.save(handle, labels, allow_pickle=False))
+    return write_atomically(path, lambda handle: np.savetxt(handle, labels, fmt="%d"))
+
+
+def check_output(path: str, option: str, data: Optional[str] = None) -> None:
+    """Refuse, before anything is computed, an output path that cannot be written or that
+    would replace the input data file.
+
+    Parameters
+    ----------
+    path : str
+        The output path given with ``option``.
+    option : str
+        The command-line option, for the message (``-o``, ``--plot``).
+    data : str, optional
+        The input data file, which the output must not be (nor a link to it).
+
+    Raises
+    ------
+    CliError
+        If ``path`` is a directory, its directory does not exist or is not writable, it is
+        an existing read-only file, or it is the input file.
+    """
+    target = write_target(path)
+    if target.is_dir():
+        raise CliError(f"cannot write {option} {path}: it is a directory; give a file name")
+    directory = target.parent
+    if not directory.is_dir():
+        raise CliError(f"cannot write {option} {path}: the directory {directory} does not exist")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise CliError(f"cannot write {option} {path}: the directory {directory} is not writable")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise CliError(f"cannot write {option} {path}: the file is read-only")
+    if data is not None and Path(data).exists() and same_file(path, data):
+        raise CliError(
+            f"{option} {path} is the input data file {data}; writing it would destroy the data "
+            "(choose another output name)"
+        )

@@ -1,0 +1,133 @@
+"""The arguments of ``kgroups-rs`` and their checks (bad values end with exit status 2)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+import numpy as np
+
+from .._algorithm import ALGORITHMS
+from . import cluster
+from . import demo as demo_command
+from ._common import PROG
+
+KERNELS = ("energy", "exponential", "gaussian", "precomputed")
+STORAGES = ("auto", "dense", "matrix-free")
+
+
+def _int_at_least(minimum: int) -> Callable[[str], int]:
+    """An argument type: an integer ``>= minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+_positive_int = _int_at_least(1)
+_nonnegative_int = _int_at_least(0)
+
+
+def _alpha(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 < value <= 2.0:
+        raise argparse.ArgumentTypeError(f"must satisfy 0 < alpha <= 2, got {value:g}")
+    return value
+
+
+def _sigma(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (np.isfinite(value) and value > 0.0):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``kgroups-rs``."""
+    from .. import __version__
+
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Kernel k-groups: energy-statistics clustering by Hartigan's method.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="{demo,cluster}")
+    sub.required = True
+
+    demo = sub.add_parser(
+        "demo",
+        help="cluster the paper's showcase data and a real data set; table and figure",
+        description="Cluster a 1D lognormal mixture, parallel cigars, concentric circles "
+        "(fixed seeds) and the wine data set (with scikit-learn), print the accuracy of "
+        "kernel k-groups, kernel k-means, k-means and GMM, and write a PNG figure.",
+    )
+    demo.add_argument("-o", "--output", default="kgroups_demo.png",
+                      help="figure to write (default: kgroups_demo.png)")
+    demo.add_argument("--no-plot", action="store_true", help="do not write the figure")
+    demo.add_argument("--seed", type=_nonnegative_int, default=0, help="random seed (default 0)")
+    demo.add_argument("--threads", type=_positive_int, default=None,
+                      help="threads to use (default: all cores)")
+    demo.add_argument("-v", "--verbose", action="store_true",
+                      help="print progress (restart, sweep, moves) on stderr")
+    demo.set_defaults(run=demo_command.run)
+
+    cl = sub.add_parser(
+        "cluster",
+        help="cluster the rows of a CSV/TSV/NPY file",
+        description="Cluster the rows of DATA (CSV, TSV or .npy; one point per row; an "
+        "optional header line) and write one label per row.",
+    )
+    cl.add_argument("data", help="data file: .csv, .tsv or .npy")
+    cl.add_argument("-k", "--clusters", dest="k", type=int, required=True,
+                    help="number of clusters (1 <= k <= n)")
+    cl.add_argument("--kernel", choices=KERNELS, default="energy",
+                    help="energy: rho = ||x-y||^alpha (default); exponential / gaussian: "
+                    "with bandwidth --sigma; precomputed: DATA is an n x n kernel matrix")
+    cl.add_argument("--alpha", type=_alpha, default=1.0,
+                    help="exponent of the energy kernel, 0 < alpha <= 2 (default 1)")
+    cl.add_argument("--sigma", type=_sigma, default=None,
+                    help="bandwidth of the exponential/gaussian kernels (default: the data's "
+                    "scale, sigma^2 = mean squared distance between points)")
+    cl.add_argument("--algorithm", choices=ALGORITHMS, default="hartigan",
+                    help="hartigan = kernel k-groups (default); lloyd / lloyd-online = "
+                    "kernel k-means, batch / online")
+    cl.add_argument("--init", choices=("k-means++", "random"), default="k-means++",
+                    help="initialisation (default k-means++)")
+    cl.add_argument("--n-init", type=_positive_int, default=5,
+                    help="independent starts; the best is kept (default 5)")
+    cl.add_argument("--max-iter", type=_positive_int, default=300,
+                    help="maximum sweeps per start (default 300)")
+    cl.add_argument("--seed", type=_nonnegative_int, default=0, help="random seed (default 0)")
+    cl.add_argument("--dtype", choices=("float64", "float32"), default="float64",
+                    help="precision of a dense kernel matrix (float32 halves its memory)")
+    cl.add_argument("--kernel-storage", choices=STORAGES, default="auto",
+                    help="dense: build the n x n kernel matrix (fastest while it fits in "
+                    "memory); matrix-free: recompute kernel rows from the data (memory O(n D), "
+                    "the same labels); auto (default): dense up to a 2 GiB matrix "
+                    "(n <= 16384 in float64), matrix-free above")
+    cl.add_argument("--delimiter", default=None,
+                    help="column separator of a text file (default: ',' or tab for .tsv)")
+    cl.add_argument("--threads", type=_positive_int, default=None,
+                    help="threads to use (default: all cores)")
+    cl.add_argument("-o", "--output", default=None,
+                    help="labels file: one label per line (.npy: an int64 array; '-': stdout, "
+                    "the summary then goes to stderr)")
+    cl.add_argument("--plot", default=None, metavar="PNG",
+                    help="write a figure of the clusters (needs matplotlib)")
+    cl.add_argument("-v", "--verbose", action="store_true",
+                    help="print progress (restart, sweep, moves in the last sweep) on stderr")
+    cl.set_defaults(run=cluster.run)
+    return parser

@@ -1,0 +1,183 @@
+"""``kgroups-rs cluster DATA -k K``: the rows of a data file clustered by
+:class:`~kgroups_rs.KernelKGroups`, one label per row written, a summary printed.
+
+The estimator holds the training kernel as it would for any caller (``--kernel-storage
+auto``): a dense n x n matrix while it stays within 2 GiB (and 80% of the machine's memory),
+matrix-free above, so large inputs run instead of being refused; the labels are the same
+either way. The estimator, and so this command, needs scikit-learn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+import numpy as np
+import numpy.typing as npt
+
+from ._common import CliError, progress_printer, shown
+from ._files import check_output, read_matrix, same_file, write_labels
+
+if TYPE_CHECKING:
+    from ._model import CommandLineKGroups
+
+
+def _physical_memory() -> Optional[int]:
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - non-POSIX
+        return None
+
+
+def _gib(size: float) -> str:
+    return f"{size / 2**30:.1f} GiB" if size >= 2**30 else f"{size / 2**20:.1f} MiB"
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Check the labels file (``-o``) and the figure (``--plot``) before any computation (see
+    :func:`check_output`); also that they are not one file and that the figure's format is
+    one matplotlib can write."""
+    if args.output is not None and args.output != "-":
+        check_output(args.output, "-o", args.data)
+    if args.plot is None or args.kernel == "precomputed":  # no figure of a kernel matrix
+        return
+    check_output(args.plot, "--plot", args.data)
+    if args.output is not None and args.output != "-" and same_file(args.output, args.plot):
+        raise CliError(f"-o and --plot name the same file ({args.plot}); give two names")
+    from ..plotting import figure_format
+
+    try:
+        figure_format(args.plot)
+    except ValueError as exc:
+        raise CliError(f"--plot: {exc}") from None
+
+
+def _model(args: argparse.Namespace) -> CommandLineKGroups:
+    """The estimator the arguments describe (ImportError without scikit-learn)."""
+    from ._model import CommandLineKGroups
+
+    model = CommandLineKGroups(
+        args.k,
+        kernel=args.kernel,
+        alpha=args.alpha,
+        sigma=args.sigma,
+        algorithm=args.algorithm,
+        init=args.init,
+        n_init=args.n_init,
+        max_iter=args.max_iter,
+        random_state=args.seed,
+        n_threads=args.threads,
+        kernel_storage=args.kernel_storage,
+    )
+    progress = progress_printer(args.n_init, sys.stderr) if args.verbose else None
+    return model.configure(dtype=args.dtype, progress=progress, memory_bytes=_physical_memory())
+
+
+def _kernel_note(args: argparse.Namespace, model: CommandLineKGroups) -> str:
+    if args.kernel == "precomputed":
+        return "precomputed"
+    if args.kernel == "energy":
+        return f"energy, rho = ||x - y||^{args.alpha:g}"
+    default = " (bandwidth of the data)" if args.sigma is None else ""
+    return f"{args.kernel}, sigma = {model.sigma_:.6g}{default}"
+
+
+def _storage_note(args: argparse.Namespace, model: CommandLineKGroups, n: int) -> str:
+    if args.kernel == "precomputed":
+        return "the kernel matrix given"
+    size = _gib(model.dense_kernel_bytes(n))
+    if model.kernel_storage_ == "dense":
+        return f"dense {n} x {n} {args.dtype} kernel matrix ({size})"
+    return f"matrix-free, kernel rows computed from the data (a dense matrix would take {size})"
+
+
+def _time_note(model: CommandLineKGroups) -> str:
+    total = model.kernel_seconds + model.cluster_seconds
+    if model.kernel_storage_ == "matrix-free":
+        return f"{total:.3f} s (matrix-free: kernel rows computed while clustering)"
+    return (
+        f"{total:.3f} s (kernel {model.kernel_seconds:.3f} s, clustering "
+        f"{model.cluster_seconds:.3f} s)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``kgroups-rs cluster`` with the parsed arguments; return the exit status."""
+    if args.plot is not None:
+        from ..plotting import require_matplotlib
+
+        try:
+            require_matplotlib()
+        except ImportError as exc:
+            raise CliError(f"--plot: {exc}") from None
+    model = _model(args)
+    _check_outputs(args)
+    summary = sys.stderr if args.output == "-" else sys.stdout
+    data = read_matrix(args.data, args.delimiter)
+    n, dim = data.shape
+    if not 1 <= args.k <= n:
+        raise CliError(f"-k must be between 1 and the number of points n = {n}, got {args.k}")
+    precomputed = args.kernel == "precomputed"
+    if precomputed and n != dim:
+        raise CliError(
+            f"--kernel precomputed needs a square n x n kernel matrix, got {n} x {dim} values"
+        )
+    if not precomputed and args.kernel_storage == "dense" and not model.fits_in_memory(n):
+        raise CliError(
+            f"the {n} x {n} kernel matrix needs {_gib(model.dense_kernel_bytes(n))} but this "
+            f"machine has {_gib(model.memory_bytes or 0)} of memory; use --kernel-storage auto "
+            "or matrix-free"
+        )
+    model.fit(data)
+    result = model.result
+    assert result is not None  # set by every fit
+
+    written: Optional[Path] = None
+    if args.output is not None:
+        try:
+            written = write_labels(args.output, model.labels_)
+        except OSError as exc:
+            raise CliError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    kernel_note = _kernel_note(args, model)
+    sizes = np.bincount(model.labels_, minlength=args.k)
+    converged = "converged" if model.converged_ else "max_iter reached"
+    lines = [
+        f"data           {args.data}: n = {n} points, D = {dim} "
+        + ("(kernel matrix)" if precomputed else "dimensions"),
+        f"kernel         {kernel_note}",
+        f"storage        {_storage_note(args, model, n)}",
+        f"algorithm      {args.algorithm}, k = {args.k}, best of n_init = {args.n_init} "
+        f"(seed {args.seed})",
+        f"objective Q    {model.objective_:.12g}",
+        f"within W       {model.within_:.12g}",
+        f"iterations     {model.n_iter_} ({converged}), {result.n_moves} moves",
+        f"cluster sizes  {', '.join(str(int(s)) for s in sizes)}",
+        f"time           {_time_note(model)}",
+    ]
+    if written is not None:
+        lines.append(f"labels         written to {shown(args.output, written)}")
+    elif args.output is None:
+        lines.append("labels         not saved (give -o FILE)")
+    if args.plot is not None:
+        lines.append(_plot(args, data, model, kernel_note))
+    print("\n".join(lines), file=summary)
+    return 0
+
+
+def _plot(
+    args: argparse.Namespace, data: npt.NDArray[np.float64], model: CommandLineKGroups, kernel_note: str
+) -> str:
+    """Write the figure of the clusters; the summary line saying so."""
+    if args.kernel == "precomputed":
+        return "plot           skipped: the input is a kernel matrix, not points"
+    from ..plotting import save_clusters_figure
+
+    title = f"{Path(args.data).name}: {args.algorithm}, k = {args.k}, {kernel_note}"
+    try:
+        figure = save_clusters_figure(args.plot, data, model.labels_, title=title)
+    except OSError as exc:
+        raise CliError(f"cannot write {args.plot}: {exc.strerror or exc}") from None
+    return f"plot           written to {shown(args.plot, figure)}"

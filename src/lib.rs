@@ -39,6 +39,7 @@ pub mod rng;
 mod scale;
 pub mod sparse;
 pub mod stats;
+mod sweeps;
 pub mod symmetry;
 
 #[cfg(feature = "python")]

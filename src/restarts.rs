@@ -4,13 +4,14 @@
 
 use crate::control::Control;
 use crate::error::{try_filled, KGroupsError, Result};
-use crate::hartigan::{self, Reporting};
+use crate::hartigan;
 use crate::init::{check_weights_len, kmeans_plus_plus, random_labels, validate_labels, Init};
 use crate::kernel::Kernel;
 use crate::lloyd::{self, LloydVariant};
 use crate::partition::Partition;
 use crate::rng::{derive_seeds, Rng};
 use crate::scale::{binary_exponent, times_pow2};
+use crate::sweeps::Reporting;
 use rayon::prelude::*;
 
 /// The largest number of starts accepted (each start's seed is derived up front).

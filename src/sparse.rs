@@ -6,7 +6,10 @@
 
 use crate::error::{KGroupsError, Result};
 use crate::kernel::{Kernel, KernelElement};
-use crate::symmetry::{asymmetry_error, pair_is_symmetric};
+use crate::validate::{
+    self,
+    symmetry::{asymmetry_error, pair_is_symmetric},
+};
 use rayon::prelude::*;
 
 /// Index type of a CSR matrix: `i32`, `i64` (scipy's choices) or `usize`.
@@ -192,12 +195,7 @@ fn validate_structure<I: CsrIndex>(
     nnz: usize,
     n: usize,
 ) -> Result<()> {
-    if n == 0 {
-        return Err(KGroupsError::invalid(
-            "G",
-            "the sparse matrix is empty (n = 0)",
-        ));
-    }
+    validate::non_empty(n, "G")?;
     if indptr.len() != n + 1 {
         return Err(KGroupsError::invalid(
             "G",

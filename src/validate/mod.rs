@@ -25,6 +25,7 @@ pub mod symmetry;
 
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::scale::{binary_exponent, times_pow2};
+use crate::sparse::CsrIndex;
 use rayon::prelude::*;
 
 /// The largest number of independent starts (`n_init`): each start's seed is derived up
@@ -416,6 +417,73 @@ pub fn scaled_weights(
         ));
     }
     Ok((scaled, e))
+}
+
+/// The structure of an `n × n` CSR matrix named `argument` with `nnz` stored values: at
+/// least one row, `n + 1` row pointers non-decreasing from 0 to nnz, `nnz` column indices,
+/// each in `0..n`, sorted and unique within each row. (Its values are checked by
+/// [`crate::CsrKernel::new`]: finite, and symmetric by the rule of [`symmetry`].)
+///
+/// ```
+/// use kgroups::validate;
+/// // The path graph 0 — 1 — 2.
+/// assert!(validate::csr_structure(&[0usize, 1, 3, 4], &[1usize, 0, 2, 1], 4, 3, "G").is_ok());
+/// // Row 1 lists column 0 twice.
+/// assert!(validate::csr_structure(&[0usize, 1, 3, 4], &[1usize, 0, 0, 1], 4, 3, "G").is_err());
+/// ```
+pub fn csr_structure<I: CsrIndex>(
+    indptr: &[I],
+    indices: &[I],
+    nnz: usize,
+    n: usize,
+    argument: &'static str,
+) -> Result<()> {
+    non_empty(n, argument)?;
+    if n.checked_add(1) != Some(indptr.len()) {
+        return Err(KGroupsError::invalid(
+            argument,
+            format!(
+                "indptr has length {} but an n × n CSR matrix with n = {n} needs n + 1",
+                indptr.len()
+            ),
+        ));
+    }
+    if indices.len() != nnz {
+        return Err(KGroupsError::invalid(
+            argument,
+            format!(
+                "indices has length {} but data has length {nnz}",
+                indices.len()
+            ),
+        ));
+    }
+    if indptr[0].index() != 0 || indptr[n].index() != nnz {
+        return Err(KGroupsError::invalid(
+            argument,
+            format!("indptr must start at 0 and end at nnz = {nnz}"),
+        ));
+    }
+    if let Some(i) = (0..n).find(|&i| indptr[i].index() > indptr[i + 1].index()) {
+        return Err(KGroupsError::invalid(
+            argument,
+            format!("indptr decreases between rows {i} and {}", i + 1),
+        ));
+    }
+    let bad_row = (0..n).into_par_iter().find_first(|&i| {
+        let row = &indices[indptr[i].index()..indptr[i + 1].index()];
+        row.iter().any(|c| c.index() >= n) || row.windows(2).any(|w| w[0].index() >= w[1].index())
+    });
+    if let Some(i) = bad_row {
+        return Err(KGroupsError::invalid(
+            argument,
+            format!(
+                "row {i} of the CSR matrix has a column index out of range 0..{n}, or unsorted or duplicate \
+                 column indices; column indices must be sorted and unique in each row (scipy: \
+                 {argument}.sum_duplicates(); {argument}.sort_indices())"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -11,12 +11,14 @@ use thiserror::Error;
 ///
 /// ```
 /// use kgroups::KGroupsError;
-/// let err = KGroupsError::invalid("k", "k = 0 is not allowed; use 1 <= k <= n");
-/// assert!(err.to_string().contains("k = 0"));
+/// let err = KGroupsError::invalid("k", "k must be between 1 and n = 5 (the number of points), got 0");
+/// assert_eq!(err.argument(), Some("k"));
+/// assert!(err.to_string().starts_with("invalid `k`: k must be"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum KGroupsError {
     /// A user-supplied argument is wrong: the message names it and says what is allowed.
+    /// The rules live in [`crate::validate`].
     #[error("invalid `{argument}`: {message}")]
     InvalidInput {
         /// The argument's name, as the user wrote it.
@@ -47,6 +49,22 @@ impl KGroupsError {
         KGroupsError::InvalidInput {
             argument,
             message: message.into(),
+        }
+    }
+
+    /// The argument the error is about, spelled as in the Python API (`"k"`, `"G"`,
+    /// `"weights"`, …), for [`KGroupsError::InvalidInput`] and [`KGroupsError::OutOfMemory`].
+    ///
+    /// ```
+    /// use kgroups::KGroupsError;
+    /// assert_eq!(KGroupsError::invalid("n_init", "…").argument(), Some("n_init"));
+    /// assert_eq!(KGroupsError::Interrupted.argument(), None);
+    /// ```
+    pub fn argument(&self) -> Option<&'static str> {
+        match self {
+            KGroupsError::InvalidInput { argument, .. }
+            | KGroupsError::OutOfMemory { argument, .. } => Some(argument),
+            KGroupsError::Interrupted | KGroupsError::Internal(_) => None,
         }
     }
 }

@@ -1,50 +1,10 @@
 //! Kernel k-groups: Hartigan's method in kernel space (SPEC, eqs. 47–51, Algorithm 2).
 
-use crate::control::{Control, Progress};
+use crate::control::Control;
 use crate::error::Result;
 use crate::kernel::Kernel;
 use crate::partition::Partition;
-use crate::scale::times_pow2;
-
-/// A move is made only when its computed gain exceeds this multiple of the unit roundoff
-/// times the magnitude of the terms the gain is computed from (see [`best_move`]): the
-/// rounding error those few operations and the accumulated cluster sums can make, so that
-/// rounding can never make a pair of moves cycle, while every move that truly gains more
-/// than rounding is made.
-pub(crate) const GAIN_TOLERANCE: f64 = 64.0 * f64::EPSILON;
-
-/// Check the cancel flag after this many points evaluated.
-pub(crate) const CHECK_EVERY_POINTS: usize = 256;
-
-/// Which start a run of sweeps belongs to and how its progress events report the
-/// objective: the algorithms see the weights scaled by `2^-weight_exponent` (see
-/// `restarts`), the caller sees the objective of its own weights.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Reporting {
-    pub start: usize,
-    pub weight_exponent: i32,
-}
-
-impl Reporting {
-    /// The progress event after a sweep.
-    pub fn event(&self, sweep: usize, moves_in_sweep: usize, objective: f64) -> Progress {
-        Progress {
-            start: self.start,
-            sweep,
-            moves_in_sweep,
-            objective: times_pow2(objective, self.weight_exponent),
-        }
-    }
-}
-
-/// What a run of sweeps did.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct SweepStats {
-    pub n_iter: usize,
-    pub n_moves: usize,
-    pub converged: bool,
-    pub objective_history: Vec<f64>,
-}
+use crate::sweeps::{self, Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERANCE};
 
 /// `d_l(i) = ‖φ_i − μ_l‖² = G_ii − 2 m_l(i)/s_l + Q_l/s_l²`, the squared feature-space
 /// distance of point `i` to the weighted mean of cluster `l`, and the magnitude of the terms
@@ -106,6 +66,8 @@ pub(crate) fn best_move(
 }
 
 /// Run Hartigan sweeps on `partition` until a sweep moves nothing or `max_iter` sweeps.
+/// A sweep visits the points in index order and makes each point's best move when its gain
+/// exceeds the tolerance.
 pub(crate) fn run<K: Kernel>(
     kernel: &K,
     weights: &[f64],
@@ -115,39 +77,27 @@ pub(crate) fn run<K: Kernel>(
     reporting: Reporting,
 ) -> Result<SweepStats> {
     let n = kernel.n();
-    let mut history = vec![partition.objective()];
-    let mut n_moves = 0;
-    let mut converged = false;
-    let mut n_iter = 0;
-    while n_iter < max_iter {
-        n_iter += 1;
-        let mut moves_in_sweep = 0;
-        for (i, &weight) in weights.iter().enumerate().take(n) {
-            if i % CHECK_EVERY_POINTS == CHECK_EVERY_POINTS - 1 {
-                control.checkpoint()?;
-            }
-            let diagonal = kernel.diagonal(i);
-            if let Some((to, delta, tolerance)) = best_move(partition, i, weight, diagonal) {
-                if delta > tolerance {
-                    partition.move_point(kernel, i, to, weight, diagonal);
-                    moves_in_sweep += 1;
+    sweeps::run(
+        partition,
+        weights,
+        max_iter,
+        control,
+        reporting,
+        |partition| {
+            let mut moves_in_sweep = 0;
+            for (i, &weight) in weights.iter().enumerate().take(n) {
+                if i % CHECK_EVERY_POINTS == CHECK_EVERY_POINTS - 1 {
+                    control.checkpoint()?;
+                }
+                let diagonal = kernel.diagonal(i);
+                if let Some((to, delta, tolerance)) = best_move(partition, i, weight, diagonal) {
+                    if delta > tolerance {
+                        partition.move_point(kernel, i, to, weight, diagonal);
+                        moves_in_sweep += 1;
+                    }
                 }
             }
-        }
-        partition.refresh_totals(weights);
-        n_moves += moves_in_sweep;
-        let objective = partition.objective();
-        history.push(objective);
-        control.report(reporting.event(n_iter, moves_in_sweep, objective))?;
-        if moves_in_sweep == 0 {
-            converged = true;
-            break;
-        }
-    }
-    Ok(SweepStats {
-        n_iter,
-        n_moves,
-        converged,
-        objective_history: history,
-    })
+            Ok(moves_in_sweep)
+        },
+    )
 }

@@ -2,9 +2,10 @@
 //! k-means++ in the kernel's feature space (SPEC, "Initialisation").
 
 use crate::control::Control;
-use crate::error::{try_filled, KGroupsError, Result};
+use crate::error::{try_filled, Result};
 use crate::kernel::Kernel;
 use crate::rng::Rng;
+use crate::validate;
 
 /// How the first partition is chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -14,45 +15,9 @@ pub enum Init<'a> {
     KMeansPlusPlus,
     /// Uniform random labels with every cluster non-empty.
     Random,
-    /// The caller's labels (length n, values in `0..k`, every cluster non-empty).
+    /// The caller's labels (length n, values in `0..k`, every cluster non-empty: the rule
+    /// of [`crate::validate::labels`], argument `init`).
     Labels(&'a [usize]),
-}
-
-/// Check user labels: length `n`, values below `k`, no empty cluster.
-///
-/// ```
-/// use kgroups::init::validate_labels;
-/// assert!(validate_labels(&[0, 1, 1], 3, 2).is_ok());
-/// assert!(validate_labels(&[0, 0, 0], 3, 2).is_err()); // cluster 1 empty
-/// assert!(validate_labels(&[0, 2, 1], 3, 2).is_err()); // label out of range
-/// ```
-pub fn validate_labels(labels: &[usize], n: usize, k: usize) -> Result<()> {
-    if labels.len() != n {
-        return Err(KGroupsError::invalid(
-            "init",
-            format!(
-                "initial labels have length {} but there are n = {n} points",
-                labels.len()
-            ),
-        ));
-    }
-    let mut counts = vec![0usize; k];
-    for (i, &label) in labels.iter().enumerate() {
-        if label >= k {
-            return Err(KGroupsError::invalid(
-                "init",
-                format!("initial label {label} at position {i} is out of range; labels must be in 0..{k} (k = {k})"),
-            ));
-        }
-        counts[label] += 1;
-    }
-    if let Some(empty) = counts.iter().position(|&c| c == 0) {
-        return Err(KGroupsError::invalid(
-            "init",
-            format!("initial labels leave cluster {empty} empty; every cluster 0..{k} needs at least one point"),
-        ));
-    }
-    Ok(())
 }
 
 /// Uniform random labels in `0..k`, with a random point placed in each cluster first so that
@@ -66,7 +31,7 @@ pub fn validate_labels(labels: &[usize], n: usize, k: usize) -> Result<()> {
 /// # Ok::<(), kgroups::KGroupsError>(())
 /// ```
 pub fn random_labels(n: usize, k: usize, rng: &mut Rng) -> Result<Vec<usize>> {
-    check_k(n, k)?;
+    validate::k(k, n)?;
     let mut labels = try_filled(n, 0, "n", "the labels")?;
     for label in labels.iter_mut() {
         *label = rng.below(k).unwrap_or(0);
@@ -77,33 +42,6 @@ pub fn random_labels(n: usize, k: usize, rng: &mut Rng) -> Result<Vec<usize>> {
         labels[point] = cluster;
     }
     Ok(labels)
-}
-
-/// `weights` has one value per point.
-pub(crate) fn check_weights_len(weights: &[f64], n: usize) -> Result<()> {
-    if weights.len() != n {
-        return Err(KGroupsError::invalid(
-            "weights",
-            format!(
-                "weights have length {} but there are n = {n} points",
-                weights.len()
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// `1 <= k <= n`, the range every initialisation needs.
-fn check_k(n: usize, k: usize) -> Result<()> {
-    if k < 1 || k > n {
-        return Err(KGroupsError::invalid(
-            "k",
-            format!(
-                "k = {k} is out of range; the number of clusters must satisfy 1 <= k <= n = {n}"
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// Weighted greedy k-means++ in feature space (as scikit-learn: the best of
@@ -153,8 +91,8 @@ fn seed_centres<K: Kernel>(
     control: &Control,
 ) -> Result<(Vec<usize>, Vec<usize>)> {
     let n = kernel.n();
-    check_k(n, k)?;
-    check_weights_len(weights, n)?;
+    validate::k(k, n)?;
+    validate::weights_len(weights, n, "weights")?;
     let diagonal: Vec<f64> = (0..n).map(|i| kernel.diagonal(i)).collect();
     let distances_to = |c: usize, out: &mut Vec<f64>| {
         let g_cc = diagonal[c];
@@ -234,7 +172,7 @@ mod tests {
         let mut rng = Rng::new(5);
         for k in 1..=6 {
             let labels = random_labels(6, k, &mut rng).unwrap();
-            assert!(validate_labels(&labels, 6, k).is_ok());
+            assert!(validate::labels(&labels, 6, k, "init").is_ok());
         }
     }
 
@@ -245,7 +183,10 @@ mod tests {
         let kernel = DenseKernel::new(&g, 3).unwrap();
         let labels =
             kmeans_plus_plus(&kernel, 3, &[1.0; 3], &mut Rng::new(1), &Control::new()).unwrap();
-        assert!(validate_labels(&labels, 3, 3).is_ok(), "{labels:?}");
+        assert!(
+            validate::labels(&labels, 3, 3, "init").is_ok(),
+            "{labels:?}"
+        );
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! fly from data implement it in their own modules.
 
 use crate::control::Control;
-use crate::error::{out_of_memory, try_filled_uninit, KGroupsError, Result};
+use crate::error::{out_of_memory, try_filled_uninit, Result};
+use crate::validate;
 use rayon::prelude::*;
 
 /// Element type of a dense kernel matrix: `f64` or `f32`. Arithmetic is always done in `f64`.
@@ -15,7 +16,7 @@ pub trait KernelElement: Copy + Send + Sync + 'static {
     fn widen(self) -> f64;
     /// Round from `f64` (for matrices this crate writes).
     fn narrow(value: f64) -> Self;
-    /// Relative tolerance of the symmetry rule ([`crate::symmetry`]) for this precision.
+    /// Relative tolerance of the symmetry rule ([`crate::validate::symmetry`]) for this precision.
     const SYMMETRY_TOLERANCE: f64;
 }
 
@@ -126,29 +127,16 @@ pub trait Kernel: Sync {
 }
 
 /// The arguments of [`Kernel::cluster_sums`]: `labels` and `weights` of length `n`, every
-/// label below `k`, and room for the n × k sums (twice: point-major and cluster-major).
+/// label below `k` (empty clusters allowed), and room for the n × k sums (twice:
+/// point-major and cluster-major).
 pub(crate) fn check_cluster_sums_args(
     n: usize,
     labels: &[usize],
     weights: &[f64],
     k: usize,
 ) -> Result<()> {
-    if labels.len() != n || weights.len() != n {
-        return Err(KGroupsError::invalid(
-            "labels",
-            format!(
-                "labels have length {} and weights {}, but the kernel has n = {n} points",
-                labels.len(),
-                weights.len()
-            ),
-        ));
-    }
-    if let Some(i) = labels.iter().position(|&l| l >= k) {
-        return Err(KGroupsError::invalid(
-            "labels",
-            format!("label {} at position {i} is not below k = {k}", labels[i]),
-        ));
-    }
+    validate::labels_below_k(labels, n, k, "labels")?;
+    validate::weights_len(weights, n, "weights")?;
     let len = n
         .checked_mul(k)
         .and_then(|len| len.checked_mul(2))
@@ -185,7 +173,7 @@ pub struct DenseKernel<'a, T: KernelElement> {
 
 impl<'a, T: KernelElement> DenseKernel<'a, T> {
     /// Borrow `data` (length `n * n`) as a kernel matrix after checking that it is square,
-    /// finite and symmetric by the crate's one rule ([`crate::symmetry`]):
+    /// finite and symmetric by the crate's one rule ([`crate::validate::symmetry`]):
     /// `|G_ab − G_ba| ≤ tol · max(|G_ab|, |G_ba|, √|G_aa|·√|G_bb|)`, tol = 1e-9 for f64 and
     /// 1e-5 for f32.
     ///
@@ -197,7 +185,7 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
     /// ```
     pub fn new(data: &'a [T], n: usize) -> Result<Self> {
         let kernel = Self::trusting_symmetry(data, n)?;
-        crate::symmetry::check_dense(data, n, "G")?;
+        validate::symmetry::check_dense(data, n, "G")?;
         Ok(kernel)
     }
 
@@ -212,22 +200,8 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
     /// assert!(DenseKernel::trusting_symmetry(&[1.0, 0.5, 0.5], 2).is_err());
     /// ```
     pub fn trusting_symmetry(data: &'a [T], n: usize) -> Result<Self> {
-        if n == 0 {
-            return Err(KGroupsError::invalid(
-                "G",
-                "the kernel matrix is empty (n = 0); at least one point is needed",
-            ));
-        }
-        if n.checked_mul(n) != Some(data.len()) {
-            return Err(KGroupsError::invalid(
-                "G",
-                format!(
-                    "expected an n × n matrix with n = {n} ({} entries), got {} entries",
-                    n.saturating_mul(n),
-                    data.len()
-                ),
-            ));
-        }
+        validate::non_empty(n, "G")?;
+        validate::square(data.len(), n, "G")?;
         Ok(DenseKernel { data, n })
     }
 

@@ -39,7 +39,13 @@ pub mod rng;
 mod scale;
 pub mod sparse;
 pub mod stats;
-pub mod symmetry;
+mod sweeps;
+pub mod validate;
+
+/// The symmetry rule's old path: gram, stats and the binding still call
+/// `crate::symmetry::check_dense`; remove once they call [`validate::symmetry`].
+#[doc(hidden)]
+pub use validate::symmetry;
 
 #[cfg(feature = "python")]
 mod python;
@@ -52,7 +58,7 @@ pub use kernel::{DenseKernel, Kernel, KernelElement};
 pub use lloyd::LloydVariant;
 pub use lowrank::FeatureKernel;
 pub use matrix_free::DataKernel;
-pub use restarts::{fit, Algorithm, Clustering, Options};
+pub use restarts::{fit, fit_checked, Algorithm, CheckedOptions, Clustering, Options};
 pub use sparse::{CsrIndex, CsrKernel};
 pub use stats::{energy_distance, energy_statistics, EnergyStatistics, PairwiseSource};
 

@@ -12,9 +12,9 @@
 
 use crate::control::Control;
 use crate::error::Result;
-use crate::hartigan::{Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERANCE};
 use crate::kernel::Kernel;
 use crate::partition::Partition;
+use crate::sweeps::{self, Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERANCE};
 use rayon::prelude::*;
 
 /// Which Lloyd iteration to run.
@@ -69,32 +69,17 @@ pub(crate) fn run<'a, K: Kernel>(
     control: &Control,
     reporting: Reporting,
 ) -> Result<SweepStats> {
-    let mut history = vec![partition.objective()];
-    let mut n_moves = 0;
-    let mut converged = false;
-    let mut n_iter = 0;
-    while n_iter < max_iter {
-        n_iter += 1;
-        let moves_in_sweep = match variant {
-            LloydVariant::Online => online_sweep(kernel, weights, partition, control)?,
-            LloydVariant::Batch => batch_step(kernel, weights, partition, control)?,
-        };
-        partition.refresh_totals(weights);
-        n_moves += moves_in_sweep;
-        let objective = partition.objective();
-        history.push(objective);
-        control.report(reporting.event(n_iter, moves_in_sweep, objective))?;
-        if moves_in_sweep == 0 {
-            converged = true;
-            break;
-        }
-    }
-    Ok(SweepStats {
-        n_iter,
-        n_moves,
-        converged,
-        objective_history: history,
-    })
+    sweeps::run(
+        partition,
+        weights,
+        max_iter,
+        control,
+        reporting,
+        |partition| match variant {
+            LloydVariant::Online => online_sweep(kernel, weights, partition, control),
+            LloydVariant::Batch => batch_step(kernel, weights, partition, control),
+        },
+    )
 }
 
 fn online_sweep<K: Kernel>(

@@ -1,20 +1,20 @@
-//! Validation, initialisation and `n_init` independent starts run in parallel on rayon,
-//! keeping the best objective. Seeds are derived up front from one seed, so the result is
-//! the same for any number of threads.
+//! The options of a clustering run, checked once ([`Options::check`] → [`CheckedOptions`]);
+//! then initialisation and `n_init` independent starts run in parallel on rayon, keeping the
+//! best objective. Seeds are derived up front from one seed, so the result is the same for
+//! any number of threads.
 
 use crate::control::Control;
 use crate::error::{try_filled, KGroupsError, Result};
-use crate::hartigan::{self, Reporting};
-use crate::init::{check_weights_len, kmeans_plus_plus, random_labels, validate_labels, Init};
+use crate::hartigan;
+use crate::init::{kmeans_plus_plus, random_labels, Init};
 use crate::kernel::Kernel;
 use crate::lloyd::{self, LloydVariant};
 use crate::partition::Partition;
 use crate::rng::{derive_seeds, Rng};
-use crate::scale::{binary_exponent, times_pow2};
+use crate::scale::times_pow2;
+use crate::sweeps::Reporting;
+use crate::validate;
 use rayon::prelude::*;
-
-/// The largest number of starts accepted (each start's seed is derived up front).
-pub const MAX_N_INIT: usize = 1_000_000;
 
 /// Which local search to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -86,87 +86,72 @@ pub struct Clustering {
     pub n_distinct_clusters: usize,
 }
 
-/// Checks the options against the kernel; returns the weights scaled by `2^-e`, and `e`.
-fn validate<K: Kernel>(kernel: &K, k: usize, options: &Options) -> Result<(Vec<f64>, i32)> {
-    let n = kernel.n();
-    if n == 0 {
-        return Err(KGroupsError::invalid("G", "there are no points (n = 0)"));
-    }
-    if k < 1 || k > n {
-        return Err(KGroupsError::invalid(
-            "k",
-            format!(
-                "k = {k} is out of range; the number of clusters must satisfy 1 <= k <= n = {n}"
-            ),
-        ));
-    }
-    if options.n_init < 1 || options.n_init > MAX_N_INIT {
-        return Err(KGroupsError::invalid(
-            "n_init",
-            format!(
-                "n_init = {} is out of range; use 1 <= n_init <= {MAX_N_INIT}",
-                options.n_init
-            ),
-        ));
-    }
-    if options.max_iter < 1 {
-        return Err(KGroupsError::invalid(
-            "max_iter",
-            "max_iter must be at least 1",
-        ));
-    }
-    if let Init::Labels(labels) = options.init {
-        validate_labels(labels, n, k)?;
-        if options.n_init != 1 {
-            return Err(KGroupsError::invalid(
-                "n_init",
-                format!(
-                    "n_init = {} but initial labels were given; with explicit labels every start would be \
-                     the same, so n_init must be 1",
-                    options.n_init
-                ),
-            ));
+impl<'a> Options<'a> {
+    /// Checks the options for a kernel of `n` points and `k` clusters, by the rules of
+    /// [`crate::validate`] (in this order: `n`, `k`, `n_init`, `max_iter`, the labels of
+    /// [`Init::Labels`], `weights`), and returns what [`fit_checked`] runs.
+    ///
+    /// ```
+    /// use kgroups::Options;
+    /// let checked = Options::default().check(10, 3)?;
+    /// assert_eq!((checked.n(), checked.k()), (10, 3));
+    /// let err = Options { n_init: 0, ..Options::default() }.check(10, 3).unwrap_err();
+    /// assert_eq!(err.argument(), Some("n_init"));
+    /// # Ok::<(), kgroups::KGroupsError>(())
+    /// ```
+    pub fn check(&self, n: usize, k: usize) -> Result<CheckedOptions<'a>> {
+        validate::non_empty(n, "G")?;
+        validate::k(k, n)?;
+        validate::n_init(self.n_init)?;
+        validate::max_iter(self.max_iter)?;
+        if let Init::Labels(labels) = self.init {
+            validate::labels(labels, n, k, "init")?;
+            validate::one_start_for_labels(self.n_init)?;
         }
+        let (weights, weight_exponent) = match self.weights {
+            None => (try_filled(n, 1.0, "weights", "the point weights")?, 0),
+            Some(weights) => validate::scaled_weights(weights, n, "weights")?,
+        };
+        Ok(CheckedOptions {
+            n,
+            k,
+            algorithm: self.algorithm,
+            init: self.init,
+            weights,
+            weight_exponent,
+            n_init: self.n_init,
+            max_iter: self.max_iter,
+            seed: self.seed,
+        })
     }
-    let weights = match options.weights {
-        None => return Ok((vec![1.0; n], 0)),
-        Some(weights) => weights,
-    };
-    check_weights_len(weights, n)?;
-    if let Some(i) = weights.iter().position(|w| !(w.is_finite() && *w > 0.0)) {
-        return Err(KGroupsError::invalid(
-            "weights",
-            format!(
-                "weights[{i}] = {} but every weight must be finite and > 0",
-                weights[i]
-            ),
-        ));
-    }
-    normalised_weights(weights)
 }
 
-/// The weights times an exact power of two `2^-e` that brings the largest into `[1, 2)`,
-/// and `e`. The partition does not depend on a common scale of the weights, while `w_a w_b`
-/// and the sums built from them would overflow or underflow for extreme scales; results are
-/// scaled back by `2^e` (exactly, as long as they are representable).
-fn normalised_weights(weights: &[f64]) -> Result<(Vec<f64>, i32)> {
-    let largest = weights.iter().fold(0.0f64, |m, &w| m.max(w));
-    let e = binary_exponent(largest);
-    let mut scaled = try_filled(weights.len(), 0.0, "weights", "the point weights")?;
-    for (s, &w) in scaled.iter_mut().zip(weights) {
-        *s = times_pow2(w, -e);
+/// [`Options`] checked for a kernel of `n` points and `k` clusters by [`Options::check`]:
+/// only a check makes one, so [`fit_checked`] runs it without checking again. The weights
+/// are held scaled by an exact power of two (see [`validate::scaled_weights`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckedOptions<'a> {
+    n: usize,
+    k: usize,
+    algorithm: Algorithm,
+    init: Init<'a>,
+    weights: Vec<f64>,
+    weight_exponent: i32,
+    n_init: usize,
+    max_iter: usize,
+    seed: u64,
+}
+
+impl CheckedOptions<'_> {
+    /// The number of points the options were checked for.
+    pub fn n(&self) -> usize {
+        self.n
     }
-    if let Some(i) = scaled.iter().position(|w| !w.is_normal()) {
-        return Err(KGroupsError::invalid(
-            "weights",
-            format!(
-                "weights[{i}] = {:e} is too small beside the largest weight {largest:e}: their ratio \
-                 is beyond the range of f64; drop such points or give them a larger weight",
-                weights[i]
-            ),
-        ));
+
+    /// The number of clusters.
+    pub fn k(&self) -> usize {
+        self.k
     }
-    Ok((scaled, e))
 }
 
 /// Cluster the points of `kernel` into `k` groups.
@@ -187,7 +172,38 @@ pub fn fit<K: Kernel>(
     options: &Options,
     control: &Control,
 ) -> Result<Clustering> {
-    let (weights, exponent) = validate(kernel, k, options)?;
+    fit_checked(kernel, &options.check(kernel.n(), k)?, control)
+}
+
+/// Cluster the points of `kernel` with options already checked for it ([`Options::check`]),
+/// e.g. checked before an expensive kernel is built. Errors when the kernel does not have
+/// the `n` points the options were checked for.
+///
+/// ```
+/// use kgroups::{fit_checked, Control, DenseKernel, Options};
+/// let g = [2.0, 1.9, 0.0, 1.9, 2.0, 0.0, 0.0, 0.0, 2.0];
+/// let checked = Options::default().check(3, 2)?;
+/// let kernel = DenseKernel::new(&g, 3)?;
+/// let result = fit_checked(&kernel, &checked, &Control::new())?;
+/// assert_eq!(result.labels[0], result.labels[1]);
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+pub fn fit_checked<K: Kernel>(
+    kernel: &K,
+    options: &CheckedOptions,
+    control: &Control,
+) -> Result<Clustering> {
+    if kernel.n() != options.n {
+        return Err(KGroupsError::invalid(
+            "G",
+            format!(
+                "G has n = {} points but the options were checked for n = {}",
+                kernel.n(),
+                options.n
+            ),
+        ));
+    }
+    let exponent = options.weight_exponent;
     let seeds = derive_seeds(options.seed, options.n_init);
     // Reduce as results arrive (memory O(threads · n), not O(n_init · n)). The choice is a
     // total order — larger objective, then lower start index — so it does not depend on
@@ -200,7 +216,7 @@ pub fn fit<K: Kernel>(
                 start,
                 weight_exponent: exponent,
             };
-            run_start(kernel, k, options, &weights, reporting, seed, control)
+            run_start(kernel, options, reporting, seed, control)
         })
         .try_reduce_with(|a, b| {
             let a_wins = a.objective > b.objective
@@ -257,13 +273,12 @@ fn scale_back(mut result: Clustering, e: i32) -> Result<Clustering> {
 
 fn run_start<K: Kernel>(
     kernel: &K,
-    k: usize,
-    options: &Options,
-    weights: &[f64],
+    options: &CheckedOptions,
     reporting: Reporting,
     seed: u64,
     control: &Control,
 ) -> Result<Clustering> {
+    let (k, weights) = (options.k, &options.weights[..]);
     let start = reporting.start;
     control.checkpoint()?;
     let mut rng = Rng::new(seed);
@@ -272,7 +287,7 @@ fn run_start<K: Kernel>(
         Init::Random => random_labels(kernel.n(), k, &mut rng)?,
         Init::KMeansPlusPlus => kmeans_plus_plus(kernel, k, weights, &mut rng, control)?,
     };
-    validate_labels(&labels, kernel.n(), k).map_err(|e| {
+    validate::labels(&labels, kernel.n(), k, "init").map_err(|e| {
         KGroupsError::Internal(format!("initialisation produced invalid labels: {e}"))
     })?;
     control.checkpoint()?;

@@ -6,7 +6,10 @@
 
 use crate::error::{KGroupsError, Result};
 use crate::kernel::{Kernel, KernelElement};
-use crate::symmetry::{asymmetry_error, pair_is_symmetric};
+use crate::validate::{
+    self,
+    symmetry::{asymmetry_error, pair_is_symmetric},
+};
 use rayon::prelude::*;
 
 /// Index type of a CSR matrix: `i32`, `i64` (scipy's choices) or `usize`.
@@ -66,7 +69,7 @@ impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
     /// value is finite, and that it is symmetric in structure and values (relative tolerance
     /// 1e-9 for f64, 1e-5 for f32; a missing mirror entry counts as 0).
     pub fn new(indptr: &'a [I], indices: &'a [I], data: &'a [T], n: usize) -> Result<Self> {
-        validate_structure(indptr, indices, data.len(), n)?;
+        validate::csr_structure(indptr, indices, data.len(), n, "G")?;
         let kernel = CsrKernel {
             indptr,
             indices,
@@ -184,65 +187,6 @@ impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
             )),
         }
     }
-}
-
-fn validate_structure<I: CsrIndex>(
-    indptr: &[I],
-    indices: &[I],
-    nnz: usize,
-    n: usize,
-) -> Result<()> {
-    if n == 0 {
-        return Err(KGroupsError::invalid(
-            "G",
-            "the sparse matrix is empty (n = 0)",
-        ));
-    }
-    if indptr.len() != n + 1 {
-        return Err(KGroupsError::invalid(
-            "G",
-            format!(
-                "indptr has length {} but an n × n CSR matrix with n = {n} needs n + 1",
-                indptr.len()
-            ),
-        ));
-    }
-    if indices.len() != nnz {
-        return Err(KGroupsError::invalid(
-            "G",
-            format!(
-                "indices has length {} but data has length {nnz}",
-                indices.len()
-            ),
-        ));
-    }
-    if indptr[0].index() != 0 || indptr[n].index() != nnz {
-        return Err(KGroupsError::invalid(
-            "G",
-            format!("indptr must start at 0 and end at nnz = {nnz}"),
-        ));
-    }
-    if let Some(i) = (0..n).find(|&i| indptr[i].index() > indptr[i + 1].index()) {
-        return Err(KGroupsError::invalid(
-            "G",
-            format!("indptr decreases between rows {i} and {}", i + 1),
-        ));
-    }
-    let bad_row = (0..n).into_par_iter().find_first(|&i| {
-        let row = &indices[indptr[i].index()..indptr[i + 1].index()];
-        row.iter().any(|c| c.index() >= n) || row.windows(2).any(|w| w[0].index() >= w[1].index())
-    });
-    if let Some(i) = bad_row {
-        return Err(KGroupsError::invalid(
-            "G",
-            format!(
-                "row {i} of the CSR matrix has a column index out of range 0..{n}, or unsorted or duplicate \
-                 column indices; column indices must be sorted and unique in each row (scipy: \
-                 G.sum_duplicates(); G.sort_indices())"
-            ),
-        ));
-    }
-    Ok(())
 }
 
 impl<I: CsrIndex, T: KernelElement> Kernel for CsrKernel<'_, I, T> {

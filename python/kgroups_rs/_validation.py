@@ -1,8 +1,11 @@
-"""Argument checks and conversions that read more clearly in Python than in Rust.
+"""Conversions of Python arguments into what the Rust core takes.
 
-Everything numeric is checked again by the Rust core; this module turns Python objects
-into the exact dtypes and layouts the core borrows, and raises ``TypeError`` for objects
-of the wrong kind.
+The rules about values (k within 1..n, labels, weights, counts, finiteness, symmetry) live
+in the core (``src/validate``), whose errors name arguments as this API spells them. This
+module turns Python objects into the exact dtypes and layouts the core borrows, raises
+``TypeError`` for objects of the wrong kind, and ``ValueError`` only for what cannot reach
+the core (an integer beyond 64 bits, an array of the wrong number of dimensions) or for
+arguments only Python checks.
 """
 
 from __future__ import annotations
@@ -45,24 +48,50 @@ def seed_from_random_state(random_state: RandomState) -> int:
     )
 
 
-#: Upper bounds: beyond them a count is surely a mistake (and would not fit the core's types).
-MAX_COUNT = 2**62
+#: The core's upper bounds on counts (``validate::MAX_N_INIT``, ``validate::MAX_THREADS``).
 MAX_N_INIT = 1_000_000
 MAX_THREADS = 1024
 
+#: The largest integer the core's counts (64-bit unsigned) can hold.
+_CORE_INT_MAX = 2**64 - 1
 
-def check_int(value: Any, name: str, minimum: int, maximum: int = MAX_COUNT) -> int:
-    """``value`` as a Python int in ``[minimum, maximum]``; TypeError for non-integers
-    (bools included), ValueError naming ``name`` when out of range."""
+
+def _integer(value: Any, name: str) -> int:
+    """``value`` as a Python int; TypeError for anything else (bools included)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} ({value!r})")
-    if not minimum <= int(value) <= maximum:
-        raise ValueError(f"{name} = {int(value)} is out of range; use {minimum} <= {name} <= {maximum}")
     return int(value)
 
 
+def as_count(value: Any, name: str) -> int:
+    """``value`` as a Python int that the core can receive; the core checks its range.
+
+    TypeError for non-integers (bools included). ValueError naming ``name`` only for integers
+    that cannot reach the core: negative ones (every count is at least 1) and those beyond
+    64 bits.
+    """
+    number = _integer(value, name)
+    if number < 0:
+        raise ValueError(f"{name} must be at least 1, got {number}")
+    if number > _CORE_INT_MAX:
+        raise ValueError(f"{name} = {number} is too large: it does not fit in 64 bits")
+    return number
+
+
+def check_int(value: Any, name: str, minimum: int, maximum: Optional[int] = None) -> int:
+    """``value`` as a Python int in ``[minimum, maximum]`` (without ``maximum``: at least
+    ``minimum`` and within what the core can receive). TypeError for non-integers (bools
+    included); ValueError stating the rule, in the core's words, when out of range."""
+    number = _integer(value, name)
+    if maximum is not None and not minimum <= number <= maximum:
+        raise ValueError(f"{name} must be between {minimum} and {maximum}, got {number}")
+    if number < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {number}")
+    return as_count(number, name)
+
+
 def check_n_threads(n_threads: Optional[int]) -> Optional[int]:
-    """``None`` (all cores) or an int ``>= 1``."""
+    """``None`` (all cores) or an int in ``[1, MAX_THREADS]``."""
     return None if n_threads is None else check_int(n_threads, "n_threads", 1, MAX_THREADS)
 
 
@@ -96,25 +125,28 @@ def as_kernel_matrix(G: Any) -> npt.NDArray[np.float64] | npt.NDArray[np.float32
         raise ValueError(f"G must be a 2-D (n, n) kernel matrix, got an array with shape {array.shape}")
     if array.shape[0] != array.shape[1]:
         raise ValueError(f"G must be square (n, n), got shape {array.shape}")
-    if array.shape[0] == 0:
-        raise ValueError("G is empty (n = 0); at least one point is needed")
     if not (array.flags.c_contiguous or array.flags.f_contiguous):
         return np.ascontiguousarray(array, dtype=array.dtype)  # type: ignore[return-value]
     return array
 
 
-def as_weights(weights: Any, n: int) -> Optional[npt.NDArray[np.float64]]:
-    """``None`` or a contiguous float64 vector of length ``n`` (values are checked in Rust)."""
+def as_weights(weights: Any, n: Optional[int] = None) -> Optional[npt.NDArray[np.float64]]:
+    """``None`` or a contiguous 1-D float64 vector; its length and values are checked by the
+    core. (``n`` is ignored: it is accepted until the callers stop passing it.)"""
     if weights is None:
         return None
     array = as_float_array(weights, "weights")
-    if array.ndim != 1 or array.shape[0] != n:
-        raise ValueError(f"weights must be a 1-D array of length n = {n}, got shape {array.shape}")
+    if array.ndim != 1:
+        raise ValueError(
+            f"weights must be a 1-D array (one weight per point), got shape {array.shape}"
+        )
     return np.ascontiguousarray(array, dtype=np.float64)
 
 
-def as_init(init: Any, n: int) -> tuple[str, Optional[npt.NDArray[np.int64]]]:
-    """Split ``init`` into a method name and optional labels (int64, length ``n``)."""
+def as_init(init: Any, n: Optional[int] = None) -> tuple[str, Optional[npt.NDArray[np.int64]]]:
+    """Split ``init`` into a method name and optional 1-D int64 labels; their length and
+    values are checked by the core. (``n`` is ignored: it is accepted until the callers stop
+    passing it.)"""
     if isinstance(init, str):
         if init not in ("k-means++", "random"):
             raise ValueError(
@@ -127,8 +159,8 @@ def as_init(init: Any, n: int) -> tuple[str, Optional[npt.NDArray[np.int64]]]:
             "init labels must be an integer array of n labels in 0..k-1, "
             f"got dtype {labels.dtype}"
         )
-    if labels.ndim != 1 or labels.shape[0] != n:
+    if labels.ndim != 1:
         raise ValueError(
-            f"init labels must be a 1-D array of length n = {n}, got shape {labels.shape}"
+            f"init labels must be a 1-D array (one label per point), got shape {labels.shape}"
         )
     return "labels", np.ascontiguousarray(labels, dtype=np.int64)

@@ -7,6 +7,7 @@ the offending argument fails the test.
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from typing import Any, Callable
@@ -155,6 +156,32 @@ def test_k_out_of_range(fit: Callable[..., Any], G: np.ndarray, k: int) -> None:
 def test_k_of_wrong_type(fit: Callable[..., Any], G: np.ndarray, k: Any) -> None:
     with pytest.raises(TypeError, match=r"\bk\b"):
         fit(G, k)
+
+
+@pytest.mark.parametrize("k", [0, -1, N + 1, 2**63, 2**70])
+def test_k_errors_state_the_rule_not_an_internal_bound(G: np.ndarray, k: int) -> None:
+    """The message says what k may be (or that it cannot reach the core), never an internal
+    bound such as the 2**62 the Python layer once used."""
+    with pytest.raises(ValueError) as info:
+        kgroups_rs.kernel_kgroups(G, k)
+    message = str(info.value)
+    assert "4611686018427387904" not in message, message
+    rule = rf"k must be (at least 1|between 1 and n = {N} \(the number of points\)), got {k}$"
+    assert re.search(rule, message) or message == f"k = {k} is too large: it does not fit in 64 bits", message
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"n_init": 0}, r"n_init must be between 1 and 1000000, got 0"),
+        ({"n_init": 2**64}, r"n_init must be between 1 and 1000000, got 18446744073709551616"),
+        ({"max_iter": 0}, r"max_iter must be at least 1, got 0"),
+        ({"n_threads": 1025}, r"n_threads must be between 1 and 1024, got 1025"),
+    ],
+)
+def test_count_errors_state_the_rule(G: np.ndarray, kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        kgroups_rs.kernel_kgroups(G, 2, **kwargs)
 
 
 def test_numpy_integer_k_is_accepted(G: np.ndarray) -> None:

@@ -675,10 +675,11 @@ def draw_common(
         problems.append("n_init != 1 with explicit labels")
     max_iter = ch.pick(
         "max_iter",
-        [300, 300, 1, 2] + ([2**31, 2**62] if terminates else [50]),
-        [0, -5, 2**62 + 1, 2**64, 1.0],
+        [300, 300, 1, 2] + ([2**31, 2**62, 2**64 - 1] if terminates else [50]),
+        [0, -5, 2**64, 2**64 + 1, 1.0],
     )
-    p, h = int_problems(max_iter, "max_iter", 1, 2**62)
+    # max_iter has no upper bound beyond what the core's 64-bit counts hold.
+    p, h = int_problems(max_iter, "max_iter", 1, 2**64 - 1)
     problems += p
     huge |= h
     random_state, p = draw_random_state(data, ch)

@@ -659,7 +659,7 @@ def test_non_real_X_is_a_type_error(value: Any) -> None:
 
 
 def test_bad_n_threads() -> None:
-    with pytest.raises(ValueError, match=r"n_threads = 0 is out of range"):
+    with pytest.raises(ValueError, match=r"n_threads must be between 1 and 1024, got 0"):
         kgroups_rs.energy_gram(X_OK, n_threads=0)
     with pytest.raises(TypeError, match=r"n_threads must be an integer"):
         kgroups_rs.energy_gram(X_OK, n_threads=1.5)

@@ -581,7 +581,7 @@ def test_non_square_is_rejected(fmt: str) -> None:
 
 def test_other_sparse_argument_errors() -> None:
     A = sp.csr_array(np.eye(3))
-    with pytest.raises(ValueError, match=r"k = 4 is out of range"):
+    with pytest.raises(ValueError, match=r"k must be between 1 and n = 3 \(the number of points\), got 4"):
         kgroups_rs.kernel_kgroups(A, 4)
     with pytest.raises(ValueError, match="empty"):
         kgroups_rs.kernel_kgroups(sp.csr_array((0, 0)), 1)

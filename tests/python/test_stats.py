@@ -503,7 +503,7 @@ def test_bad_labels() -> None:
         (-np.ones(10), r"weights\[0\] = -1; every weight must be finite and > 0"),
         (np.r_[np.ones(9), 0.0], r"weights\[9\] = 0"),
         (np.r_[np.nan, np.ones(9)], r"weights\[0\] = NaN"),
-        (np.ones(9), r"weights must be a 1-D array of length n = 10"),
+        (np.ones(9), r"weights has length 9 but the data have n = 10 points"),
     ],
 )
 def test_bad_weights(weights: Float, message: str) -> None:

@@ -20,7 +20,7 @@ use rayon::prelude::*;
 /// `root_a = √|G_aa|`, `root_b = √|G_bb|` (false when either entry is not finite).
 ///
 /// ```
-/// use kgroups::symmetry::pair_is_symmetric;
+/// use kgroups::validate::symmetry::pair_is_symmetric;
 /// assert!(pair_is_symmetric(1.0, 1.0 + 1e-12, 1.0, 1.0, 1e-9));
 /// assert!(!pair_is_symmetric(1.0, 2.9, 1e5, 1.0, 1e-9)); // a huge G_aa does not excuse it
 /// assert!(!pair_is_symmetric(1e308, -1e308, 1.0, 1.0, 1e-9));
@@ -42,21 +42,13 @@ fn root_diagonal<T: KernelElement>(data: &[T], n: usize) -> Vec<f64> {
 /// the rule, naming `argument` and the first offending entry otherwise.
 ///
 /// ```
-/// use kgroups::symmetry::check_dense;
+/// use kgroups::validate::symmetry::check_dense;
 /// assert!(check_dense(&[1.0, 0.5, 0.5, 1.0], 2, "G").is_ok());
 /// assert!(check_dense(&[1.0, 0.5, 0.4, 1.0], 2, "G").is_err());
 /// assert!(check_dense(&[1.0, f64::NAN, 0.5, 1.0], 2, "G").is_err());
 /// ```
 pub fn check_dense<T: KernelElement>(data: &[T], n: usize, argument: &'static str) -> Result<()> {
-    if n.checked_mul(n) != Some(data.len()) {
-        return Err(KGroupsError::invalid(
-            argument,
-            format!(
-                "expected an n × n matrix with n = {n}, got {} entries",
-                data.len()
-            ),
-        ));
-    }
+    super::square(data.len(), n, argument)?;
     let roots = root_diagonal(data, n);
     let tolerance = T::SYMMETRY_TOLERANCE;
     // Each task owns a block of rows and compares its upper-triangle tiles with the mirrored

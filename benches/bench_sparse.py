@@ -220,8 +220,8 @@ def worker(
     def validation_only() -> None:
         try:
             _core.cluster_csr(
-                indptr, indices, data, n, n + 1, "hartigan", "random", None, None, 1, 1, 0,
-                n_threads=n_threads,
+                indptr, indices, data, n, n + 1,
+                _core.FitOptions(init="random", max_iter=1, n_threads=n_threads),
             )
         except ValueError:
             pass

@@ -3,10 +3,17 @@
 //! The algorithms keep the k weighted feature sums `S_l = Σ_{y∈C_l} w_y φ_y` instead of the
 //! k × n matrix of per-point sums: evaluating a point costs O(k·m), a move O(m), memory
 //! O(n·m + k·m). The results are those of the same algorithm on the dense matrix Φ Φᵀ.
+//!
+//! [`select_landmarks`] picks the m points whose kernel columns the Nyström features are
+//! built from.
 
+use crate::control::Control;
 use crate::error::{KGroupsError, Result};
+use crate::init::kmeans_plus_plus_centres;
 use crate::kernel::Kernel;
 use crate::partition::dot;
+use crate::rng::Rng;
+use crate::{Base, DataKernel, Points, Semimetric};
 use rayon::prelude::*;
 
 /// Rows shorter than this are computed on one thread.
@@ -105,6 +112,69 @@ impl Kernel for FeatureKernel<'_> {
     }
 }
 
+/// How Nyström landmarks are chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LandmarkMethod {
+    /// D² sampling in the feature space of the energy kernel (k-means++ with one candidate
+    /// per landmark, unit weights): covers small clusters better than uniform sampling.
+    #[default]
+    KMeansPlusPlus,
+    /// m distinct points drawn uniformly (without replacement).
+    Uniform,
+}
+
+/// The indices of `m` distinct landmarks among the points, in the order chosen.
+///
+/// [`LandmarkMethod::KMeansPlusPlus`] measures distances in the feature space of the
+/// energy kernel of `semimetric` with base point 0 (the Nyström caller centres the data
+/// first); the kernel's rows are computed on the fly, O(n·m·D) time and O(n) memory.
+/// Errors unless `1 <= m <= n` (reported as `n_components`, the Python name); stops with
+/// [`KGroupsError::Interrupted`] when `control` is cancelled.
+///
+/// ```
+/// use kgroups::lowrank::{select_landmarks, LandmarkMethod};
+/// use kgroups::{Control, Points, Semimetric};
+/// let data = [0.0, 0.1, 0.2, 10.0, 10.1];
+/// let points = Points::new(&data, 5, 1)?;
+/// let power = Semimetric::Power { alpha: 1.0 };
+/// for method in [LandmarkMethod::KMeansPlusPlus, LandmarkMethod::Uniform] {
+///     let mut chosen = select_landmarks(points, power, 3, method, 7, &Control::new())?;
+///     chosen.sort();
+///     chosen.dedup();
+///     assert_eq!(chosen.len(), 3);
+/// }
+/// assert!(select_landmarks(points, power, 6, LandmarkMethod::Uniform, 7, &Control::new()).is_err());
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+pub fn select_landmarks(
+    points: Points,
+    semimetric: Semimetric,
+    m: usize,
+    method: LandmarkMethod,
+    seed: u64,
+    control: &Control,
+) -> Result<Vec<usize>> {
+    let n = points.n();
+    if m < 1 || m > n {
+        return Err(KGroupsError::invalid(
+            "n_components",
+            format!("{m} landmarks requested but 1 <= n_components <= n = {n} is required"),
+        ));
+    }
+    let mut rng = Rng::new(seed);
+    match method {
+        LandmarkMethod::Uniform => rng
+            .distinct(n, m)
+            .ok_or_else(|| KGroupsError::Internal(format!("no {m} distinct of {n} points"))),
+        LandmarkMethod::KMeansPlusPlus => {
+            let kernel = DataKernel::new(points, semimetric, Base::Origin)?;
+            control.checkpoint()?;
+            let weights = crate::error::try_filled(n, 1.0, "X", "the landmark weights")?;
+            kmeans_plus_plus_centres(&kernel, m, &weights, 1, &mut rng, control)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,5 +218,43 @@ mod tests {
     fn rejects_bad_features() {
         assert!(FeatureKernel::new(&[1.0, f64::NAN], 1, 2).is_err());
         assert!(FeatureKernel::new(&[1.0, 2.0, 3.0], 2, 2).is_err());
+    }
+
+    #[test]
+    fn landmarks_are_distinct_seeded_and_cover_far_groups() {
+        // Two far groups of 20 points: three k-means++ landmarks never all fall in one.
+        let data: Vec<f64> = (0..40)
+            .map(|i| {
+                if i < 20 {
+                    i as f64 * 0.01
+                } else {
+                    100.0 + i as f64 * 0.01
+                }
+            })
+            .collect();
+        let points = Points::new(&data, 40, 1).unwrap();
+        let power = Semimetric::Power { alpha: 1.0 };
+        let control = Control::new();
+        for seed in 0..10 {
+            for method in [LandmarkMethod::KMeansPlusPlus, LandmarkMethod::Uniform] {
+                let chosen = select_landmarks(points, power, 3, method, seed, &control).unwrap();
+                let again = select_landmarks(points, power, 3, method, seed, &control).unwrap();
+                assert_eq!(chosen, again, "the same seed gives the same landmarks");
+                let mut unique = chosen.clone();
+                unique.sort();
+                unique.dedup();
+                assert_eq!(unique.len(), 3, "{chosen:?}");
+                if method == LandmarkMethod::KMeansPlusPlus {
+                    assert!(chosen.iter().any(|&i| i < 20) && chosen.iter().any(|&i| i >= 20));
+                }
+            }
+        }
+        // Uniform is the generator's own partial shuffle.
+        let uniform = select_landmarks(points, power, 5, LandmarkMethod::Uniform, 3, &control);
+        assert_eq!(uniform.unwrap(), Rng::new(3).distinct(40, 5).unwrap());
+        for m in [0, 41] {
+            let err = select_landmarks(points, power, m, LandmarkMethod::Uniform, 0, &control);
+            assert!(err.unwrap_err().to_string().contains("n_components"));
+        }
     }
 }

@@ -17,8 +17,6 @@ ALGORITHMS: tuple[str, ...] = ("hartigan", "lloyd", "lloyd-online")
 #: The Lloyd searches, for entry points that are kernel k-means by name.
 LLOYD_ALGORITHMS: tuple[str, ...] = ("lloyd", "lloyd-online")
 
-# The compiled core's spelling of each search.
-_CORE_NAMES = {"hartigan": "hartigan", "lloyd": "lloyd-batch", "lloyd-online": "lloyd-online"}
 # The deprecated ``variant`` argument of the kernel k-means entry points.
 _VARIANTS = {"batch": "lloyd", "online": "lloyd-online"}
 
@@ -29,11 +27,6 @@ def check_algorithm(algorithm: object, allowed: tuple[str, ...] = ALGORITHMS) ->
         choices = ", ".join(repr(a) for a in allowed)
         raise ValueError(f"algorithm must be one of {choices}; got {algorithm!r}")
     return algorithm
-
-
-def core_algorithm(algorithm: str) -> str:
-    """The compiled core's name of a checked ``algorithm``."""
-    return _CORE_NAMES[algorithm]
 
 
 def algorithm_from_variant(algorithm: str, variant: Optional[str], owner: str) -> str:

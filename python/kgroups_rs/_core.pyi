@@ -1,11 +1,13 @@
-"""Type stubs for the native module built from the Rust crate (src/python.rs)."""
+"""Type stubs for the native module built from the Rust crate (src/python/)."""
 
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Literal, Optional, Union, final
 
 import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "Clustering",
+    "FitOptions",
     "check_kernel",
     "cluster_dense",
     "cluster_csr",
@@ -26,70 +28,104 @@ __version__: str
 
 # Private aliases: stub-only names (stubtest checks that every public name exists at runtime).
 _ProgressCallback = Callable[[int, int, int, float], None]
-# labels, objective, within, n_iter, n_moves, converged, objective_history, cluster_terms,
-# n_distinct_clusters
-_ClusterTuple = tuple[
-    npt.NDArray[np.int64],
-    float,
-    float,
-    int,
-    int,
-    bool,
-    npt.NDArray[np.float64],
-    npt.NDArray[np.float64],
-    int,
-]
+_Algorithm = Literal["hartigan", "lloyd", "lloyd-online"]
+_InitMethod = Literal["k-means++", "random"]
+_Semimetric = Literal["power", "exponential", "gaussian"]
+_Base = Literal["mean", "origin", "centered"]
+_Landmarks = Literal["k-means++", "uniform"]
+_FloatMatrix = Union[npt.NDArray[np.float64], npt.NDArray[np.float32]]
+
+@final
+class FitOptions:
+    """The options of one clustering call, converted once; every ``cluster_*`` takes one."""
+
+    def __new__(
+        cls,
+        *,
+        algorithm: _Algorithm = "hartigan",
+        init: Union[_InitMethod, npt.NDArray[np.int64], None] = None,
+        weights: Optional[npt.NDArray[np.float64]] = None,
+        n_init: int = 1,
+        max_iter: int = 300,
+        seed: int = 0,
+        n_threads: Optional[int] = None,
+        progress: Optional[_ProgressCallback] = None,
+    ) -> FitOptions: ...
+
+@final
+class Clustering:
+    """The outcome of one clustering call (the best start), as the core returns it."""
+
+    @property
+    def labels(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def objective(self) -> float: ...
+    @property
+    def within(self) -> float: ...
+    @property
+    def n_iter(self) -> int: ...
+    @property
+    def n_moves(self) -> int: ...
+    @property
+    def converged(self) -> bool: ...
+    @property
+    def objective_history(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def cluster_terms(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def best_start(self) -> int: ...
+    @property
+    def n_distinct_clusters(self) -> int: ...
 
 def cluster_dense(
-    g: Union[npt.NDArray[np.float64], npt.NDArray[np.float32]],
-    k: int,
-    algorithm: str,
-    init: str,
-    init_labels: Optional[npt.NDArray[np.int64]],
-    weights: Optional[npt.NDArray[np.float64]],
-    n_init: int,
-    max_iter: int,
-    seed: int,
-    n_threads: Optional[int] = None,
-    progress: Optional[_ProgressCallback] = None,
-    check_symmetry: bool = True,
-) -> _ClusterTuple: ...
-def _panic_for_tests() -> None: ...
-def _sleep_for_tests(seconds: float) -> None: ...
+    g: _FloatMatrix, k: int, options: FitOptions, check_symmetry: bool = True
+) -> Clustering: ...
 def cluster_csr(
     indptr: npt.NDArray[np.integer[Any]],
     indices: npt.NDArray[np.integer[Any]],
     data: Union[npt.NDArray[np.float64], npt.NDArray[np.float32]],
     n: int,
     k: int,
-    algorithm: str,
-    init: str,
-    init_labels: Optional[npt.NDArray[np.int64]],
-    weights: Optional[npt.NDArray[np.float64]],
-    n_init: int,
-    max_iter: int,
+    options: FitOptions,
+) -> Clustering: ...
+def cluster_data(
+    x: npt.NDArray[np.float64],
+    semimetric: _Semimetric,
+    alpha: float,
+    sigma: Optional[float],
+    base: _Base,
+    k: int,
+    options: FitOptions,
+) -> Clustering: ...
+def cluster_features(features: npt.NDArray[np.float64], k: int, options: FitOptions) -> Clustering: ...
+def check_kernel(g: npt.NDArray[np.float64], n_threads: Optional[int] = None) -> None: ...
+def select_landmarks(
+    x: npt.NDArray[np.float64],
+    m: int,
+    method: _Landmarks,
+    semimetric: _Semimetric,
+    alpha: float,
+    sigma: Optional[float],
     seed: int,
     n_threads: Optional[int] = None,
-    progress: Optional[_ProgressCallback] = None,
-) -> _ClusterTuple: ...
+) -> npt.NDArray[np.int64]: ...
 def energy_gram(
     x: npt.NDArray[np.float64],
     y: Optional[npt.NDArray[np.float64]],
-    semimetric: str,
+    semimetric: _Semimetric,
     alpha: float,
     sigma: Optional[float],
-    base: str,
+    base: _Base,
     single_precision: bool,
     n_threads: Optional[int] = None,
 ) -> npt.NDArray[np.floating[Any]]: ...
 def gram_from_semimetric(
     r: npt.NDArray[np.float64],
-    base: str,
+    base: _Base,
     single_precision: bool,
     n_threads: Optional[int] = None,
 ) -> npt.NDArray[np.floating[Any]]: ...
 def bandwidth(x: npt.NDArray[np.float64]) -> float: ...
-def check_kernel(g: npt.NDArray[np.float64], n_threads: Optional[int] = None) -> None: ...
 def energy_statistics(
     labels: npt.NDArray[np.int64],
     k: int,
@@ -97,7 +133,7 @@ def energy_statistics(
     r: Optional[npt.NDArray[np.float64]],
     g: Optional[npt.NDArray[np.float64]],
     weights: Optional[npt.NDArray[np.float64]],
-    semimetric: str,
+    semimetric: _Semimetric,
     alpha: float,
     sigma: Optional[float],
     with_g: bool = True,
@@ -106,48 +142,10 @@ def energy_statistics(
 def energy_distance(
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
-    semimetric: str,
+    semimetric: _Semimetric,
     alpha: float,
     sigma: Optional[float],
     n_threads: Optional[int] = None,
 ) -> float: ...
-def cluster_data(
-    x: npt.NDArray[np.float64],
-    semimetric: str,
-    alpha: float,
-    sigma: Optional[float],
-    base: str,
-    k: int,
-    algorithm: str,
-    init: str,
-    init_labels: Optional[npt.NDArray[np.int64]],
-    weights: Optional[npt.NDArray[np.float64]],
-    n_init: int,
-    max_iter: int,
-    seed: int,
-    n_threads: Optional[int] = None,
-    progress: Optional[_ProgressCallback] = None,
-) -> _ClusterTuple: ...
-def cluster_features(
-    features: npt.NDArray[np.float64],
-    k: int,
-    algorithm: str,
-    init: str,
-    init_labels: Optional[npt.NDArray[np.int64]],
-    weights: Optional[npt.NDArray[np.float64]],
-    n_init: int,
-    max_iter: int,
-    seed: int,
-    n_threads: Optional[int] = None,
-    progress: Optional[_ProgressCallback] = None,
-) -> _ClusterTuple: ...
-def select_landmarks(
-    x: npt.NDArray[np.float64],
-    m: int,
-    method: str,
-    semimetric: str,
-    alpha: float,
-    sigma: Optional[float],
-    seed: int,
-    n_threads: Optional[int] = None,
-) -> npt.NDArray[np.int64]: ...
+def _panic_for_tests() -> None: ...
+def _sleep_for_tests(seconds: float) -> None: ...

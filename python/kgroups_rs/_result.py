@@ -1,12 +1,23 @@
-"""The result type shared by every clustering function of the package."""
+"""The result type shared by every clustering function of the package.
+
+The compiled core returns a frozen ``_core.Clustering``; :meth:`ClusteringResult._from_core`
+turns it into this dataclass (sharing its arrays, no copies). The public result stays a Python
+dataclass rather than the compiled class because pure-Python solvers produce it too (the 1-D
+solver, with ``thresholds``), wrappers adjust it (``dataclasses.replace`` for a graph's
+diagonal shift, ``approximate`` for Nyström), and a dataclass pickles, copies and prints
+without any code in the binding.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from ._core import Clustering
 
 
 @dataclass(frozen=True)
@@ -45,6 +56,9 @@ class ClusteringResult:
         The number of distinct cluster means in feature space (clusters whose means coincide,
         up to rounding, count once). Below ``k`` when the data hold fewer than ``k`` distinct
         points; a :class:`ConvergenceWarning` says so. None where not computed (1-D solver).
+    best_start : int or None
+        Which of the ``n_init`` starts (0-based) produced this result. None where there are
+        no starts (1-D solver).
     """
 
     labels: npt.NDArray[np.int64]
@@ -62,6 +76,24 @@ class ClusteringResult:
     thresholds: Optional[npt.NDArray[np.float64]] = None
     approximate: bool = False
     n_distinct_clusters: Optional[int] = None
+    best_start: Optional[int] = None
+
+    @classmethod
+    def _from_core(cls, core: Clustering, *, approximate: bool = False) -> ClusteringResult:
+        """The result of a compiled-core clustering call (its arrays are shared, not copied)."""
+        return cls(
+            labels=core.labels,
+            objective=core.objective,
+            within=core.within,
+            n_iter=core.n_iter,
+            n_moves=core.n_moves,
+            converged=core.converged,
+            objective_history=core.objective_history,
+            cluster_terms=core.cluster_terms,
+            approximate=approximate,
+            n_distinct_clusters=core.n_distinct_clusters,
+            best_start=core.best_start,
+        )
 
     @property
     def n_clusters(self) -> int:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Literal, Optional, Union, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _core
 from ._algorithm import (
@@ -14,7 +15,6 @@ from ._algorithm import (
     Algorithm,
     algorithm_from_variant,
     check_algorithm,
-    core_algorithm,
 )
 from ._result import ClusteringResult
 from ._sparse_input import as_csr_arrays, is_sparse
@@ -33,8 +33,14 @@ from .exceptions import warn_if_degenerate
 #: ``progress(start, sweep, moves_in_sweep, objective)``, called after every sweep.
 ProgressCallback = Callable[[int, int, int, float], None]
 
+#: The initialisations named by a string.
+InitMethod = Literal["k-means++", "random"]
 
-def _prepare_kernel(G: Any, check_symmetry: bool = True) -> tuple[Callable[..., Any], int]:
+#: A compiled-core clustering call with its kernel bound: ``run(k, options)``.
+CoreRun = Callable[[int, _core.FitOptions], _core.Clustering]
+
+
+def _prepare_kernel(G: Any, check_symmetry: bool = True) -> tuple[CoreRun, int]:
     """The core call for a dense or sparse kernel matrix, and n."""
     if is_sparse(G):
         indptr, indices, data, n = as_csr_arrays(G)
@@ -45,7 +51,7 @@ def _prepare_kernel(G: Any, check_symmetry: bool = True) -> tuple[Callable[..., 
 
 
 def run_clustering(
-    run: Callable[..., Any],
+    run: CoreRun,
     n: int,
     k: int,
     init: Any,
@@ -59,11 +65,12 @@ def run_clustering(
     progress: Optional[ProgressCallback],
     approximate: bool = False,
 ) -> ClusteringResult:
-    """Validate the shared options, call the core through ``run`` and wrap the result.
+    """Validate the shared options, call the core through ``run`` once with them and wrap
+    the result.
 
     ``algorithm`` is one of the public names ("hartigan", "lloyd", "lloyd-online").
     """
-    algorithm = check_algorithm(algorithm, ALGORITHMS)
+    search = cast(Algorithm, check_algorithm(algorithm, ALGORITHMS))
     k = check_int(k, "k", 1)
     n_init = check_int(n_init, "n_init", 1, MAX_N_INIT)
     max_iter = check_int(max_iter, "max_iter", 1)
@@ -76,32 +83,23 @@ def run_clustering(
             f"n_init = {n_init} but initial labels were given; with explicit labels every start "
             "is the same, so n_init must be 1"
         )
-    out = run(
-        k,
-        core_algorithm(algorithm),
-        method,
-        labels,
-        as_weights(weights, n),
-        n_init,
-        max_iter,
-        seed_from_random_state(random_state),
+    # check_algorithm and as_init have checked the names.
+    init_choice: Union[InitMethod, npt.NDArray[np.int64]] = (
+        cast(InitMethod, method) if labels is None else labels
+    )
+    options = _core.FitOptions(
+        algorithm=search,
+        init=init_choice,
+        weights=as_weights(weights, n),
+        n_init=n_init,
+        max_iter=max_iter,
+        seed=seed_from_random_state(random_state),
         n_threads=n_threads,
         progress=progress,
     )
-    labels_out, objective, within, n_iter, n_moves, converged, history, terms, distinct = out
-    warn_if_degenerate(k, max_iter, bool(converged), int(distinct), stacklevel=3)
-    return ClusteringResult(
-        labels=labels_out,
-        objective=float(objective),
-        within=float(within),
-        n_iter=int(n_iter),
-        n_moves=int(n_moves),
-        converged=bool(converged),
-        objective_history=np.asarray(history, dtype=np.float64),
-        cluster_terms=np.asarray(terms, dtype=np.float64),
-        approximate=approximate,
-        n_distinct_clusters=int(distinct),
-    )
+    result = run(k, options)
+    warn_if_degenerate(k, max_iter, result.converged, result.n_distinct_clusters, stacklevel=3)
+    return ClusteringResult._from_core(result, approximate=approximate)
 
 
 def kernel_kgroups(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Literal, Optional, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -10,9 +10,14 @@ import numpy.typing as npt
 from . import _core
 from ._validation import check_n_threads
 
-_SEMIMETRICS = ("power", "exponential", "gaussian")
-_BASES = ("mean", "origin", "centered")
-_SEMIMETRIC_BASES = ("origin", "centered")
+#: The semimetrics and base points, as the compiled core spells them.
+Semimetric = Literal["power", "exponential", "gaussian"]
+Base = Literal["mean", "origin", "centered"]
+_SEMIMETRICS: tuple[Semimetric, ...] = ("power", "exponential", "gaussian")
+_BASES: tuple[Base, ...] = ("mean", "origin", "centered")
+_SEMIMETRIC_BASES: tuple[Base, ...] = ("origin", "centered")
+
+_Choice = TypeVar("_Choice", bound=str)
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -56,7 +61,8 @@ def _check_dtype(dtype: Any) -> bool:
     raise TypeError(f"dtype must be float64 or float32, got {resolved}")
 
 
-def _check_choice(value: str, name: str, allowed: tuple[str, ...]) -> str:
+def _check_choice(value: str, name: str, allowed: tuple[_Choice, ...]) -> _Choice:
+    """``value`` if it is one of ``allowed`` (typed as that choice); ValueError otherwise."""
     if value not in allowed:
         raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
     return value
@@ -140,8 +146,8 @@ def energy_gram(
         When the n x n (or n x m) output cannot be allocated; the message gives its size.
     """
     single = _check_dtype(dtype)
-    _check_choice(semimetric, "semimetric", _SEMIMETRICS)
-    _check_choice(base, "base", _BASES)
+    semimetric_name = _check_choice(semimetric, "semimetric", _SEMIMETRICS)
+    base_name = _check_choice(base, "base", _BASES)
     points = as_points(X, "X")
     other = None if Y is None else as_points(Y, "Y")
     if other is not None and other.shape[1] != points.shape[1]:
@@ -154,7 +160,7 @@ def energy_gram(
             "use base='mean' (the mean of Y) or base='origin'"
         )
     result: npt.NDArray[np.floating[Any]] = _core.energy_gram(
-        points, other, semimetric, float(alpha), _sigma(sigma), base, single,
+        points, other, semimetric_name, float(alpha), _sigma(sigma), base_name, single,
         n_threads=check_n_threads(n_threads),
     )
     return result
@@ -174,14 +180,14 @@ def gram_from_semimetric(
     allocated; Ctrl-C stops the computation.
     """
     single = _check_dtype(dtype)
-    _check_choice(base, "base", _SEMIMETRIC_BASES)
+    base_name = _check_choice(base, "base", _SEMIMETRIC_BASES)
     matrix = np.asarray(R)
     if matrix.dtype.kind not in "biuf":
         raise TypeError(f"R must hold real numbers, got dtype {matrix.dtype}")
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or matrix.shape[0] == 0:
         raise ValueError(f"R must be a non-empty square (n, n) matrix, got shape {matrix.shape}")
     result: npt.NDArray[np.floating[Any]] = _core.gram_from_semimetric(
-        np.ascontiguousarray(matrix, dtype=np.float64), base, single,
+        np.ascontiguousarray(matrix, dtype=np.float64), base_name, single,
         n_threads=check_n_threads(n_threads),
     )
     return result

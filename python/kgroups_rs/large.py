@@ -4,7 +4,7 @@ low-rank kernel k-groups for millions of points."""
 from __future__ import annotations
 
 import functools
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 import numpy as np
 import numpy.typing as npt
@@ -14,7 +14,12 @@ from ._algorithm import Algorithm
 from ._result import ClusteringResult
 from ._validation import RandomState, check_int, check_n_threads, seed_from_random_state
 from .clustering import ProgressCallback, run_clustering
-from .gram import _SEMIMETRICS, _check_choice, as_points, energy_gram
+from .gram import _SEMIMETRICS, Base, _check_choice, as_points, energy_gram
+
+#: How Nyström landmarks are chosen.
+Landmarks = Literal["k-means++", "uniform"]
+_LANDMARKS: tuple[Landmarks, ...] = ("k-means++", "uniform")
+_DATA_BASES: tuple[Base, ...] = ("mean", "origin")
 
 #: Multiply-adds per chunk of the feature product ``C_chunk @ transform`` (rows x m x r).
 #: numpy's matmul holds the main thread until it returns, so Ctrl-C is only seen between
@@ -70,12 +75,11 @@ def kernel_kgroups_from_data(
     -------
     ClusteringResult
     """
-    _check_choice(semimetric, "semimetric", _SEMIMETRICS)
-    _check_choice(base, "base", ("mean", "origin"))
+    semimetric_name = _check_choice(semimetric, "semimetric", _SEMIMETRICS)
+    base_name = _check_choice(base, "base", _DATA_BASES)
     points = as_points(X, "X")
-    run = functools.partial(
-        _core.cluster_data, points, semimetric, float(alpha), None if sigma is None else float(sigma), base
-    )
+    sigma_value = None if sigma is None else float(sigma)
+    run = functools.partial(_core.cluster_data, points, semimetric_name, float(alpha), sigma_value, base_name)
     return run_clustering(
         run, points.shape[0], k, init, algorithm=algorithm, weights=weights,
         n_init=n_init, max_iter=max_iter, random_state=random_state, n_threads=n_threads,
@@ -106,13 +110,13 @@ def nystrom_features(
 
     Returns ``(Phi, landmark_indices)``.
     """
-    _check_choice(semimetric, "semimetric", _SEMIMETRICS)
+    semimetric_name = _check_choice(semimetric, "semimetric", _SEMIMETRICS)
     points = as_points(X, "X")
     n = points.shape[0]
     m = check_int(n_components, "n_components", 1)
     if m > n:
         raise ValueError(f"n_components = {m} exceeds the number of points n = {n}")
-    if landmarks not in ("k-means++", "uniform"):
+    if landmarks not in _LANDMARKS:
         raise ValueError(f"landmarks must be 'k-means++' or 'uniform', got {landmarks!r}")
     n_threads = check_n_threads(n_threads)
     if not (isinstance(rcond, (int, float, np.floating, np.integer)) and 0.0 <= float(rcond) < 1.0):
@@ -129,14 +133,14 @@ def nystrom_features(
     centred = points - points.mean(axis=0)
     sigma_value = None if sigma is None else float(sigma)
     chosen = _core.select_landmarks(
-        centred, m, landmarks, semimetric, float(alpha), sigma_value,
+        centred, m, landmarks, semimetric_name, float(alpha), sigma_value,
         seed_from_random_state(random_state), n_threads=n_threads,
     )
-    if sigma_value is None and semimetric != "power":
+    if sigma_value is None and semimetric_name != "power":
         sigma_value = float(_core.bandwidth(centred))
     # The data are centred here, so base 0 is their mean (as the features always had).
     options: dict[str, Any] = dict(
-        semimetric=semimetric, alpha=alpha, sigma=sigma_value, base="origin", n_threads=n_threads
+        semimetric=semimetric_name, alpha=alpha, sigma=sigma_value, base="origin", n_threads=n_threads
     )
     anchors = centred[chosen]
     W = energy_gram(anchors, **options)

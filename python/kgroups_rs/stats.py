@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from . import _core
 from ._validation import as_weights, check_n_threads
-from .gram import as_points
+from .gram import Semimetric, as_points
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,8 @@ def _compute(
 
     within, between, total, sizes, g = _core.energy_statistics(
         label_array, k, x, square(R, "R"), square(G, "G"),
-        as_weights(weights, label_array.size), semimetric, float(alpha),
+        # The core checks the name (and says which ones it knows).
+        as_weights(weights, label_array.size), cast(Semimetric, semimetric), float(alpha),
         None if sigma is None else float(sigma), with_g=with_g,
         n_threads=check_n_threads(n_threads),
     )
@@ -162,7 +163,7 @@ def energy_distance(
         raise ValueError(f"X has D={a.shape[1]} columns but Y has D={b.shape[1]}; they must match")
     return float(
         _core.energy_distance(
-            a, b, semimetric, float(alpha), None if sigma is None else float(sigma),
+            a, b, cast(Semimetric, semimetric), float(alpha), None if sigma is None else float(sigma),
             n_threads=check_n_threads(n_threads),
         )
     )

@@ -310,6 +310,8 @@ def test_best_start_wins(algorithm: str) -> None:
         finals[start] = q  # events of one start arrive in sweep order
     assert sorted(finals) == list(range(6))
     assert result.objective == max(finals.values())
+    # best_start names the winner: the first start with the largest final objective.
+    assert result.best_start == min(s for s, q in finals.items() if q == result.objective)
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHM_NAMES)
@@ -756,3 +758,83 @@ def test_property_hartigan_improves_on_lloyd(
     hartigan = kgroups_rs.kernel_kgroups(G, k, lloyd.labels, weights=w)
     assert hartigan.objective_history[0] == pytest.approx(lloyd.objective, rel=1e-9, abs=1e-12)
     assert hartigan.objective >= lloyd.objective - 1e-9 * max(1.0, abs(lloyd.objective))
+
+
+# ----------------------------------------------------------------------------- the result
+
+
+def test_result_pickles_prints_and_is_a_dataclass() -> None:
+    import dataclasses
+    import pickle
+
+    G, w = problem(40, 3, weighted=True)
+    result = kgroups_rs.kernel_kgroups(G, 3, weights=w, n_init=4, random_state=5)
+    assert isinstance(result, kgroups_rs.ClusteringResult)
+    assert 0 <= result.best_start < 4
+    assert result.n_distinct_clusters == 3 and result.approximate is False
+    assert result.thresholds is None
+    copy = pickle.loads(pickle.dumps(result))
+    assert isinstance(copy, kgroups_rs.ClusteringResult)
+    for field in dataclasses.fields(result):
+        np.testing.assert_array_equal(getattr(copy, field.name), getattr(result, field.name))
+    assert repr(result) == (
+        f"ClusteringResult(n=40, k=3, objective={result.objective:.10g}, "
+        f"within={result.within:.10g}, n_iter={result.n_iter}, n_moves={result.n_moves}, "
+        f"converged={result.converged})"
+    )
+    assert repr(copy) == repr(result)
+    shifted = dataclasses.replace(result, objective=result.objective + 1.0)
+    assert shifted.best_start == result.best_start
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.best_start = 1  # type: ignore[misc]
+
+
+def test_the_core_speaks_the_public_algorithm_names() -> None:
+    """The binding takes "hartigan" | "lloyd" | "lloyd-online", as every public entry point."""
+    from kgroups_rs import _core
+
+    G, _ = problem(30, 4, weighted=False)
+    names = (("hartigan", "hartigan"), ("lloyd", "lloyd-batch"), ("lloyd-online", "lloyd-online"))
+    for public, fit_name in names:
+        options = _core.FitOptions(algorithm=public, init="random", seed=3)  # type: ignore[arg-type]
+        raw = _core.cluster_dense(G, 3, options)
+        expected = fit(fit_name, G, 3, "random", random_state=3)
+        np.testing.assert_array_equal(raw.labels, expected.labels)
+        assert raw.objective == expected.objective and raw.best_start == expected.best_start
+        assert raw.n_distinct_clusters == expected.n_distinct_clusters
+    with pytest.raises(ValueError, match=r"unknown algorithm \"lloyd-batch\"; use 'hartigan', 'lloyd'"):
+        _core.FitOptions(algorithm="lloyd-batch")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"invalid `init`: unknown init \"kmeans\""):
+        _core.FitOptions(init="kmeans")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"invalid `init`: initial label -1 at position 1 is negative"):
+        _core.FitOptions(init=np.array([0, -1, 1]))
+    with pytest.raises(ValueError, match=r"invalid `weights`: the array must be contiguous"):
+        _core.FitOptions(weights=np.ones(6)[::2])
+    with pytest.raises(TypeError):
+        _core.FitOptions("hartigan")  # type: ignore[misc]  # keyword-only
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self/task"), reason="Linux only")
+def test_thread_pools_are_reused_and_bounded() -> None:
+    """A pool per thread count is kept (not rebuilt per call), and only a few are kept."""
+    import os
+    import time
+
+    def threads_settle_to(limit: int) -> bool:
+        """The process has at most ``limit`` threads, once exiting ones are gone."""
+        deadline = time.monotonic() + 10.0
+        while len(os.listdir("/proc/self/task")) > limit and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return len(os.listdir("/proc/self/task")) <= limit
+
+    G, _ = problem(12, 5, weighted=False)
+    kgroups_rs.kernel_kgroups(G, 2, random_state=0, n_threads=3)
+    assert threads_settle_to(10**6)
+    warm = len(os.listdir("/proc/self/task"))
+    for seed in range(200):
+        kgroups_rs.kernel_kgroups(G, 2, random_state=seed, n_threads=3)
+    assert threads_settle_to(warm)
+    # Many counts: the threads of evicted pools end; at most four pools stay.
+    for count in range(2, 14):
+        kgroups_rs.kernel_kgroups(G, 2, random_state=0, n_threads=count)
+    assert threads_settle_to(warm + 13 + 12 + 11 + 10)

@@ -886,7 +886,7 @@ def test_matrix_free_base_argument() -> None:
         kgroups_rs.kernel_kgroups_from_data(X, 3, base="centered")
     with pytest.raises(ValueError, match=r"invalid `base`: Base::Centered is not available matrix-free"):
         kgroups_rs._core.cluster_data(
-            X, "power", 1.0, None, "centered", 3, "hartigan", "k-means++", None, None, 1, 10, 0
+            X, "power", 1.0, None, "centered", 3, kgroups_rs._core.FitOptions(max_iter=10)
         )
 
 

@@ -369,6 +369,23 @@ def test_nystrom_reproducible_and_thread_count_independent() -> None:
     assert all(r.approximate for r in runs)
 
 
+def test_landmark_selection_is_the_cores() -> None:
+    """``_core.select_landmarks`` only converts: the core checks m, draws distinct indices
+    from the seed, and gives the same landmarks for any thread count."""
+    X = blobs(60, 3, 2, seed=4)
+    for method in ("uniform", "k-means++"):
+        a = _core.select_landmarks(X, 12, method, "power", 1.0, None, 7)  # type: ignore[arg-type]
+        b = _core.select_landmarks(X, 12, method, "power", 1.0, None, 7, n_threads=1)  # type: ignore[arg-type]
+        assert a.dtype == np.int64 and a.shape == (12,)
+        np.testing.assert_array_equal(a, b)
+        assert np.unique(a).size == 12 and a.min() >= 0 and a.max() < 60
+    for m in (0, 61):
+        with pytest.raises(ValueError, match=rf"invalid `n_components`: {m} landmarks requested"):
+            _core.select_landmarks(X, m, "uniform", "power", 1.0, None, 0)
+    with pytest.raises(ValueError, match=r"unknown landmarks method \"farthest\""):
+        _core.select_landmarks(X, 5, "farthest", "power", 1.0, None, 0)  # type: ignore[arg-type]
+
+
 # --------------------------------------------------------------------------- bad input
 
 _X = blobs(50, 3, 2, seed=0)

@@ -491,6 +491,9 @@ def csr_from_arrays(indptr: Any, indices: Any, data: Any, n: int) -> Any:
     )
 
 
+RAW_OPTIONS = _core.FitOptions(init="random", max_iter=10)
+
+
 def core_csr(
     indptr: Any, indices: Any, data: Any, n: int, k: int = 1, **kwargs: Any
 ) -> Any:
@@ -498,7 +501,7 @@ def core_csr(
         np.asarray(indptr, dtype=np.int64),
         np.asarray(indices, dtype=np.int64),
         np.asarray(data, dtype=np.float64),
-        n, k, "hartigan", "random", None, None, 1, 10, 0, **kwargs,
+        n, k, _core.FitOptions(init="random", max_iter=10, **kwargs),
     )
 
 
@@ -590,17 +593,17 @@ def test_other_sparse_argument_errors() -> None:
     with pytest.raises(TypeError, match="int32 or int64"):
         _core.cluster_csr(
             np.array([0, 1], dtype=np.uint32), np.array([0], dtype=np.uint32), np.ones(1),
-            1, 1, "hartigan", "random", None, None, 1, 10, 0,
+            1, 1, RAW_OPTIONS,
         )
     with pytest.raises(TypeError, match="float64 or float32"):
         _core.cluster_csr(
             np.array([0, 1]), np.array([0]), np.ones(1, dtype=np.int64),
-            1, 1, "hartigan", "random", None, None, 1, 10, 0,
+            1, 1, RAW_OPTIONS,
         )
     with pytest.raises(TypeError, match="same integer dtype as indptr"):
         _core.cluster_csr(
             np.array([0, 1], dtype=np.int32), np.array([0], dtype=np.int64), np.ones(1),
-            1, 1, "hartigan", "random", None, None, 1, 10, 0,
+            1, 1, RAW_OPTIONS,
         )
     with pytest.raises(ValueError, match="indptr must start at 0 and end at nnz"):
         core_csr([0, 1, 1], [0, 1], [1.0, 1.0], 2)
@@ -626,7 +629,7 @@ def test_indices_out_of_range_are_rejected(bad_index: int) -> None:
     with pytest.raises(ValueError, match=message):
         _core.cluster_csr(
             np.array(indptr, dtype=np.int32), np.array(indices, dtype=np.int32),
-            np.array(data, dtype=np.float32), 3, 1, "hartigan", "random", None, None, 1, 10, 0,
+            np.array(data, dtype=np.float32), 3, 1, RAW_OPTIONS,
         )
     # Out of range in a row that also needs sorting: rejected before the wrapper sorts.
     A = csr_from_arrays([0, 2, 3, 3], [bad_index if bad_index >= 0 else 9, 1, 0], [1.0, 1.0, 1.0], 3)

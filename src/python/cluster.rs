@@ -1,0 +1,180 @@
+//! The clustering entry points: a kernel (dense, CSR, data or features), k and the options.
+
+use super::arrays::{points, rows, square};
+use super::detach::run_detached;
+use super::options::{parse_base, parse_semimetric, FitOptions};
+use super::results::Clustering;
+use crate::{CsrIndex, CsrKernel, DataKernel, DenseKernel, FeatureKernel, KernelElement};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+fn dense_fit<T: KernelElement + numpy::Element>(
+    g: &Bound<'_, PyArray2<T>>,
+    k: usize,
+    options: &FitOptions,
+    check_symmetry: bool,
+) -> PyResult<Clustering> {
+    let shape = g.shape();
+    if shape[0] != shape[1] {
+        return Err(PyValueError::new_err(format!(
+            "invalid `G`: the kernel matrix must be square, got shape ({}, {})",
+            shape[0], shape[1]
+        )));
+    }
+    let n = shape[0];
+    let readonly = g.readonly();
+    // C or F order: a symmetric matrix is its own transpose.
+    let data = readonly.as_slice().map_err(|_| {
+        PyValueError::new_err(
+            "invalid `G`: the kernel matrix must be C- or F-contiguous (use np.ascontiguousarray)",
+        )
+    })?;
+    if check_symmetry {
+        options.fit(g.py(), k, || DenseKernel::new(data, n))
+    } else {
+        options.fit(g.py(), k, || DenseKernel::trusting_symmetry(data, n))
+    }
+}
+
+/// Cluster a dense kernel matrix (float64 or float32, C- or F-contiguous, symmetric).
+#[pyfunction]
+#[pyo3(signature = (g, k, options, check_symmetry=true))]
+fn cluster_dense(
+    g: &Bound<'_, PyAny>,
+    k: usize,
+    options: &Bound<'_, FitOptions>,
+    check_symmetry: bool,
+) -> PyResult<Clustering> {
+    let options = options.get();
+    if let Ok(g64) = g.cast::<PyArray2<f64>>() {
+        dense_fit(g64, k, options, check_symmetry)
+    } else if let Ok(g32) = g.cast::<PyArray2<f32>>() {
+        dense_fit(g32, k, options, check_symmetry)
+    } else {
+        Err(PyTypeError::new_err(
+            "G must be a 2-D numpy array of float64 or float32 (the Python wrapper converts other inputs)",
+        ))
+    }
+}
+
+/// Checks a dense float64 kernel matrix by the crate's one symmetry rule (and finiteness),
+/// without clustering: for callers that use only part of it in a clustering.
+#[pyfunction]
+#[pyo3(signature = (g, n_threads=None))]
+fn check_kernel(
+    py: Python<'_>,
+    g: PyReadonlyArray2<'_, f64>,
+    n_threads: Option<usize>,
+) -> PyResult<()> {
+    let (data, n) = square(&g, "G")?;
+    run_detached(py, n_threads, None, |_| {
+        crate::symmetry::check_dense(data, n, "G")
+    })
+}
+
+/// Cluster CSR arrays of one index type `I` and one value type `T`.
+fn csr_fit<I: CsrIndex + numpy::Element, T: KernelElement + numpy::Element>(
+    indptr: &Bound<'_, PyArray1<I>>,
+    indices: &Bound<'_, PyArray1<I>>,
+    data: &Bound<'_, PyArray1<T>>,
+    (n, k): (usize, usize),
+    options: &FitOptions,
+) -> PyResult<Clustering> {
+    let py = indptr.py();
+    let (indptr, indices, data) = (indptr.readonly(), indices.readonly(), data.readonly());
+    let contiguous = |name: &str| {
+        PyValueError::new_err(format!(
+            "invalid `G`: the CSR {name} array must be contiguous"
+        ))
+    };
+    let (indptr, indices, data) = (
+        indptr.as_slice().map_err(|_| contiguous("indptr"))?,
+        indices.as_slice().map_err(|_| contiguous("indices"))?,
+        data.as_slice().map_err(|_| contiguous("data"))?,
+    );
+    options.fit(py, k, || CsrKernel::new(indptr, indices, data, n))
+}
+
+/// [`csr_fit`] for the value type of `data`, once the index type is known.
+fn csr_fit_any_data<I: CsrIndex + numpy::Element>(
+    indptr: &Bound<'_, PyArray1<I>>,
+    indices: &Bound<'_, PyAny>,
+    data: &Bound<'_, PyAny>,
+    n_k: (usize, usize),
+    options: &FitOptions,
+) -> PyResult<Clustering> {
+    let indices = indices.cast::<PyArray1<I>>().map_err(|_| {
+        PyTypeError::new_err("CSR indices must have the same integer dtype as indptr")
+    })?;
+    if let Ok(data) = data.cast::<PyArray1<f64>>() {
+        csr_fit(indptr, indices, data, n_k, options)
+    } else if let Ok(data) = data.cast::<PyArray1<f32>>() {
+        csr_fit(indptr, indices, data, n_k, options)
+    } else {
+        Err(PyTypeError::new_err("CSR data must be float64 or float32"))
+    }
+}
+
+/// Cluster a sparse symmetric n × n kernel given as CSR arrays (indptr and indices int32 or
+/// int64, data float64 or float32; sorted unique column indices per row).
+#[pyfunction]
+fn cluster_csr(
+    indptr: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    data: &Bound<'_, PyAny>,
+    n: usize,
+    k: usize,
+    options: &Bound<'_, FitOptions>,
+) -> PyResult<Clustering> {
+    let options = options.get();
+    if let Ok(p) = indptr.cast::<PyArray1<i32>>() {
+        csr_fit_any_data(p, indices, data, (n, k), options)
+    } else if let Ok(p) = indptr.cast::<PyArray1<i64>>() {
+        csr_fit_any_data(p, indices, data, (n, k), options)
+    } else {
+        Err(PyTypeError::new_err("CSR indptr must be int32 or int64"))
+    }
+}
+
+/// Exact matrix-free clustering of data X (n × D, float64, C order) with the energy kernel
+/// of `semimetric` and `base` ('mean' or 'origin'); rows of G are computed when needed.
+#[pyfunction]
+fn cluster_data(
+    x: PyReadonlyArray2<'_, f64>,
+    semimetric: &str,
+    alpha: f64,
+    sigma: Option<f64>,
+    base: &str,
+    k: usize,
+    options: &Bound<'_, FitOptions>,
+) -> PyResult<Clustering> {
+    let points = points(&x, "X")?;
+    let semimetric = parse_semimetric(semimetric, alpha, sigma, &points)?;
+    let base = parse_base(base)?;
+    options
+        .get()
+        .fit(x.py(), k, || DataKernel::new(points, semimetric, base))
+}
+
+/// Clustering with the low-rank kernel Φ Φᵀ of explicit features Φ (n × m, float64, C order).
+#[pyfunction]
+fn cluster_features(
+    features: PyReadonlyArray2<'_, f64>,
+    k: usize,
+    options: &Bound<'_, FitOptions>,
+) -> PyResult<Clustering> {
+    let (data, n, m) = rows(&features, "features")?;
+    options
+        .get()
+        .fit(features.py(), k, || FeatureKernel::new(data, n, m))
+}
+
+pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(cluster_dense, m)?)?;
+    m.add_function(wrap_pyfunction!(check_kernel, m)?)?;
+    m.add_function(wrap_pyfunction!(cluster_csr, m)?)?;
+    m.add_function(wrap_pyfunction!(cluster_data, m)?)?;
+    m.add_function(wrap_pyfunction!(cluster_features, m)?)?;
+    Ok(())
+}

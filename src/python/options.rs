@@ -1,0 +1,189 @@
+//! Options from Python, parsed once: the fit options object and the string choices.
+
+use super::arrays::{contiguous, labels};
+use super::detach::run_detached;
+use super::results::Clustering;
+use crate::control::Control;
+use crate::error::KGroupsError;
+use crate::lowrank::LandmarkMethod;
+use crate::{
+    bandwidth, fit, Algorithm, Base, Init, Kernel, LloydVariant, Options, Points, Semimetric,
+};
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+/// The initialisation, owned (the core's [`Init`] borrows the labels).
+enum InitChoice {
+    KMeansPlusPlus,
+    Random,
+    Labels(Vec<usize>),
+}
+
+/// The options of one clustering call (everything but the kernel and k), converted from
+/// Python once; every `cluster_*` function takes one. Built by `clustering.run_clustering`,
+/// which has already checked types and ranges; the core checks the values again.
+#[pyclass(frozen, module = "kgroups_rs._core")]
+pub(super) struct FitOptions {
+    algorithm: Algorithm,
+    init: InitChoice,
+    /// Borrowed as a slice while a fit runs, never copied.
+    weights: Option<Py<PyArray1<f64>>>,
+    n_init: usize,
+    max_iter: usize,
+    seed: u64,
+    n_threads: Option<usize>,
+    progress: Option<Py<PyAny>>,
+}
+
+#[pymethods]
+impl FitOptions {
+    #[new]
+    #[pyo3(signature = (*, algorithm="hartigan", init=None, weights=None, n_init=1, max_iter=300, seed=0, n_threads=None, progress=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        algorithm: &str,
+        init: Option<&Bound<'_, PyAny>>,
+        weights: Option<Bound<'_, PyArray1<f64>>>,
+        n_init: usize,
+        max_iter: usize,
+        seed: u64,
+        n_threads: Option<usize>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
+        if let Some(w) = &weights {
+            // Refused now rather than when the fit borrows them.
+            contiguous(&w.readonly(), "weights")?;
+        }
+        Ok(FitOptions {
+            algorithm: parse_algorithm(algorithm)?,
+            init: parse_init(init)?,
+            weights: weights.map(Bound::unbind),
+            n_init,
+            max_iter,
+            seed,
+            n_threads,
+            progress,
+        })
+    }
+}
+
+impl FitOptions {
+    /// Build the kernel with `make_kernel` and cluster it into `k` groups, on a worker
+    /// thread that stops at Ctrl-C.
+    pub(super) fn fit<K: Kernel>(
+        &self,
+        py: Python<'_>,
+        k: usize,
+        make_kernel: impl FnOnce() -> crate::Result<K> + Send,
+    ) -> PyResult<Clustering> {
+        let weights = self.weights.as_ref().map(|w| w.bind(py).readonly());
+        let weights = match &weights {
+            Some(w) => Some(contiguous(w, "weights")?),
+            None => None,
+        };
+        let options = Options {
+            algorithm: self.algorithm,
+            init: match &self.init {
+                InitChoice::KMeansPlusPlus => Init::KMeansPlusPlus,
+                InitChoice::Random => Init::Random,
+                InitChoice::Labels(labels) => Init::Labels(labels),
+            },
+            weights,
+            n_init: self.n_init,
+            max_iter: self.max_iter,
+            seed: self.seed,
+        };
+        let progress = self.progress.as_ref().map(|p| p.bind(py));
+        let result = run_detached(py, self.n_threads, progress, |control| {
+            let kernel = make_kernel()?;
+            fit(&kernel, k, &options, control)
+        })?;
+        Ok(Clustering::new(py, result))
+    }
+}
+
+/// The public names of the searches (Python's `_algorithm.ALGORITHMS`).
+fn parse_algorithm(algorithm: &str) -> PyResult<Algorithm> {
+    match algorithm {
+        "hartigan" => Ok(Algorithm::Hartigan),
+        "lloyd" => Ok(Algorithm::Lloyd(LloydVariant::Batch)),
+        "lloyd-online" => Ok(Algorithm::Lloyd(LloydVariant::Online)),
+        other => Err(PyValueError::new_err(format!(
+            "unknown algorithm {other:?}; use 'hartigan', 'lloyd' or 'lloyd-online'"
+        ))),
+    }
+}
+
+/// `init`: "k-means++" (also when absent), "random", or an int64 array of labels.
+fn parse_init(init: Option<&Bound<'_, PyAny>>) -> PyResult<InitChoice> {
+    let Some(init) = init else {
+        return Ok(InitChoice::KMeansPlusPlus);
+    };
+    if let Ok(name) = init.cast::<PyString>() {
+        return match &*name.to_cow()? {
+            "k-means++" => Ok(InitChoice::KMeansPlusPlus),
+            "random" => Ok(InitChoice::Random),
+            other => Err(KGroupsError::invalid(
+                "init",
+                format!(
+                    "unknown init {other:?}; use 'k-means++', 'random' or an array of n labels"
+                ),
+            )
+            .into()),
+        };
+    }
+    let array: PyReadonlyArray1<'_, i64> = init.extract()?;
+    Ok(InitChoice::Labels(labels(&array, "init", "initial label")?))
+}
+
+/// A semimetric by name; `sigma` defaults to the bandwidth of `data`.
+pub(super) fn parse_semimetric(
+    name: &str,
+    alpha: f64,
+    sigma: Option<f64>,
+    data: &Points,
+) -> PyResult<Semimetric> {
+    let sigma = || -> PyResult<f64> {
+        match sigma {
+            Some(sigma) => Ok(sigma),
+            None => Ok(bandwidth(data, &Control::new())?),
+        }
+    };
+    let semimetric = match name {
+        "power" => Semimetric::Power { alpha },
+        "exponential" => Semimetric::Exponential { sigma: sigma()? },
+        "gaussian" => Semimetric::Gaussian { sigma: sigma()? },
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown semimetric {other:?}; use 'power', 'exponential' or 'gaussian'"
+            )))
+        }
+    };
+    semimetric.validate()?;
+    Ok(semimetric)
+}
+
+pub(super) fn parse_base(base: &str) -> PyResult<Base> {
+    match base {
+        "origin" => Ok(Base::Origin),
+        "mean" => Ok(Base::Mean),
+        "centered" => Ok(Base::Centered),
+        other => Err(KGroupsError::invalid(
+            "base",
+            format!("unknown base {other:?}; use 'mean', 'origin' or 'centered'"),
+        )
+        .into()),
+    }
+}
+
+pub(super) fn parse_landmarks(method: &str) -> PyResult<LandmarkMethod> {
+    match method {
+        "k-means++" => Ok(LandmarkMethod::KMeansPlusPlus),
+        "uniform" => Ok(LandmarkMethod::Uniform),
+        other => Err(PyValueError::new_err(format!(
+            "unknown landmarks method {other:?}; use 'k-means++' or 'uniform'"
+        ))),
+    }
+}

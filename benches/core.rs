@@ -1,16 +1,34 @@
 //! Criterion benchmarks of the core on the paper's eq. 56 data (two Gaussians in D = 10,
-//! μ₂ = 0.7·1), energy kernel ρ = ‖x − y‖ with base point 0.
+//! μ₂ = 0.7·1), energy kernel ρ = ‖x − y‖ with base point 0: the algorithms on a dense
+//! kernel, and every path that evaluates pairs of points from data (the dense and cross Gram
+//! builders, matrix-free rows and cluster sums, the energy statistics and distance).
 //!
-//! Run: `cargo bench --bench core`.
+//! Run: `cargo bench --bench core` (one group: `cargo bench --bench core -- pairwise`).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use kgroups::gram::energy_gram_cross;
 use kgroups::rng::Rng;
-use kgroups::{fit, Algorithm, Control, DenseKernel, Init, Kernel, LloydVariant, Options};
+use kgroups::stats::PairwiseSource;
+use kgroups::{
+    bandwidth, energy_distance, energy_gram, energy_statistics, fit, Algorithm, Base, Control,
+    DataKernel, DenseKernel, Init, Kernel, LloydVariant, Options, Points, Semimetric,
+};
 
 fn gaussian(rng: &mut Rng) -> f64 {
     // Box–Muller; 1 − u keeps the logarithm finite.
     let (u, v) = (1.0 - rng.next_f64(), rng.next_f64());
     (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+}
+
+/// `n` points of eq. 56 in `dim` dimensions (odd points shifted by 0.7), row-major.
+fn eq56_data(n: usize, dim: usize, seed: u64) -> Vec<f64> {
+    let mut rng = Rng::new(seed);
+    (0..n * dim)
+        .map(|p| {
+            let shift = if (p / dim) % 2 == 1 { 0.7 } else { 0.0 };
+            gaussian(&mut rng) + shift
+        })
+        .collect()
 }
 
 /// The energy Gram matrix of `n` points from eq. 56, built naively (not what is measured).
@@ -75,5 +93,71 @@ fn bench_algorithms(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_algorithms);
+/// Every path that evaluates ρ(x_a, x_b) from data, at D = 2 (the semimetric dominates) and
+/// D = 10.
+fn bench_pairwise(c: &mut Criterion) {
+    let mut group = c.benchmark_group("pairwise");
+    group.sample_size(20);
+    let power = Semimetric::Power { alpha: 1.0 };
+    for dim in [2usize, 10] {
+        let n = 2000;
+        let data = eq56_data(n, dim, 7);
+        let x = Points::new(&data, n, dim).expect("points");
+        for (name, base) in [("origin", Base::Origin), ("centered", Base::Centered)] {
+            group.bench_function(
+                BenchmarkId::new(format!("energy_gram_{name}_n2000"), dim),
+                |b| b.iter(|| energy_gram::<f64>(&x, power, base).expect("gram")),
+            );
+        }
+        group.bench_function(BenchmarkId::new("energy_gram_cross_n2000", dim), |b| {
+            b.iter(|| energy_gram_cross::<f64>(&x, &x, power, Base::Mean).expect("cross"))
+        });
+        let kernel = DataKernel::new(x, power, Base::Mean).expect("kernel");
+        let labels: Vec<usize> = (0..n).map(|i| i % 10).collect();
+        let weights = vec![1.0; n];
+        group.bench_function(BenchmarkId::new("matrix_free_sums_n2000_k10", dim), |b| {
+            b.iter(|| {
+                kernel
+                    .cluster_sums(&labels, &weights, 10, &Control::new())
+                    .expect("sums")
+            })
+        });
+        let source = PairwiseSource::Data {
+            points: x,
+            semimetric: power,
+        };
+        group.bench_function(BenchmarkId::new("energy_statistics_n2000_k10", dim), |b| {
+            b.iter(|| {
+                energy_statistics(&source, &labels, 10, None, true, &Control::new()).expect("stats")
+            })
+        });
+        let (a, rest) = data.split_at(n / 2 * dim);
+        let (a, rest) = (
+            Points::new(a, n / 2, dim).expect("a"),
+            Points::new(rest, n / 2, dim).expect("b"),
+        );
+        group.bench_function(BenchmarkId::new("energy_distance_1000x1000", dim), |b| {
+            b.iter(|| energy_distance(&a, &rest, power, &Control::new()).expect("distance"))
+        });
+        // Matrix-free rows of a larger set: parallel chunks (n >= 2^14).
+        let n = 20_000;
+        let data = eq56_data(n, dim, 8);
+        let x = Points::new(&data, n, dim).expect("points");
+        let kernel = DataKernel::new(x, power, Base::Mean).expect("kernel");
+        let mut row = vec![0.0; n];
+        group.bench_function(BenchmarkId::new("matrix_free_100_rows_n20000", dim), |b| {
+            b.iter(|| {
+                for i in 0..100 {
+                    kernel.row_into(i * 37, &mut row);
+                }
+            })
+        });
+        group.bench_function(BenchmarkId::new("bandwidth_n20000", dim), |b| {
+            b.iter(|| bandwidth(&x, &Control::new()).expect("bandwidth"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_algorithms, bench_pairwise);
 criterion_main!(benches);

@@ -25,6 +25,7 @@
 //! ```
 
 pub mod control;
+pub mod distance;
 pub mod error;
 pub mod gram;
 pub mod hartigan;
@@ -46,13 +47,16 @@ pub mod validate;
 /// `crate::symmetry::check_dense`; remove once they call [`validate::symmetry`].
 #[doc(hidden)]
 pub use validate::symmetry;
+#[cfg(test)]
+pub(crate) mod test_support;
 
 #[cfg(feature = "python")]
 mod python;
 
 pub use control::{Control, Progress};
+pub use distance::{Points, Semimetric};
 pub use error::{KGroupsError, Result};
-pub use gram::{bandwidth, energy_gram, gram_from_semimetric, Base, Points, Semimetric};
+pub use gram::{bandwidth, bandwidth_weighted, energy_gram, gram_from_semimetric, Base};
 pub use init::Init;
 pub use kernel::{DenseKernel, Kernel, KernelElement};
 pub use lloyd::LloydVariant;

@@ -8,11 +8,9 @@
 //! each evaluated once; a move computes one row, O(n·D).
 
 use crate::control::Control;
+use crate::distance::{block_range, DataRows, Points, RunEpilogue, Semimetric};
 use crate::error::{KGroupsError, Result};
-use crate::gram::{
-    base_kernel_value, block_range, for_each_block_pair, rho_from_squared_distances,
-    squared_distances_to_transposed, wide_vectors, Base, Frame, Points, Semimetric,
-};
+use crate::gram::{base_kernel_value, for_each_block_pair, Base, Frame};
 use crate::kernel::{check_cluster_sums_args, transpose_to_cluster_major, Kernel};
 use rayon::prelude::*;
 
@@ -22,8 +20,6 @@ const CHUNK: usize = 2048;
 const SUMS_BLOCK: usize = 256;
 /// Below this n a row is computed on one thread.
 const PARALLEL_ROW_MIN: usize = 1 << 14;
-/// Points of at most this many coordinates are scaled into a buffer on the stack.
-const STACK_DIM: usize = 32;
 
 /// The energy kernel of a data set, rows computed on the fly.
 ///
@@ -46,8 +42,8 @@ pub struct DataKernel<'a> {
     frame: Frame,
     /// ρ(x_a, base point) in the frame.
     to_base: Vec<f64>,
-    /// The data scaled and transposed (D × n), for vectorised distance loops.
-    transposed: Vec<f64>,
+    /// ρ(x_a, x_b) in the frame, from the data kept once more, scaled and transposed.
+    rows: DataRows<'a>,
     /// Kernel values of the frame times these are those of the data.
     factors: (f64, f64),
 }
@@ -85,12 +81,12 @@ impl<'a> DataKernel<'a> {
         let to_base = frame.rho_to_base(&points, "X", &control)?;
         let max_entry = to_base.iter().fold(0.0f64, |m, &v| m.max(v));
         let factors = frame.output_factors::<f64>(max_entry, "X")?;
-        let transposed = frame.transposed(&points, 0..points.n(), "X")?;
+        let rows = frame.rows(points, "X")?;
         Ok(DataKernel {
             points,
             frame,
             to_base,
-            transposed,
+            rows,
             factors,
         })
     }
@@ -98,50 +94,28 @@ impl<'a> DataKernel<'a> {
     /// `out[j] = G[i, start + j]`.
     #[inline]
     fn row_chunk(&self, i: usize, start: usize, out: &mut [f64]) {
-        #[cfg(target_arch = "x86_64")]
-        if wide_vectors() {
-            // SAFETY: `row_chunk_avx2` only requires AVX2, which the CPU has (checked above).
-            unsafe { self.row_chunk_avx2(i, start, out) };
-            return;
-        }
-        self.row_chunk_portable(i, start, out);
-    }
-
-    /// [`DataKernel::row_chunk_portable`] compiled with AVX2 (bit-identical results; see
-    /// [`crate::gram::wide_vectors`]).
-    ///
-    /// # Safety
-    /// The CPU must support AVX2 (callers check [`crate::gram::wide_vectors`] first). The body is safe
-    /// code; only the instruction set it is compiled for needs the check.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn row_chunk_avx2(&self, i: usize, start: usize, out: &mut [f64]) {
-        self.row_chunk_portable(i, start, out);
-    }
-
-    #[inline(always)]
-    fn row_chunk_portable(&self, i: usize, start: usize, out: &mut [f64]) {
-        let row = self.points.row(i);
-        let scale = self.frame.scale();
-        // The point in the frame: itself, or scaled into a stack (small D) or heap buffer.
-        let mut small = [0.0f64; STACK_DIM];
-        let heap: Vec<f64>;
-        let xa: &[f64] = if self.frame.unscaled() {
-            row
-        } else if row.len() <= STACK_DIM {
-            for (b, &v) in small.iter_mut().zip(row) {
-                *b = v * scale;
-            }
-            &small[..row.len()]
-        } else {
-            heap = row.iter().map(|&v| v * scale).collect();
-            &heap
+        let to_kernel = ToKernel {
+            r_i: self.to_base[i],
+            to_base: &self.to_base,
+            factors: self.factors,
         };
-        squared_distances_to_transposed(xa, &self.transposed, self.points.n(), start, out);
-        rho_from_squared_distances(self.frame.semimetric(), xa, &self.points, start, scale, out);
-        let r_i = self.to_base[i];
-        for (v, &r_y) in out.iter_mut().zip(&self.to_base[start..]) {
-            *v = base_kernel_value(r_i, r_y, *v, self.factors);
+        self.rows.rho_row_then(i, start, out, &to_kernel);
+    }
+}
+
+/// Turns ρ(x_i, x_y) into G[i, y] inside the vectorised pair kernel.
+struct ToKernel<'k> {
+    /// ρ(x_i, base point).
+    r_i: f64,
+    to_base: &'k [f64],
+    factors: (f64, f64),
+}
+
+impl RunEpilogue for ToKernel<'_> {
+    #[inline(always)]
+    fn apply(&self, start: usize, values: &mut [f64]) {
+        for (v, &r_y) in values.iter_mut().zip(&self.to_base[start..]) {
+            *v = base_kernel_value(self.r_i, r_y, *v, self.factors);
         }
     }
 }
@@ -325,7 +299,7 @@ mod tests {
 
     #[test]
     fn tiled_sums_do_not_depend_on_thread_count_and_match_rows() {
-        use crate::gram::tests::in_pool;
+        use crate::test_support::in_pool;
         // Several blocks, the last one partial.
         let (n, dim, k) = (3 * SUMS_BLOCK + 37, 4, 3);
         let mut rng = crate::rng::Rng::new(9);
@@ -358,28 +332,6 @@ mod tests {
                     (got - direct).abs() <= 1e-11 * direct.abs().max(1.0),
                     "{got} vs {direct}"
                 );
-            }
-        }
-    }
-
-    #[test]
-    fn vector_paths_are_bit_identical() {
-        // On an AVX2 machine `row_chunk` takes the AVX2 path; it must equal the portable one.
-        let (n, dim) = (1000, 7);
-        let mut rng = crate::rng::Rng::new(3);
-        let data: Vec<f64> = (0..n * dim).map(|_| rng.next_f64() * 10.0 - 5.0).collect();
-        let points = Points::new(&data, n, dim).unwrap();
-        for semimetric in [
-            Semimetric::Power { alpha: 1.0 },
-            Semimetric::Power { alpha: 1.5 },
-            Semimetric::Gaussian { sigma: 2.0 },
-        ] {
-            let kernel = DataKernel::new(points, semimetric, Base::Origin).unwrap();
-            let (mut dispatched, mut portable) = (vec![0.0; n - 3], vec![0.0; n - 3]);
-            for i in [0, 500, 999] {
-                kernel.row_chunk(i, 3, &mut dispatched);
-                kernel.row_chunk_portable(i, 3, &mut portable);
-                assert_eq!(dispatched, portable, "{semimetric:?} row {i}");
             }
         }
     }
@@ -426,8 +378,8 @@ mod tests {
     #[test]
     fn matrix_free_equals_dense_at_any_magnitude_and_offset() {
         // Tiny, huge and far-from-the-origin data: the scaled frame and the mean base point
-        // are the same for rows and the dense matrix, so the bits are too (AVX2 and portable
-        // paths alike).
+        // are the same for rows and the dense matrix, so the bits are too (the AVX2 and
+        // portable pair kernels agree bit for bit: see the tests of `distance`).
         let (n, dim) = (300, 4);
         let mut rng = crate::rng::Rng::new(8);
         let unit: Vec<f64> = (0..n * dim).map(|_| rng.next_f64() * 2.0 - 1.0).collect();
@@ -469,9 +421,10 @@ mod tests {
                             "{factor} {offset} {semimetric:?} {base:?}"
                         );
                         assert_eq!(kernel.diagonal(i), dense[i * n + i]);
-                        let mut portable = vec![0.0; n - 5];
-                        kernel.row_chunk_portable(i, 5, &mut portable);
-                        assert_eq!(portable, dense[i * n + 5..(i + 1) * n]);
+                        // a chunk that starts off the blocks of the transposed data
+                        let mut chunk = vec![0.0; n - 5];
+                        kernel.row_chunk(i, 5, &mut chunk);
+                        assert_eq!(chunk, dense[i * n + 5..(i + 1) * n]);
                     }
                 }
             }

@@ -1,7 +1,7 @@
 //! Exact scaling by powers of two, which keeps extreme but finite inputs (weights, data
 //! coordinates) away from overflow and underflow without changing any rounding.
 
-/// `e` with `2^e <= x < 2^(e+1)` for finite `x > 0` (subnormals included).
+/// `e` with `2^e <= |x| < 2^(e+1)` for finite `x ≠ 0` (subnormals included).
 pub(crate) fn binary_exponent(x: f64) -> i32 {
     let bits = x.to_bits();
     let biased = ((bits >> 52) & 0x7ff) as i32;
@@ -39,6 +39,12 @@ pub(crate) fn times_pow2(x: f64, e: i32) -> f64 {
     y * pow2(e)
 }
 
+/// `2^e` exactly, for −1074 ≤ e ≤ 1023 (subnormal powers included).
+#[inline]
+pub(crate) fn pow2(e: i32) -> f64 {
+    times_pow2(1.0, e)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,5 +70,24 @@ mod tests {
         assert_eq!(times_pow2(1.0, -1074), f64::from_bits(1));
         assert_eq!(times_pow2(1.0, 1024), f64::INFINITY);
         assert_eq!(times_pow2(1.0, -1075), 0.0);
+    }
+
+    #[test]
+    fn pow2_is_every_power_of_two() {
+        assert_eq!(pow2(-1074), f64::from_bits(1));
+        assert_eq!(pow2(-1023), f64::from_bits(1 << 51));
+        assert_eq!(pow2(-1022), f64::MIN_POSITIVE);
+        for e in -1022..=1023 {
+            assert_eq!(pow2(e), f64::from_bits(((e + 1023) as u64) << 52), "2^{e}");
+        }
+    }
+
+    #[test]
+    fn binary_exponent_of_either_sign() {
+        for x in [1.0, 1.5, 3.0, f64::MAX, f64::MIN_POSITIVE, 5e-324, 1e-310] {
+            let e = binary_exponent(x);
+            assert!(pow2(e) <= x && (e == 1023 || x < pow2(e + 1)), "{x}");
+            assert_eq!(binary_exponent(-x), e);
+        }
     }
 }

@@ -1,0 +1,104 @@
+//! The pair kernel on the widest vectors the CPU has. This file holds every `unsafe` block of
+//! the distance evaluation, each with the reason it is sound.
+//!
+//! The hot loop (squared distances of one point to a run of transposed points, then ρ) is
+//! compiled twice: as is (SSE2, the baseline of every x86-64 wheel) and with AVX2 enabled, and
+//! [`wide_vectors`] picks one at run time. Both do the same IEEE operations in the same order
+//! (Rust never contracts `a * b + c` into an FMA, and `sqrt` is correctly rounded on every
+//! path), so their results are bit-identical; AVX2 only does four lanes per instruction
+//! instead of two.
+
+use super::rows::{DataRows, RunEpilogue};
+
+/// Whether the CPU runs AVX2 (detected once, then a cached atomic load).
+#[inline(always)]
+pub(super) fn wide_vectors() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// `out[j] = ρ(xa, y_{start + j})` for the points y of `rows`, `xa` already in their frame,
+/// then `epilogue` (see [`DataRows::rho_in_frame_portable`]), on the widest vectors the CPU has.
+#[inline]
+pub(super) fn rho_in_frame<E: RunEpilogue>(
+    rows: &DataRows,
+    xa: &[f64],
+    start: usize,
+    out: &mut [f64],
+    epilogue: &E,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if wide_vectors() {
+        // SAFETY: `rho_in_frame_avx2` requires only that the CPU supports AVX2, which
+        // `wide_vectors` has just detected at run time.
+        unsafe { rho_in_frame_avx2(rows, xa, start, out, epilogue) };
+        return;
+    }
+    rows.rho_in_frame_portable(xa, start, out, epilogue);
+}
+
+/// [`DataRows::rho_in_frame_portable`] compiled with AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2 (the caller checks [`wide_vectors`] first). The body is safe
+/// code; only the instruction set it is compiled for needs the check.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn rho_in_frame_avx2<E: RunEpilogue>(
+    rows: &DataRows,
+    xa: &[f64],
+    start: usize,
+    out: &mut [f64],
+    epilogue: &E,
+) {
+    rows.rho_in_frame_portable(xa, start, out, epilogue);
+}
+
+/// `acc[j] = Σ_k (xa[k] − xt[k·stride + start + j])²` for `j < acc.len()`, summed in coordinate
+/// order (the same operations as [`squared_distance`](super::rows::squared_distance) for every pair), vectorised over
+/// `j`: lanes of 16 points, then of 4, then single points are accumulated in registers over all
+/// coordinates. `xt` holds points transposed with row stride `stride`.
+#[inline(always)]
+pub(super) fn squared_distances_to_transposed(
+    xa: &[f64],
+    xt: &[f64],
+    stride: usize,
+    start: usize,
+    acc: &mut [f64],
+) {
+    let mut wide = acc.chunks_exact_mut(16);
+    let mut j = start;
+    for out in &mut wide {
+        lanes::<16>(xa, xt, stride, j, out);
+        j += 16;
+    }
+    let mut narrow = wide.into_remainder().chunks_exact_mut(4);
+    for out in &mut narrow {
+        lanes::<4>(xa, xt, stride, j, out);
+        j += 4;
+    }
+    for out in narrow.into_remainder().chunks_exact_mut(1) {
+        lanes::<1>(xa, xt, stride, j, out);
+        j += 1;
+    }
+}
+
+/// `out[l] = Σ_k (xa[k] − xt[k·stride + j + l])²` for the `L` points from `j`.
+#[inline(always)]
+fn lanes<const L: usize>(xa: &[f64], xt: &[f64], stride: usize, j: usize, out: &mut [f64]) {
+    let mut s = [0.0f64; L];
+    for (k, &u) in xa.iter().enumerate() {
+        let col = &xt[k * stride + j..k * stride + j + L];
+        for (sl, &v) in s.iter_mut().zip(col) {
+            let d = u - v;
+            *sl += d * d;
+        }
+    }
+    out.copy_from_slice(&s);
+}

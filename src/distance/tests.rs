@@ -1,0 +1,285 @@
+//! Tests of the points, the semimetrics and the pairwise rows.
+
+#![allow(clippy::needless_range_loop)] // the naive reference loops index on purpose
+
+use super::rows::squared_distance;
+use super::*;
+use crate::test_support::{assert_invalid, naive_d2, naive_rho, TestRng, SEMIMETRICS};
+
+#[test]
+fn points_validation() {
+    assert_invalid(Points::new(&[], 0, 3), "X", "0 rows");
+    assert_invalid(Points::new(&[], 3, 0), "X", "0 columns");
+    assert_invalid(Points::new(&[1.0; 5], 2, 3), "X", "has 5 values");
+    assert_invalid(Points::new(&[1.0; 5], usize::MAX, 3), "X", "too large");
+    let mut d = vec![1.0; 12];
+    d[7] = f64::NAN;
+    assert_invalid(Points::new(&d, 4, 3), "X", "row 2, column 1");
+    d[7] = 1.0;
+    d[2] = f64::NEG_INFINITY;
+    assert_invalid(Points::new(&d, 4, 3), "X", "row 0, column 2");
+    d[2] = 0.5;
+    let x = Points::new(&d, 4, 3).unwrap();
+    assert_eq!((x.n(), x.dim(), x.row(0)), (4, 3, &[1.0, 1.0, 0.5][..]));
+    assert_eq!(x.data().len(), 12);
+    // beyond the first parallel chunk: the first bad value in row-major order is reported
+    let mut big = vec![0.5; 3000 * 2];
+    big[2500 * 2 + 1] = f64::INFINITY;
+    big[2900 * 2] = f64::NAN;
+    assert_invalid(
+        Points::new(&big, 3000, 2),
+        "X",
+        "row 2500, column 1 (value inf)",
+    );
+}
+
+#[test]
+fn semimetric_validation_and_values() {
+    for alpha in [0.0, -1.0, 2.0000001, f64::NAN, f64::INFINITY] {
+        assert_invalid(
+            Semimetric::Power { alpha }.validate(),
+            "alpha",
+            "0 < alpha <= 2",
+        );
+    }
+    for sigma in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        assert_invalid(
+            Semimetric::Exponential { sigma }.validate(),
+            "sigma",
+            "finite and > 0",
+        );
+        assert_invalid(
+            Semimetric::Gaussian { sigma }.validate(),
+            "sigma",
+            "finite and > 0",
+        );
+    }
+    for sm in SEMIMETRICS {
+        sm.validate().unwrap();
+    }
+    assert!(Semimetric::Power { alpha: 1e-9 }.validate().is_ok());
+    assert_eq!(
+        Semimetric::Power { alpha: 1.0 }.from_squared_distance(2.0),
+        2f64.sqrt()
+    );
+    assert_eq!(
+        Semimetric::Power { alpha: 2.0 }.from_squared_distance(0.3),
+        0.3
+    );
+    let p = Semimetric::Power { alpha: 0.5 }.from_squared_distance(16.0);
+    assert!((p - 2.0).abs() < 1e-15);
+    let e = Semimetric::Exponential { sigma: 2.0 }.from_squared_distance(16.0);
+    assert!((e - (2.0 - 2.0 * (-1.0f64).exp())).abs() < 1e-15);
+    let g = Semimetric::Gaussian { sigma: 2.0 }.from_squared_distance(8.0);
+    assert!((g - (2.0 - 2.0 * (-1.0f64).exp())).abs() < 1e-15);
+    // tiny distances: relative accuracy (expm1), no 0·∞ for extreme bandwidths
+    let t = Semimetric::Gaussian { sigma: 1.0 }.from_squared_distance(1e-30);
+    assert!((t / 1e-30 - 1.0).abs() < 1e-14);
+    for sm in [
+        Semimetric::Gaussian { sigma: 1e-300 },
+        Semimetric::Exponential { sigma: 1e-300 },
+    ] {
+        assert_eq!(sm.from_squared_distance(0.0), 0.0);
+        assert_eq!(sm.from_squared_distance(1.0), 2.0);
+    }
+    for sm in [
+        Semimetric::Gaussian { sigma: 1e300 },
+        Semimetric::Exponential { sigma: 1e300 },
+    ] {
+        let v = sm.from_squared_distance(1.0);
+        assert!((0.0..=1e-299).contains(&v), "{v}");
+    }
+    // the slice version is bit-identical to the scalar one
+    let mut rng = TestRng(1);
+    let d2: Vec<f64> = (0..100).map(|_| 10.0 * rng.next_f64()).collect();
+    for sm in SEMIMETRICS {
+        let mut v = d2.clone();
+        sm.apply_to_squared_distances(&mut v);
+        for (a, b) in v.iter().zip(&d2) {
+            assert_eq!(a.to_bits(), sm.from_squared_distance(*b).to_bits());
+        }
+    }
+}
+
+#[test]
+fn rows_match_naive() {
+    let mut rng = TestRng(3);
+    let (n, dim) = (23, 5);
+    let data = rng.data(n, dim, 1.0, 0.0);
+    let x = Points::new(&data, n, dim).unwrap();
+    let mut out = vec![0.0; n];
+    for i in [0, 7, n - 1] {
+        squared_distances_from(&x, i, &mut out).unwrap();
+        for b in 0..n {
+            assert_eq!(out[b], naive_d2(x.row(i), x.row(b)));
+        }
+        for sm in SEMIMETRICS {
+            semimetric_row(&x, sm, i, &mut out).unwrap();
+            for b in 0..n {
+                let want = naive_rho(sm, x.row(i), x.row(b));
+                assert!(
+                    (out[b] - want).abs() <= 1e-14 * want.abs(),
+                    "{sm:?} {} vs {want}",
+                    out[b]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn row_arguments_are_checked() {
+    let x = Points::new(&[1.0, 2.0], 2, 1).unwrap();
+    assert_invalid(
+        squared_distances_from(&x, 0, &mut [0.0; 3]),
+        "out",
+        "out has length 3 but must have length n = 2",
+    );
+    assert_invalid(
+        semimetric_row(&x, SEMIMETRICS[0], 2, &mut [0.0; 2]),
+        "i",
+        "i = 2 is out of range for n = 2",
+    );
+    assert_eq!(x.get(1), Some(&[2.0][..]));
+    assert_eq!(x.get(2), None);
+}
+
+/// ρ(x_a, y_b) of the points in the frame `scale`, pair by pair from the formula.
+fn rho_of_pair(sm: Semimetric, scale: f64, a: &[f64], b: &[f64]) -> f64 {
+    let xa: Vec<f64> = a.iter().map(|v| v * scale).collect();
+    let yb: Vec<f64> = b.iter().map(|v| v * scale).collect();
+    let d2 = squared_distance(&xa, &yb);
+    if d2 == 0.0 {
+        0.0
+    } else {
+        sm.from_squared_distance(d2)
+    }
+}
+
+/// Runs of a row that start and end anywhere: inside a block, on its edges, across several
+/// blocks, with remainders of every lane width.
+fn runs(n: usize) -> Vec<(usize, usize)> {
+    let mut runs = vec![(0, n), (n - 1, 1), (0, 1)];
+    for start in [1, 3, 17, BLOCK - 5, BLOCK, BLOCK + 9, 2 * BLOCK - 1] {
+        for len in [1, 2, 4, 5, 15, 16, 21, 64, BLOCK, BLOCK + 7, 3 * BLOCK] {
+            if start + len <= n {
+                runs.push((start, len));
+            }
+        }
+    }
+    runs
+}
+
+#[test]
+fn data_rows_are_the_pairwise_formula_for_any_run() {
+    let mut rng = TestRng(40);
+    for (n, dim) in [
+        (1, 1),
+        (15, 3),
+        (BLOCK + 37, 2),
+        (3 * BLOCK + 5, 7),
+        (300, 40),
+    ] {
+        let data = rng.data(n, dim, 1.0, 0.5);
+        let x = Points::new(&data, n, dim).unwrap();
+        for scale in [1.0, 0.5, 2f64.powi(600)] {
+            for sm in SEMIMETRICS {
+                let rows = DataRows::new(x, scale, sm, "X").unwrap();
+                assert_eq!(rows.n(), n);
+                for a in [0, n / 2, n - 1] {
+                    for (start, len) in runs(n) {
+                        let mut out = vec![f64::NAN; len];
+                        rows.rho_row(a, start, &mut out);
+                        for (j, &v) in out.iter().enumerate() {
+                            let want = rho_of_pair(sm, scale, x.row(a), x.row(start + j));
+                            assert_eq!(
+                                v.to_bits(),
+                                want.to_bits(),
+                                "n {n} D {dim} scale {scale} {sm:?} a {a} b {}",
+                                start + j
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn vector_paths_are_bit_identical() {
+    // On an AVX2 machine `rho_point` takes the AVX2 pair kernel; it must equal the portable one,
+    // for scaled and unscaled frames and runs that start off the blocks.
+    let (n, dim) = (1000, 7);
+    let mut rng = TestRng(41);
+    let unit = rng.data(n, dim, 3.0, -1.0);
+    for factor in [1.0, 1e-170, 1e200] {
+        let data: Vec<f64> = unit.iter().map(|v| v * factor).collect();
+        let x = Points::new(&data, n, dim).unwrap();
+        for (sm, scale) in [
+            (Semimetric::Power { alpha: 1.0 }, 1.0),
+            (Semimetric::Power { alpha: 1.5 }, 1.0 / factor),
+            (Semimetric::Gaussian { sigma: 2.0 }, 1.0),
+        ] {
+            let scale = if scale == 1.0 {
+                1.0
+            } else {
+                crate::scale::pow2(-crate::scale::binary_exponent(factor))
+            };
+            let rows = DataRows::new(x, scale, sm, "X").unwrap();
+            for i in [0, 500, 999] {
+                let xa: Vec<f64> = x.row(i).iter().map(|v| v * scale).collect();
+                for (start, len) in runs(n) {
+                    let (mut dispatched, mut portable) = (vec![0.0; len], vec![0.0; len]);
+                    rows.rho_point(x.row(i), start, &mut dispatched);
+                    rows.rho_in_frame_portable(&xa, start, &mut portable, &());
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(
+                        bits(&dispatched),
+                        bits(&portable),
+                        "{sm:?} row {i} {start}+{len}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn matrix_rows_read_the_upper_triangle() {
+    // Deliberately asymmetric: the strict lower triangle must never be read, nor the diagonal
+    // of R (taken as exactly 0).
+    let n = 5;
+    let m: Vec<f64> = (0..n * n)
+        .map(|p| if p / n <= p % n { (p + 1) as f64 } else { -1e9 })
+        .collect();
+    let upper = |a: usize, b: usize| m[a.min(b) * n + a.max(b)];
+    for factor in [1.0, 0.25] {
+        let r = SemimetricRows { r: &m, n, factor };
+        let g = GramRows {
+            g: &m,
+            n,
+            diagonal: (0..n).map(|b| m[b * n + b] * factor).collect(),
+            factor,
+        };
+        assert_eq!((r.n(), g.n()), (n, n));
+        for a in 0..n {
+            for start in 0..n {
+                let len = n - start;
+                let (mut from_r, mut from_g) = (vec![0.0; len], vec![0.0; len]);
+                r.rho_row(a, start, &mut from_r);
+                g.rho_row(a, start, &mut from_g);
+                for (j, b) in (start..n).enumerate() {
+                    let want_r = if a == b { 0.0 } else { upper(a, b) * factor };
+                    assert_eq!(from_r[j], want_r, "R ({a}, {b})");
+                    let want_g = (upper(a, a) * factor + upper(b, b) * factor)
+                        - 2.0 * (upper(a, b) * factor);
+                    assert_eq!(from_g[j], want_g, "G ({a}, {b})");
+                    if a == b {
+                        assert_eq!(from_g[j], 0.0);
+                    }
+                }
+            }
+        }
+    }
+}

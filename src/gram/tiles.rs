@@ -1,0 +1,251 @@
+//! The tile scheduler and dense assembly of symmetric n×n matrices: every pair of blocks of
+//! points is visited once, in a schedule that depends only on the number of blocks (never on
+//! the number of threads), its tile of ρ is evaluated once and written to its place and its
+//! mirror place, so the stored matrix is exactly symmetric.
+
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use crate::control::Control;
+use crate::distance::{all_finite, block_range, PairwiseRows, BLOCK};
+use crate::error::{try_filled, KGroupsError, Result};
+use crate::kernel::KernelElement;
+
+use super::frame::base_kernel_value;
+
+/// Runs `f` once on every unordered pair of blocks `(p, q)` with `p <= q`, giving it mutable
+/// access to the state of block `p` and (for `p < q`) of block `q`. Diagonal pairs run first, in
+/// parallel; then the off-diagonal pairs in the rounds of a round-robin tournament (circle
+/// method), each round in parallel over disjoint pairs. The schedule depends only on the number of
+/// blocks, never on the number of threads. `f` also gets a scratch vector, reused between calls
+/// on the same worker. Returns the logical AND of all results of `f`.
+pub(crate) fn for_each_block_pair<C, F>(states: &mut [C], f: F) -> bool
+where
+    C: Send,
+    F: Fn(&mut Vec<f64>, usize, &mut C, Option<(usize, &mut C)>) -> bool + Sync,
+{
+    let nb = states.len();
+    let mut ok = states
+        .par_iter_mut()
+        .enumerate()
+        .map_init(Vec::new, |scratch, (p, c)| f(scratch, p, c, None))
+        .reduce(|| true, |a, b| a && b);
+    let m = nb + nb % 2;
+    for r in 0..m.saturating_sub(1) {
+        let mut refs: Vec<Option<&mut C>> = states.iter_mut().map(Some).collect();
+        let mut tasks = Vec::with_capacity(m / 2);
+        for t in 0..m / 2 {
+            let (u, v) = if t == 0 {
+                (r, m - 1)
+            } else {
+                ((r + t) % (m - 1), (r + m - 1 - t) % (m - 1))
+            };
+            let (p, q) = (u.min(v), u.max(v));
+            if q >= nb {
+                continue; // the dummy block of an odd count: a bye
+            }
+            let cp = refs[p].take();
+            let cq = refs[q].take();
+            if let (Some(cp), Some(cq)) = (cp, cq) {
+                tasks.push((p, cp, q, cq));
+            } else {
+                debug_assert!(
+                    false,
+                    "round-robin schedule used a block twice in one round"
+                );
+            }
+        }
+        let round_ok = tasks
+            .into_par_iter()
+            .map_init(Vec::new, |scratch, (p, cp, q, cq)| {
+                f(scratch, p, cp, Some((q, cq)))
+            })
+            .reduce(|| true, |a, b| a && b);
+        ok = ok && round_ok;
+    }
+    ok
+}
+
+/// How the semimetric tile is turned into kernel values (in the scaled frame).
+pub(super) enum Shift {
+    /// ½[(r0_a + r0_b) − ρ_ab], r0 = ρ(·, base point)
+    Base(Vec<f64>),
+    /// −½[(ρ_ab − (m_a + m_b)) + m_all]
+    Centered(Vec<f64>, f64),
+}
+
+impl Shift {
+    /// The largest diagonal entry, which bounds every entry (the kernels are positive
+    /// semi-definite).
+    pub(super) fn max_diagonal(&self) -> f64 {
+        match self {
+            Shift::Base(r0) => r0.iter().fold(0.0f64, |m, &v| m.max(v)),
+            Shift::Centered(m, m_all) => m
+                .iter()
+                .map(|&ma| -0.5 * ((0.0 - (ma + ma)) + m_all))
+                .fold(0.0f64, f64::max),
+        }
+    }
+}
+
+/// Fills `buf` (row-major `rows.len() × cols.len()`) with ρ(a, b) for a in `rows`, b in `cols`.
+/// Returns false (leaving `buf` partly filled) once `control` is cancelled; it is checked row
+/// by row (a row of wide points takes long).
+fn fill_tile<S: PairwiseRows>(
+    src: &S,
+    rows: Range<usize>,
+    cols: Range<usize>,
+    buf: &mut [f64],
+    control: &Control,
+) -> bool {
+    let width = cols.len();
+    for (a, out) in rows.zip(buf.chunks_exact_mut(width)) {
+        if control.checkpoint().is_err() {
+            return false;
+        }
+        src.rho_row(a, cols.start, out);
+    }
+    true
+}
+
+/// Row sums Σ_b ρ(a, b) of the full symmetric matrix, each pair evaluated once.
+fn row_sums<S: PairwiseRows>(
+    src: &S,
+    bs: usize,
+    arg: &'static str,
+    control: &Control,
+) -> Result<Vec<f64>> {
+    let n = src.n();
+    let mut all = try_filled(n, 0.0, arg, "the row sums of the semimetric matrix")?;
+    let mut sums: Vec<&mut [f64]> = all.chunks_mut(bs).collect();
+    let finished = for_each_block_pair(&mut sums, |buf, p, sp, other| {
+        if control.checkpoint().is_err() {
+            return false;
+        }
+        let rp = block_range(p, bs, n);
+        let rq = match &other {
+            None => rp.clone(),
+            Some((q, _)) => block_range(*q, bs, n),
+        };
+        let lq = rq.len();
+        buf.resize(rp.len() * lq, 0.0);
+        if !fill_tile(src, rp.clone(), rq, buf, control) {
+            return false;
+        }
+        match other {
+            None => {
+                for (s, row) in sp.iter_mut().zip(buf.chunks_exact(lq)) {
+                    *s += row.iter().sum::<f64>();
+                }
+            }
+            Some((_, sq)) => {
+                let mut col = vec![0.0; lq];
+                for (s, row) in sp.iter_mut().zip(buf.chunks_exact(lq)) {
+                    *s += row.iter().sum::<f64>();
+                    for (c, &v) in col.iter_mut().zip(row) {
+                        *c += v;
+                    }
+                }
+                for (s, c) in sq.iter_mut().zip(col) {
+                    *s += c;
+                }
+            }
+        }
+        true
+    });
+    drop(sums);
+    if !finished {
+        return Err(KGroupsError::Interrupted); // tiles stop early only when cancelled
+    }
+    Ok(all)
+}
+
+/// The centring shift: m_a = mean_b ρ(a, b), m_all = mean_a m_a.
+pub(super) fn centered_shift<S: PairwiseRows>(
+    src: &S,
+    arg: &'static str,
+    control: &Control,
+) -> Result<Shift> {
+    let n = src.n() as f64;
+    let mut m = row_sums(src, BLOCK, arg, control)?;
+    m.iter_mut().for_each(|v| *v /= n);
+    let m_all = m.iter().sum::<f64>() / n;
+    Ok(Shift::Centered(m, m_all))
+}
+
+/// Builds the symmetric n×n kernel matrix: every tile of ρ is filled once, shifted into kernel
+/// values, scaled by `factors` (see [`Frame::output_factors`](super::Frame::output_factors)), converted and written to its
+/// place and (off the diagonal) to its mirror place. Checks `control` between tiles and rows.
+pub(super) fn assemble<T: KernelElement, S: PairwiseRows>(
+    src: &S,
+    shift: &Shift,
+    factors: (f64, f64),
+    arg: &'static str,
+    g: &mut [T],
+    control: &Control,
+) -> Result<()> {
+    let n = src.n();
+    let bs = BLOCK;
+    let mut chunks: Vec<&mut [T]> = g.chunks_mut(bs * n).collect();
+    let ok = for_each_block_pair(&mut chunks, |buf, p, cp, other| {
+        if control.checkpoint().is_err() {
+            return false;
+        }
+        let rp = block_range(p, bs, n);
+        let rq = match &other {
+            None => rp.clone(),
+            Some((q, _)) => block_range(*q, bs, n),
+        };
+        let (lp, lq) = (rp.len(), rq.len());
+        buf.resize(lp * lq, 0.0);
+        if !fill_tile(src, rp.clone(), rq.clone(), buf, control) {
+            return false;
+        }
+        match shift {
+            Shift::Base(r0) => {
+                for (row, &ra) in buf.chunks_exact_mut(lq).zip(&r0[rp.clone()]) {
+                    for (v, &rb) in row.iter_mut().zip(&r0[rq.clone()]) {
+                        *v = base_kernel_value(ra, rb, *v, factors);
+                    }
+                }
+            }
+            Shift::Centered(m, m_all) => {
+                for (row, &ma) in buf.chunks_exact_mut(lq).zip(&m[rp.clone()]) {
+                    for (v, &mb) in row.iter_mut().zip(&m[rq.clone()]) {
+                        *v = -0.5 * ((*v - (ma + mb)) + m_all) * factors.0 * factors.1;
+                    }
+                }
+            }
+        }
+        let mut ok = true;
+        for (ia, row) in buf.chunks_exact(lq).enumerate() {
+            let dst = &mut cp[ia * n + rq.start..ia * n + rq.end];
+            for (d, &v) in dst.iter_mut().zip(row) {
+                *d = T::narrow(v);
+            }
+            ok &= all_finite(dst);
+        }
+        if let Some((_, cq)) = other {
+            for jb in 0..lq {
+                let dst = &mut cq[jb * n + rp.start..jb * n + rp.end];
+                for (ia, d) in dst.iter_mut().enumerate() {
+                    *d = T::narrow(buf[ia * lq + jb]);
+                }
+            }
+        }
+        ok
+    });
+    drop(chunks);
+    if !ok {
+        control.checkpoint()?;
+        return Err(KGroupsError::invalid(
+            arg,
+            format!(
+                "the Gram matrix has entries that overflow {} (the data or semimetric values are too large); rescale the data",
+                std::any::type_name::<T>()
+            ),
+        ));
+    }
+    Ok(())
+}

@@ -32,6 +32,10 @@ Experiments (``--only N``), one module each
 6. ``exp6_dermatology``: Tables 3-4, the dermatology data (k = 6, rho_1/2), restarts, diagnostics.
 7. ``exp7_real_data``: data bundled with scikit-learn (wine, breast cancer, digits), Hartigan vs
    Lloyd from the same initialisations.
+8. ``exp8_fig3cd``: Fig. 3c-d, eq. 58 in R^20 and its lognormal version, n = 10 .. 400, kernel
+   k-groups with four semimetrics against k-means, GMM and spectral clustering.
+9. ``exp9_conference_table1``: the conference paper's Table 1, parallel cigars, two and three
+   concentric circles, four semimetrics each.
 
 Shared pieces: ``common`` (settings, statistics, claims, tables, methods), ``figures``,
 ``synthetic`` (data generators and Bayes accuracies), ``sweep`` (experiments 2-4), ``reference``

@@ -18,6 +18,8 @@ from . import (
     exp5_table2,
     exp6_dermatology,
     exp7_real_data,
+    exp8_fig3cd,
+    exp9_conference_table1,
 )
 from .common import DEFAULT_DERMATOLOGY, DEFAULT_OUT, Config, Section
 from .report import results_name, write_results
@@ -31,6 +33,8 @@ EXPERIMENTS: dict[int, ModuleType] = {
     5: exp5_table2,
     6: exp6_dermatology,
     7: exp7_real_data,
+    8: exp8_fig3cd,
+    9: exp9_conference_table1,
 }
 
 

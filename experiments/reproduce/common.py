@@ -345,13 +345,17 @@ def fit_labels(
     raise ValueError(f"unknown method {method!r}")
 
 
+def within_w(G: FloatArray, labels: npt.ArrayLike) -> float:
+    """The within-cluster dispersion W of a partition on the kernel G (unit weights), from
+    ``kgroups_rs.within_dispersion``; empty clusters are dropped (labels renumbered 0..k'−1)."""
+    _, compact = np.unique(np.asarray(labels), return_inverse=True)
+    return kg.within_dispersion(np.asarray(compact, dtype=np.int64).ravel(), G=G)
+
+
 def objective_q(G: FloatArray, labels: npt.ArrayLike) -> float:
     """The clustering objective Q = Σ_j Q_j / n_j of a partition (unit weights), from the library:
-    Q = Σ_i G_ii − W (SPEC, eqs. 41–42) with W = ``kgroups_rs.within_dispersion``. Empty
-    clusters are dropped (labels are renumbered 0..k'−1 first); Q does not depend on them."""
-    _, compact = np.unique(np.asarray(labels), return_inverse=True)
-    w = kg.within_dispersion(np.asarray(compact, dtype=np.int64).ravel(), G=G)
-    return float(np.trace(G)) - w
+    Q = Σ_i G_ii − W (SPEC, eqs. 41–42) with W from :func:`within_w`."""
+    return float(np.trace(G)) - within_w(G, labels)
 
 
 def compare_w(w_h: float, w_l: float) -> int:

@@ -37,6 +37,9 @@ def protocol() -> list[str]:
         f"* A paper number counts as inside an interval when it is within {PAPER_ROUNDING} of it (the "
         "paper rounds to 3 decimals). TPAMI Table 2 and the conference paper's Table 1 give a SEM: a "
         "number also agrees when the difference is within 1.96·√(SE² + SEM²).",
+        "* Seeds: every trial draws its data and its starts from a 32-bit seed that "
+        "`numpy.random.SeedSequence([seed, experiment, setting, trial])` derives from the run seed, so "
+        "every number is reproducible and independent of the thread count.",
         "* scikit-learn runs single-threaded (threadpoolctl), the library uses its own threads; no "
         "multiprocessing.",
     ]
@@ -66,6 +69,10 @@ def write_results(
         f"({'quick' if cfg.quick else 'full'} run, seed {cfg.seed}) on {platform.machine()} with "
         f"{os.cpu_count() or 1} logical cores, Python {platform.python_version()}, kgroups_rs "
         f"{kg.__version__}{_versions()}. Total run time {total:.0f} s.",
+        "",
+        f"Run it again from the repository root with `{COMMAND}` (options: `--quick` for a few-minute "
+        "run with fewer trials, `--only N` (repeatable), `--out DIR`, `--no-figures`, `--seed S`, "
+        "`--n-threads T`, `--dermatology PATH`); each experiment is one module of `experiments/reproduce/`.",
         "",
         *protocol(),
     ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -36,6 +37,14 @@ EXPERIMENTS: dict[int, ModuleType] = {
     8: exp8_fig3cd,
     9: exp9_conference_table1,
 }
+
+
+def load_average() -> Optional[float]:
+    """The 1-minute load average of the machine (None where the system has none)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
 
 
 def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
@@ -85,19 +94,21 @@ def main(argv: Optional[Sequence[str]] = None) -> dict[int, Section]:
     from threadpoolctl import threadpool_limits
 
     sections: dict[int, Section] = {}
+    load_before = load_average()
     start = time.perf_counter()
     with threadpool_limits(limits=1):
         for n in selected:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             print(f"experiment {n} ...", file=sys.stderr, flush=True)
             sec = EXPERIMENTS[n].run(cfg)
-            sec.seconds = time.perf_counter() - t0
+            sec.seconds, sec.cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
             sections[n] = sec
             print(f"experiment {n} done in {sec.seconds:.1f} s", file=sys.stderr, flush=True)
     total = time.perf_counter() - start
+    load = (load_before, load_average())
     findings = [line for n in selected for line in EXPERIMENTS[n].findings(sections[n])]
     shown = list(argv) if argv is not None else sys.argv[1:]
     name = results_name(cfg, selected, sorted(EXPERIMENTS))
-    path = write_results(cfg, sections, findings, name, total, shown)
+    path = write_results(cfg, sections, findings, name, total, shown, load)
     print(f"wrote {path} ({total:.0f} s)", file=sys.stderr)
     return sections

@@ -185,6 +185,8 @@ class Section:
     body: list[str] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
     seconds: float = 0.0
+    #: CPU time of the process (every thread, the library's included): robust to a busy machine.
+    cpu_seconds: float = 0.0
     data: dict[str, Any] = field(default_factory=dict)
 
     def add(self, *lines: str) -> None:

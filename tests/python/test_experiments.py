@@ -1,4 +1,5 @@
-"""The paper-reproduction script as a correctness check (``experiments/reproduce_paper.py``).
+"""The paper-reproduction package as a correctness check (``experiments/reproduce``, run as
+``python -m experiments.reproduce`` from the repository root).
 
 Runs the ``--quick`` path of experiment 1 (TPAMI Table 1: the one-dimensional lognormal mixture
 ½·exp(N(0, 1.5²)) + ½·exp(N(1.5, 0.3²)), n up to 2 000, 10 Monte Carlo trials) and checks that
@@ -14,6 +15,7 @@ splits off the right tail, raw-data seeding (0.68–0.73) and k-means/GMM (≈ 0
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import sys
 from pathlib import Path
@@ -26,22 +28,28 @@ from reference import DERMATOLOGY_PATH
 pytest.importorskip("sklearn", reason="the experiments compare kernel k-groups with scikit-learn's methods")
 pytest.importorskip("scipy", reason="the experiments need scipy (accuracy, intervals)")
 
-SCRIPT = Path(__file__).resolve().parents[2] / "experiments" / "reproduce_paper.py"
+ROOT = Path(__file__).resolve().parents[2]
 LOGNORMAL_BOUND = 0.83
 
 
-def load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("reproduce_paper", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses need the module registered
-    spec.loader.exec_module(module)
-    return module
+def load(module: str = "") -> ModuleType:
+    """``experiments.reproduce`` (or one of its modules) from the repository, which is not on
+    ``sys.path`` when the suite runs from ``tests/python`` against the installed wheel: the
+    ``experiments`` package is registered from its folder, then imported normally."""
+    if "experiments" not in sys.modules:
+        folder = ROOT / "experiments"
+        spec = importlib.util.spec_from_file_location(
+            "experiments", folder / "__init__.py", submodule_search_locations=[str(folder)]
+        )
+        assert spec is not None and spec.loader is not None
+        package = importlib.util.module_from_spec(spec)
+        sys.modules["experiments"] = package
+        spec.loader.exec_module(package)
+    return importlib.import_module("experiments.reproduce" + (f".{module}" if module else ""))
 
 
 def test_quick_table1_lognormal(tmp_path: Path) -> None:
-    script = load_script()
-    sections = script.main(["--quick", "--only", "1", "--out", str(tmp_path), "--no-figures"])
+    sections = load().main(["--quick", "--only", "1", "--out", str(tmp_path), "--no-figures"])
     data = sections[1].data
     n_max = data["n_max"]
     assert n_max == 2000
@@ -60,9 +68,8 @@ def test_quick_table1_lognormal(tmp_path: Path) -> None:
 
 def test_dermatology_is_vendored_and_loads() -> None:
     """Experiment 6 reads the vendored UCI file by default: 366 patients, 34 attributes, 6 classes."""
-    script = load_script()
-    assert script.DEFAULT_DERMATOLOGY == DERMATOLOGY_PATH
-    X, y = script.load_dermatology(DERMATOLOGY_PATH)
+    assert load("common").DEFAULT_DERMATOLOGY == DERMATOLOGY_PATH
+    X, y = load("exp6_dermatology").load_dermatology(DERMATOLOGY_PATH)
     assert X.shape == (366, 34)
     assert np.isfinite(X).all()  # the 8 missing ages are imputed
     np.testing.assert_allclose(X.mean(axis=0), 0.0, atol=1e-12)

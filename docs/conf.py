@@ -119,28 +119,33 @@ warnings.filterwarnings("ignore", category=UserWarning, message="Matplotlib is c
 # reads as a substitution reference ("Undefined substitution referenced"). Outside inline
 # literals and literal blocks, such pipes are escaped so they print as written.
 _SUBSTITUTION = re.compile(r"(?<![\\|`])\|(?=\S)([^|`\n]*?\S)\|(?![\w|])")
-_INLINE_LITERAL = re.compile(r"(``.+?``)")
 
 
-def _escape_pipes(line: str) -> str:
-    parts = _INLINE_LITERAL.split(line)
-    return "".join(
-        part if part.startswith("``") else _SUBSTITUTION.sub(r"\\|\1\\|", part) for part in parts
-    )
+def _escape_pipes(line: str, in_literal: bool) -> tuple[str, bool]:
+    """``line`` with ``|...|`` escaped outside inline literals (which may span lines)."""
+    parts = line.split("``")
+    for j, part in enumerate(parts):
+        literal = in_literal if j % 2 == 0 else not in_literal
+        if not literal:
+            parts[j] = _SUBSTITUTION.sub(r"\\|\1\\|", part)
+    return "``".join(parts), in_literal ^ (len(parts) % 2 == 0)
 
 
 def _repair_docstring(app, what, name, obj, options, lines):  # noqa: ANN001, ARG001
     literal_indent = None  # indentation of the paragraph that opened a literal block
+    in_literal = False  # inside an inline literal that started on an earlier line
     for i, line in enumerate(lines):
         stripped = line.lstrip()
         indent = len(line) - len(stripped)
+        if not stripped:
+            in_literal = False  # inline markup never spans paragraphs
         if literal_indent is not None:
             if not stripped or indent > literal_indent:
                 continue
             literal_indent = None
         if stripped.startswith(">>>") or stripped.startswith("..."):
             continue
-        lines[i] = _escape_pipes(line)
+        lines[i], in_literal = _escape_pipes(line, in_literal)
         if stripped.endswith("::"):
             literal_indent = indent
 

@@ -23,7 +23,8 @@ fn dense_fit<T: KernelElement + numpy::Element>(
         )));
     }
     let n = shape[0];
-    let readonly = g.readonly();
+    // try_: an array borrowed for writing elsewhere is an error, not a panic.
+    let readonly = g.try_readonly()?;
     // C or F order: a symmetric matrix is its own transpose.
     let data = readonly.as_slice().map_err(|_| {
         PyValueError::new_err(
@@ -82,7 +83,11 @@ fn csr_fit<I: CsrIndex + numpy::Element, T: KernelElement + numpy::Element>(
     options: &FitOptions,
 ) -> PyResult<Clustering> {
     let py = indptr.py();
-    let (indptr, indices, data) = (indptr.readonly(), indices.readonly(), data.readonly());
+    let (indptr, indices, data) = (
+        indptr.try_readonly()?,
+        indices.try_readonly()?,
+        data.try_readonly()?,
+    );
     let contiguous = |name: &str| {
         PyValueError::new_err(format!(
             "invalid `G`: the CSR {name} array must be contiguous"

@@ -54,7 +54,7 @@ impl FitOptions {
     ) -> PyResult<Self> {
         if let Some(w) = &weights {
             // Refused now rather than when the fit borrows them.
-            contiguous(&w.readonly(), "weights")?;
+            contiguous(&w.try_readonly()?, "weights")?;
         }
         Ok(FitOptions {
             algorithm: parse_algorithm(algorithm)?,
@@ -78,11 +78,12 @@ impl FitOptions {
         k: usize,
         make_kernel: impl FnOnce() -> crate::Result<K> + Send,
     ) -> PyResult<Clustering> {
-        let weights = self.weights.as_ref().map(|w| w.bind(py).readonly());
-        let weights = match &weights {
-            Some(w) => Some(contiguous(w, "weights")?),
-            None => None,
-        };
+        let weights = (self.weights.as_ref())
+            .map(|w| w.bind(py).try_readonly())
+            .transpose()?;
+        let weights = (weights.as_ref())
+            .map(|w| contiguous(w, "weights"))
+            .transpose()?;
         let options = Options {
             algorithm: self.algorithm,
             init: match &self.init {

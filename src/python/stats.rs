@@ -37,10 +37,9 @@ fn statistics<'py>(
     n_threads: Option<usize>,
 ) -> PyResult<Statistics<'py>> {
     let labels = label_indices(&labels, "labels", "label")?;
-    let weights = match &weights {
-        Some(w) => Some(contiguous(w, "weights")?),
-        None => None,
-    };
+    let weights = (weights.as_ref())
+        .map(|w| contiguous(w, "weights"))
+        .transpose()?;
     let source = match (&x, &r, &g) {
         (Some(x), None, None) => {
             let points = points(x, "X")?;

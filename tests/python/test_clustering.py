@@ -32,7 +32,7 @@ Float = npt.NDArray[np.float64]
 
 ALGORITHMS: dict[str, Callable[..., ClusteringResult]] = {
     "hartigan": lambda G, k, init="k-means++", **kw: kgroups_rs.kernel_kgroups(G, k, init, **kw),
-    "lloyd-batch": lambda G, k, init="k-means++", **kw: kgroups_rs.kernel_kmeans(
+    "lloyd": lambda G, k, init="k-means++", **kw: kgroups_rs.kernel_kmeans(
         G, k, init, algorithm="lloyd", **kw
     ),
     "lloyd-online": lambda G, k, init="k-means++", **kw: kgroups_rs.kernel_kmeans(
@@ -794,11 +794,10 @@ def test_the_core_speaks_the_public_algorithm_names() -> None:
     from kgroups_rs import _core
 
     G, _ = problem(30, 4, weighted=False)
-    names = (("hartigan", "hartigan"), ("lloyd", "lloyd-batch"), ("lloyd-online", "lloyd-online"))
-    for public, fit_name in names:
-        options = _core.FitOptions(algorithm=public, init="random", seed=3)  # type: ignore[arg-type]
+    for name in ALGORITHM_NAMES:
+        options = _core.FitOptions(algorithm=name, init="random", seed=3)  # type: ignore[arg-type]
         raw = _core.cluster_dense(G, 3, options)
-        expected = fit(fit_name, G, 3, "random", random_state=3)
+        expected = fit(name, G, 3, "random", random_state=3)
         np.testing.assert_array_equal(raw.labels, expected.labels)
         assert raw.objective == expected.objective and raw.best_start == expected.best_start
         assert raw.n_distinct_clusters == expected.n_distinct_clusters

@@ -29,7 +29,7 @@ def G() -> np.ndarray:
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "hartigan": kgroups_rs.kernel_kgroups,
-    "lloyd-batch": lambda *a, **kw: kgroups_rs.kernel_kmeans(*a, algorithm="lloyd", **kw),
+    "lloyd": lambda *a, **kw: kgroups_rs.kernel_kmeans(*a, algorithm="lloyd", **kw),
     "lloyd-online": lambda *a, **kw: kgroups_rs.kernel_kmeans(*a, algorithm="lloyd-online", **kw),
 }
 ALL = pytest.mark.parametrize("fit", list(FUNCTIONS.values()), ids=list(FUNCTIONS))

@@ -41,7 +41,7 @@ Labels = npt.NDArray[np.int64]
 
 FITS: dict[str, Callable[..., ClusteringResult]] = {
     "hartigan": lambda G, k, init, **kw: kgroups_rs.kernel_kgroups(G, k, init, **kw),
-    "lloyd-batch": lambda G, k, init, **kw: kgroups_rs.kernel_kmeans(
+    "lloyd": lambda G, k, init, **kw: kgroups_rs.kernel_kmeans(
         G, k, init, algorithm="lloyd", **kw
     ),
     "lloyd-online": lambda G, k, init, **kw: kgroups_rs.kernel_kmeans(

@@ -127,9 +127,11 @@ def run(cfg: Config) -> Section:
     columns = [kgroups_key(kern) for kern in KERNELS] + [KMEANS_TILDE]
     for dist, fig in zip(DISTRIBUTIONS, ("3c", "3d")):
         spec = spectral_key(best_spectral[dist])
-        heads = ["n", *columns, spec, *PEERS, "Bayes"]
+        heads = ["n", *columns, spec, *PEERS, "Bayes", "chance"]
         rows = [
-            [str(n)] + [tally.stats((dist, n, m)).fmt() for m in (*columns, spec, *PEERS)] + [f"{bayes:.3f}"]
+            [str(n)]
+            + [tally.stats((dist, n, m)).fmt() for m in (*columns, spec, *PEERS)]
+            + [f"{bayes:.3f}", f"{chance[n]:.3f}"]
             for n in ns
         ]
         sec.add(

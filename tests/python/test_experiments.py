@@ -111,7 +111,7 @@ def test_quick_conference_table1(tmp_path: Path) -> None:
 
     The paper: kernel k-groups (E^H) 0.9987 with rho~_2 on the cigars (4a) and 1.0 with rho^_1 on
     two circles (4b), 0.676 with rho^_2 on three circles (4c); k-means 0.522 and 0.368 on the
-    circles. The full run (30 trials) gives 0.999, 1.000 (no trial below 1), 0.680 (sd 0.008, so
+    circles. The full run (30 trials) gives 0.999, 1.000 (± 0.000), 0.680 (sd 0.008, so
     the quick mean has a standard error of 0.004), and k-means 0.519 and 0.363 (sd 0.013, SE
     0.007). The bounds sit 5 or more standard errors away: a kernel or search regression that
     loses the cigars or the circles (k-means level, 0.52-0.55) fails them. On 4c the partition

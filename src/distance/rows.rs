@@ -1,10 +1,13 @@
-//! Rows of pairwise semimetric values: the one abstraction through which the dense Gram
-//! builders, the matrix-free kernel and the statistics evaluate pairs of points.
+//! Rows of pairwise values: the one abstraction through which the dense Gram builders, the
+//! matrix-free kernel and the statistics evaluate pairs of points.
 //!
-//! A [`PairwiseRows`] gives `ρ(x_a, x_b)` for one point `a` and a run of consecutive points
-//! `b`. Its sources: data ([`DataRows`]: coordinates in a frame scaled by a power of two,
+//! A [`PairwiseRows`] gives `v(a, b)` for one point `a` and a run of consecutive points `b`.
+//! Its sources: data ([`DataRows`]: ρ of coordinates in a frame scaled by a power of two,
 //! transposed block by block so that a run is evaluated with vectorised loops), a user's
-//! semimetric matrix ([`SemimetricRows`]) and a user's Gram matrix ([`GramRows`]).
+//! semimetric matrix ([`SemimetricRows`]) and a user's Gram matrix ([`GramRows`]); the
+//! matrix-free kernel turns the data rows into kernel values inside the vectorised loop (a
+//! [`RunEpilogue`]). The tile scheduler of the dense builders and the row passes of the
+//! statistics read any of them.
 
 use std::ops::Range;
 
@@ -87,7 +90,7 @@ impl<'a> DataRows<'a> {
         })?;
         let mut transposed = try_filled(total, 0.0, arg, "a transposed copy of the data")?;
         transposed
-            .par_chunks_mut(BLOCK * dim)
+            .par_chunks_mut(BLOCK.saturating_mul(dim))
             .enumerate()
             .for_each(|(q, block)| {
                 let rows = block_range(q, BLOCK, n);

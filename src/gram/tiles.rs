@@ -89,7 +89,7 @@ impl Shift {
     }
 }
 
-/// Fills `buf` (row-major `rows.len() × cols.len()`) with ρ(a, b) for a in `rows`, b in `cols`.
+/// Fills `buf` (row-major `rows.len() × cols.len()`) with v(a, b) for a in `rows`, b in `cols`.
 /// Returns false (leaving `buf` partly filled) once `control` is cancelled; it is checked row
 /// by row (a row of wide points takes long).
 fn fill_tile<S: PairwiseRows>(

@@ -8,9 +8,9 @@
 //! each evaluated once; a move computes one row, O(n·D).
 
 use crate::control::Control;
-use crate::distance::{block_range, DataRows, Points, RunEpilogue, Semimetric};
+use crate::distance::{block_range, DataRows, PairwiseRows, Points, RunEpilogue, Semimetric};
 use crate::error::{KGroupsError, Result};
-use crate::gram::{base_kernel_value, for_each_block_pair, Base, Frame};
+use crate::gram::{base_kernel_value, for_each_tile, refuse_base, Base, Frame};
 use crate::kernel::{check_cluster_sums_args, transpose_to_cluster_major, Kernel};
 use rayon::prelude::*;
 
@@ -70,12 +70,11 @@ impl<'a> DataKernel<'a> {
     /// ```
     pub fn new(points: Points<'a>, semimetric: Semimetric, base: Base) -> Result<Self> {
         semimetric.validate()?;
-        if base == Base::Centered {
-            return Err(KGroupsError::invalid(
-                "base",
-                "Base::Centered is not available matrix-free (it needs the row sums of the whole semimetric matrix); use Base::Mean, which gives the same labels",
-            ));
-        }
+        refuse_base(
+            base,
+            Base::Centered,
+            "Base::Centered is not available matrix-free (it needs the row sums of the whole semimetric matrix); use Base::Mean, which gives the same labels",
+        )?;
         let control = Control::new();
         let frame = Frame::new(&[&points], &points, semimetric, base, &control)?;
         let to_base = frame.rho_to_base(&points, "X", &control)?;
@@ -100,6 +99,24 @@ impl<'a> DataKernel<'a> {
             factors: self.factors,
         };
         self.rows.rho_row_then(i, start, out, &to_kernel);
+    }
+}
+
+/// The kernel values of a [`DataKernel`], as pairwise rows for the tile scheduler.
+struct KernelRows<'k, 'a>(&'k DataKernel<'a>);
+
+impl PairwiseRows for KernelRows<'_, '_> {
+    fn n(&self) -> usize {
+        self.0.points.n()
+    }
+
+    #[inline]
+    fn values(&self, a: usize, start: usize, out: &mut [f64]) {
+        self.0.row_chunk(a, start, out);
+    }
+
+    fn cost_per_value(&self) -> usize {
+        3 * self.0.points.dim() + 20
     }
 }
 
@@ -188,7 +205,7 @@ impl Kernel for DataKernel<'_> {
     /// One parallel pass over all pairs, each pair evaluated once: the kernel is computed
     /// tile by tile over pairs of point blocks `(p, q)`, `p ≤ q`, and each tile feeds the
     /// sums of both blocks (`G` is symmetric). The pairs run in the fixed round-robin
-    /// schedule of `for_each_block_pair`, so the order of every addition, hence the
+    /// schedule of `for_each_tile`, so the order of every addition, hence the
     /// result, does not depend on the number of threads.
     fn cluster_sums(
         &self,
@@ -204,45 +221,37 @@ impl Kernel for DataKernel<'_> {
         let mut block_sums: Vec<Vec<f64>> = (0..blocks)
             .map(|p| vec![0.0; block_range(p, SUMS_BLOCK, n).len() * k])
             .collect();
-        let finished = for_each_block_pair(&mut block_sums, |tile, p, sums_p, other| {
-            if control.checkpoint().is_err() {
-                return false;
-            }
-            let rows = block_range(p, SUMS_BLOCK, n);
-            let cols = match &other {
-                None => rows.clone(),
-                Some((q, _)) => block_range(*q, SUMS_BLOCK, n),
-            };
-            let width = cols.len();
-            tile.resize(rows.len() * width, 0.0);
-            for (a, values) in rows.clone().zip(tile.chunks_exact_mut(width)) {
-                if control.checkpoint().is_err() {
-                    return false; // checked per row too: a tile of wide points takes long
-                }
-                self.row_chunk(a, cols.start, values);
-            }
-            // Rows of block p gather the tile by the labels of block q's points ...
-            let (col_labels, col_weights) = (&labels[cols.clone()], &weights[cols.clone()]);
-            for (values, row_sums) in tile.chunks_exact(width).zip(sums_p.chunks_exact_mut(k)) {
-                for ((&v, &label), &w) in values.iter().zip(col_labels).zip(col_weights) {
-                    row_sums[label] += w * v;
-                }
-            }
-            // ... and, off the diagonal, block q's points gather its transpose by the labels
-            // of block p's points (G_ba = G_ab).
-            if let Some((_, sums_q)) = other {
-                for ((values, &label), &w) in tile
-                    .chunks_exact(width)
-                    .zip(&labels[rows.clone()])
-                    .zip(&weights[rows.clone()])
-                {
-                    for (&v, col_sums) in values.iter().zip(sums_q.chunks_exact_mut(k)) {
-                        col_sums[label] += w * v;
+        let rows = KernelRows(self);
+        let finished = for_each_tile(
+            &rows,
+            SUMS_BLOCK,
+            &mut block_sums,
+            control,
+            |tile, rows, cols, sums_p, sums_q| {
+                let width = cols.len();
+                // Rows of block p gather the tile by the labels of block q's points ...
+                let (col_labels, col_weights) = (&labels[cols.clone()], &weights[cols.clone()]);
+                for (values, row_sums) in tile.chunks_exact(width).zip(sums_p.chunks_exact_mut(k)) {
+                    for ((&v, &label), &w) in values.iter().zip(col_labels).zip(col_weights) {
+                        row_sums[label] += w * v;
                     }
                 }
-            }
-            true
-        });
+                // ... and, off the diagonal, block q's points gather its transpose by the labels
+                // of block p's points (G_ba = G_ab).
+                if let Some(sums_q) = sums_q {
+                    for ((values, &label), &w) in tile
+                        .chunks_exact(width)
+                        .zip(&labels[rows.clone()])
+                        .zip(&weights[rows])
+                    {
+                        for (&v, col_sums) in values.iter().zip(sums_q.chunks_exact_mut(k)) {
+                            col_sums[label] += w * v;
+                        }
+                    }
+                }
+                true
+            },
+        );
         if !finished {
             // The only way a tile stops early is cancellation.
             return Err(KGroupsError::Interrupted);

@@ -1,10 +1,13 @@
-//! Rows of pairwise semimetric values: the one abstraction through which the dense Gram
-//! builders, the matrix-free kernel and the statistics evaluate pairs of points.
+//! Rows of pairwise values: the one abstraction through which the dense Gram builders, the
+//! matrix-free kernel and the statistics evaluate pairs of points.
 //!
-//! A [`PairwiseRows`] gives `ρ(x_a, x_b)` for one point `a` and a run of consecutive points
-//! `b`. Its sources: data ([`DataRows`]: coordinates in a frame scaled by a power of two,
+//! A [`PairwiseRows`] gives `v(a, b)` for one point `a` and a run of consecutive points `b`.
+//! Its sources: data ([`DataRows`]: ρ of coordinates in a frame scaled by a power of two,
 //! transposed block by block so that a run is evaluated with vectorised loops), a user's
-//! semimetric matrix ([`SemimetricRows`]) and a user's Gram matrix ([`GramRows`]).
+//! semimetric matrix ([`SemimetricRows`]) and a user's Gram matrix ([`GramRows`]); the
+//! matrix-free kernel turns the data rows into kernel values inside the vectorised loop (a
+//! [`RunEpilogue`]). The tile scheduler of the dense builders and the row passes of the
+//! statistics read any of them.
 
 use std::ops::Range;
 
@@ -27,14 +30,15 @@ pub(crate) fn block_range(p: usize, bs: usize, n: usize) -> Range<usize> {
     start..(start + bs).min(n)
 }
 
-/// Rows of semimetric values ρ(x_a, x_b) (or values proportional to them, as the source
-/// says), a run of consecutive `b` at a time.
+/// Rows of a symmetric function of pairs of points, v(a, b) = v(b, a), a run of consecutive `b`
+/// at a time: semimetric values ρ(x_a, x_b) (or ρ times a power of two, as the source says),
+/// or kernel values computed from them.
 pub(crate) trait PairwiseRows: Sync {
     /// Number of points.
     fn n(&self) -> usize;
 
-    /// `out[j] = ρ(x_a, x_{start + j})` for `a < n` and `start + out.len() <= n`.
-    fn rho_row(&self, a: usize, start: usize, out: &mut [f64]);
+    /// `out[j] = v(a, start + j)` for `a < n` and `start + out.len() <= n`.
+    fn values(&self, a: usize, start: usize, out: &mut [f64]);
 
     /// Rough floating-point work of one value, for sizing groups of rows between two
     /// cancellation checkpoints.
@@ -86,7 +90,7 @@ impl<'a> DataRows<'a> {
         })?;
         let mut transposed = try_filled(total, 0.0, arg, "a transposed copy of the data")?;
         transposed
-            .par_chunks_mut(BLOCK * dim)
+            .par_chunks_mut(BLOCK.saturating_mul(dim))
             .enumerate()
             .for_each(|(q, block)| {
                 let rows = block_range(q, BLOCK, n);
@@ -188,12 +192,23 @@ impl PairwiseRows for DataRows<'_> {
     }
 
     #[inline]
-    fn rho_row(&self, a: usize, start: usize, out: &mut [f64]) {
+    fn values(&self, a: usize, start: usize, out: &mut [f64]) {
         self.rho_point(self.points.row(a), start, out);
     }
 
     fn cost_per_value(&self) -> usize {
         3 * self.points.dim() + 16
+    }
+}
+
+/// The entry of the pair (a, b) in the upper triangle (with the diagonal) of the row-major n×n
+/// matrix `m`.
+#[inline(always)]
+fn upper_entry(m: &[f64], n: usize, a: usize, b: usize) -> f64 {
+    if a <= b {
+        m[a * n + b]
+    } else {
+        m[b * n + a]
     }
 }
 
@@ -211,7 +226,7 @@ impl PairwiseRows for SemimetricRows<'_> {
     }
 
     #[inline]
-    fn rho_row(&self, a: usize, start: usize, out: &mut [f64]) {
+    fn values(&self, a: usize, start: usize, out: &mut [f64]) {
         let n = self.n;
         let end = start + out.len();
         let factor = self.factor;
@@ -227,10 +242,10 @@ impl PairwiseRows for SemimetricRows<'_> {
             return;
         }
         for (o, b) in out.iter_mut().zip(start..end) {
-            let v = match a.cmp(&b) {
-                std::cmp::Ordering::Less => self.r[a * n + b],
-                std::cmp::Ordering::Greater => self.r[b * n + a],
-                std::cmp::Ordering::Equal => 0.0,
+            let v = if a == b {
+                0.0
+            } else {
+                upper_entry(self.r, n, a, b)
             };
             *o = v * factor; // exact for factor 1
         }
@@ -256,7 +271,7 @@ impl PairwiseRows for GramRows<'_> {
     }
 
     #[inline]
-    fn rho_row(&self, a: usize, start: usize, out: &mut [f64]) {
+    fn values(&self, a: usize, start: usize, out: &mut [f64]) {
         let n = self.n;
         let end = start + out.len();
         let gaa = self.diagonal[a];
@@ -269,11 +284,7 @@ impl PairwiseRows for GramRows<'_> {
             return;
         }
         for ((o, &gbb), b) in out.iter_mut().zip(diag).zip(start..end) {
-            let gab = if a <= b {
-                self.g[a * n + b]
-            } else {
-                self.g[b * n + a]
-            };
+            let gab = upper_entry(self.g, n, a, b);
             *o = (gaa + gbb) - 2.0 * (gab * self.factor);
         }
     }

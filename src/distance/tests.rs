@@ -189,7 +189,7 @@ fn data_rows_are_the_pairwise_formula_for_any_run() {
                 for a in [0, n / 2, n - 1] {
                     for (start, len) in runs(n) {
                         let mut out = vec![f64::NAN; len];
-                        rows.rho_row(a, start, &mut out);
+                        rows.values(a, start, &mut out);
                         for (j, &v) in out.iter().enumerate() {
                             let want = rho_of_pair(sm, scale, x.row(a), x.row(start + j));
                             assert_eq!(
@@ -267,8 +267,8 @@ fn matrix_rows_read_the_upper_triangle() {
             for start in 0..n {
                 let len = n - start;
                 let (mut from_r, mut from_g) = (vec![0.0; len], vec![0.0; len]);
-                r.rho_row(a, start, &mut from_r);
-                g.rho_row(a, start, &mut from_g);
+                r.values(a, start, &mut from_r);
+                g.values(a, start, &mut from_g);
                 for (j, b) in (start..n).enumerate() {
                     let want_r = if a == b { 0.0 } else { upper(a, b) * factor };
                     assert_eq!(from_r[j], want_r, "R ({a}, {b})");

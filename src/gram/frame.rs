@@ -408,6 +408,21 @@ pub(crate) fn base_kernel_value(ra: f64, rb: f64, rho: f64, factors: (f64, f64))
 /// The largest |coordinate| of every column of `p`, in parallel chunks of rows, checking for
 /// cancellation.
 fn column_max_abs(p: &Points, control: &Control) -> Result<Vec<f64>> {
+    column_max(p, control, |m, row| {
+        for (m, &v) in m.iter_mut().zip(row) {
+            *m = m.max(v.abs());
+        }
+    })
+}
+
+/// Per column, the largest of values ≥ 0 computed from the points of `p`: `update(m, row)`
+/// raises the running maxima `m` by the values of one point. In parallel chunks of rows,
+/// checking for cancellation.
+fn column_max(
+    p: &Points,
+    control: &Control,
+    update: impl Fn(&mut [f64], &[f64]) + Sync,
+) -> Result<Vec<f64>> {
     let (n, dim) = (p.n(), p.dim());
     let rows = pass_rows(dim);
     (0..n.div_ceil(rows))
@@ -416,9 +431,7 @@ fn column_max_abs(p: &Points, control: &Control) -> Result<Vec<f64>> {
             control.checkpoint()?;
             let mut m = vec![0.0f64; dim];
             for i in block_range(c, rows, n) {
-                for (m, &v) in m.iter_mut().zip(p.row(i)) {
-                    *m = m.max(v.abs());
-                }
+                update(&mut m, p.row(i));
             }
             Ok(m)
         })
@@ -529,27 +542,9 @@ fn mean_with(
 
 /// The largest |(x·t − hi) − lo| of every column of `p` (column k multiplied by `t[k]`).
 fn max_residual(p: &Points, t: &[f64], c: &Center, control: &Control) -> Result<Vec<f64>> {
-    let (n, dim) = (p.n(), p.dim());
-    let rows = pass_rows(dim);
-    (0..n.div_ceil(rows))
-        .into_par_iter()
-        .map(|chunk| -> Result<Vec<f64>> {
-            control.checkpoint()?;
-            let mut m = vec![0.0f64; dim];
-            for i in block_range(chunk, rows, n) {
-                for ((((m, &v), &hi), &lo), &t) in
-                    m.iter_mut().zip(p.row(i)).zip(&c.hi).zip(&c.lo).zip(t)
-                {
-                    *m = m.max(((v * t - hi) - lo).abs());
-                }
-            }
-            Ok(m)
-        })
-        .try_reduce(
-            || vec![0.0; dim],
-            |mut a, b| {
-                a.iter_mut().zip(b).for_each(|(a, b)| *a = a.max(b));
-                Ok(a)
-            },
-        )
+    column_max(p, control, |m, row| {
+        for ((((m, &v), &hi), &lo), &t) in m.iter_mut().zip(row).zip(&c.hi).zip(&c.lo).zip(t) {
+            *m = m.max(((v * t - hi) - lo).abs());
+        }
+    })
 }

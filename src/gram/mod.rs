@@ -44,7 +44,7 @@ pub use semimetric_matrix::{gram_from_semimetric, gram_from_semimetric_into};
 
 pub(crate) use frame::{base_kernel_value, Frame};
 pub(crate) use semimetric_matrix::{check_square, max_abs, validate_semimetric_matrix};
-pub(crate) use tiles::for_each_block_pair;
+pub(crate) use tiles::for_each_tile;
 
 use tiles::{assemble, centered_shift, Shift};
 
@@ -254,11 +254,17 @@ fn check_cross_arguments(x: &Points, y: &Points, semimetric: Semimetric, base: B
             ),
         ));
     }
-    if base == Base::Centered {
-        return Err(KGroupsError::invalid(
-            "base",
-            "a cross kernel is defined for Base::Origin or Base::Mean (the mean of Y), not Base::Centered",
-        ));
+    refuse_base(
+        base,
+        Base::Centered,
+        "a cross kernel is defined for Base::Origin or Base::Mean (the mean of Y), not Base::Centered",
+    )
+}
+
+/// An error (argument `"base"`, saying `why`) when `base` is the one a builder does not offer.
+pub(crate) fn refuse_base(base: Base, refused: Base, why: &'static str) -> Result<()> {
+    if base == refused {
+        return Err(KGroupsError::invalid("base", why));
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use super::tiles::{assemble, centered_shift, Shift};
-use super::{check_out_len, new_matrix, Base};
+use super::{check_out_len, new_matrix, refuse_base, Base};
 use crate::control::Control;
 use crate::distance::{block_range, first_non_finite, SemimetricRows};
 use crate::error::{try_filled, KGroupsError, Result};
@@ -235,13 +235,11 @@ pub fn gram_from_semimetric<T: KernelElement>(r: &[f64], n: usize, base: Base) -
 }
 
 fn check_semimetric_base(base: Base) -> Result<()> {
-    if base == Base::Mean {
-        return Err(KGroupsError::invalid(
-            "base",
-            "Base::Mean needs the coordinates of the points, which a semimetric matrix does not have; use Base::Centered (the base point is then the mean in feature space) or Base::Origin (the first point)",
-        ));
-    }
-    Ok(())
+    refuse_base(
+        base,
+        Base::Mean,
+        "Base::Mean needs the coordinates of the points, which a semimetric matrix does not have; use Base::Centered (the base point is then the mean in feature space) or Base::Origin (the first point)",
+    )
 }
 
 /// [`gram_from_semimetric`] writing into a caller-provided buffer `out` of length n² (every entry

@@ -89,7 +89,7 @@ impl Shift {
     }
 }
 
-/// Fills `buf` (row-major `rows.len() × cols.len()`) with ρ(a, b) for a in `rows`, b in `cols`.
+/// Fills `buf` (row-major `rows.len() × cols.len()`) with v(a, b) for a in `rows`, b in `cols`.
 /// Returns false (leaving `buf` partly filled) once `control` is cancelled; it is checked row
 /// by row (a row of wide points takes long).
 fn fill_tile<S: PairwiseRows>(
@@ -104,9 +104,42 @@ fn fill_tile<S: PairwiseRows>(
         if control.checkpoint().is_err() {
             return false;
         }
-        src.rho_row(a, cols.start, out);
+        src.values(a, cols.start, out);
     }
     true
+}
+
+/// Runs `f` once on the tile of every unordered pair of blocks of `bs` points, in the schedule
+/// of [`for_each_block_pair`]: `f(tile, rows, cols, state_p, state_q)` gets the values of `src`
+/// for the points `rows` (block p) against `cols` (block q), row-major, the state of block p
+/// and, for p < q, that of block q. Returns false once `control` is cancelled (checked between
+/// tiles and rows) or `f` returned false.
+pub(crate) fn for_each_tile<S, C, F>(
+    src: &S,
+    bs: usize,
+    states: &mut [C],
+    control: &Control,
+    f: F,
+) -> bool
+where
+    S: PairwiseRows,
+    C: Send,
+    F: Fn(&mut [f64], Range<usize>, Range<usize>, &mut C, Option<&mut C>) -> bool + Sync,
+{
+    let n = src.n();
+    for_each_block_pair(states, |tile, p, state_p, other| {
+        if control.checkpoint().is_err() {
+            return false;
+        }
+        let rows = block_range(p, bs, n);
+        let (cols, state_q) = match other {
+            None => (rows.clone(), None),
+            Some((q, state_q)) => (block_range(q, bs, n), Some(state_q)),
+        };
+        tile.resize(rows.len() * cols.len(), 0.0);
+        fill_tile(src, rows.clone(), cols.clone(), tile, control)
+            && f(tile, rows, cols, state_p, state_q)
+    })
 }
 
 /// Row sums Σ_b ρ(a, b) of the full symmetric matrix, each pair evaluated once.
@@ -116,32 +149,19 @@ fn row_sums<S: PairwiseRows>(
     arg: &'static str,
     control: &Control,
 ) -> Result<Vec<f64>> {
-    let n = src.n();
-    let mut all = try_filled(n, 0.0, arg, "the row sums of the semimetric matrix")?;
+    let mut all = try_filled(src.n(), 0.0, arg, "the row sums of the semimetric matrix")?;
     let mut sums: Vec<&mut [f64]> = all.chunks_mut(bs).collect();
-    let finished = for_each_block_pair(&mut sums, |buf, p, sp, other| {
-        if control.checkpoint().is_err() {
-            return false;
-        }
-        let rp = block_range(p, bs, n);
-        let rq = match &other {
-            None => rp.clone(),
-            Some((q, _)) => block_range(*q, bs, n),
-        };
-        let lq = rq.len();
-        buf.resize(rp.len() * lq, 0.0);
-        if !fill_tile(src, rp.clone(), rq, buf, control) {
-            return false;
-        }
-        match other {
+    let finished = for_each_tile(src, bs, &mut sums, control, |tile, _, cols, sp, sq| {
+        let lq = cols.len();
+        match sq {
             None => {
-                for (s, row) in sp.iter_mut().zip(buf.chunks_exact(lq)) {
+                for (s, row) in sp.iter_mut().zip(tile.chunks_exact(lq)) {
                     *s += row.iter().sum::<f64>();
                 }
             }
-            Some((_, sq)) => {
+            Some(sq) => {
                 let mut col = vec![0.0; lq];
-                for (s, row) in sp.iter_mut().zip(buf.chunks_exact(lq)) {
+                for (s, row) in sp.iter_mut().zip(tile.chunks_exact(lq)) {
                     *s += row.iter().sum::<f64>();
                     for (c, &v) in col.iter_mut().zip(row) {
                         *c += v;
@@ -175,8 +195,9 @@ pub(super) fn centered_shift<S: PairwiseRows>(
 }
 
 /// Builds the symmetric n×n kernel matrix: every tile of ρ is filled once, shifted into kernel
-/// values, scaled by `factors` (see [`Frame::output_factors`](super::Frame::output_factors)), converted and written to its
-/// place and (off the diagonal) to its mirror place. Checks `control` between tiles and rows.
+/// values, scaled by `factors` (see [`Frame::output_factors`](super::Frame::output_factors)),
+/// converted and written to its place and (off the diagonal) to its mirror place. Checks
+/// `control` between tiles and rows.
 pub(super) fn assemble<T: KernelElement, S: PairwiseRows>(
     src: &S,
     shift: &Shift,
@@ -188,20 +209,8 @@ pub(super) fn assemble<T: KernelElement, S: PairwiseRows>(
     let n = src.n();
     let bs = BLOCK;
     let mut chunks: Vec<&mut [T]> = g.chunks_mut(bs * n).collect();
-    let ok = for_each_block_pair(&mut chunks, |buf, p, cp, other| {
-        if control.checkpoint().is_err() {
-            return false;
-        }
-        let rp = block_range(p, bs, n);
-        let rq = match &other {
-            None => rp.clone(),
-            Some((q, _)) => block_range(*q, bs, n),
-        };
-        let (lp, lq) = (rp.len(), rq.len());
-        buf.resize(lp * lq, 0.0);
-        if !fill_tile(src, rp.clone(), rq.clone(), buf, control) {
-            return false;
-        }
+    let ok = for_each_tile(src, bs, &mut chunks, control, |buf, rp, rq, cp, cq| {
+        let lq = rq.len();
         match shift {
             Shift::Base(r0) => {
                 for (row, &ra) in buf.chunks_exact_mut(lq).zip(&r0[rp.clone()]) {
@@ -226,7 +235,7 @@ pub(super) fn assemble<T: KernelElement, S: PairwiseRows>(
             }
             ok &= all_finite(dst);
         }
-        if let Some((_, cq)) = other {
+        if let Some(cq) = cq {
             for jb in 0..lq {
                 let dst = &mut cq[jb * n + rp.start..jb * n + rp.end];
                 for (ia, d) in dst.iter_mut().enumerate() {

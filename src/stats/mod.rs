@@ -105,11 +105,11 @@ pub fn energy_statistics(
         }
         _ => None,
     };
-    let stats = statistics_in_frame(source, scaled.as_ref(), labels, k, weights, with_g, control)?;
+    let mut stats =
+        statistics_in_frame(source, scaled.as_ref(), labels, k, weights, with_g, control)?;
     let Some(scaled) = scaled else {
         return Ok(stats);
     };
-    let mut stats = stats;
     stats.within = scaled.unscale(stats.within, "the within dispersion W")?;
     stats.between = scaled.unscale(stats.between, "the between statistic S")?;
     stats.total = scaled.unscale(stats.total, "the total (s/2)·g(X, X)")?;

@@ -178,7 +178,7 @@ impl<'a> SourceRows<'a> {
         while start < n {
             let len = chunk_len(start, n);
             let values = &mut buf[..len];
-            self.rho_row(a, start, values);
+            self.values(a, start, values);
             let (lbs, wbs) = (&labels[start..start + len], &w[start..start + len]);
             for ((&rho, &lb), &wb) in values.iter().zip(lbs).zip(wbs) {
                 let v = wb * rho;
@@ -207,11 +207,11 @@ impl PairwiseRows for SourceRows<'_> {
     }
 
     #[inline]
-    fn rho_row(&self, a: usize, start: usize, out: &mut [f64]) {
+    fn values(&self, a: usize, start: usize, out: &mut [f64]) {
         match &self.rows {
-            Rows::Data(rows) => rows.rho_row(a, start, out),
-            Rows::Semimetric(rows) => rows.rho_row(a, start, out),
-            Rows::Gram(rows) => rows.rho_row(a, start, out),
+            Rows::Data(rows) => rows.values(a, start, out),
+            Rows::Semimetric(rows) => rows.values(a, start, out),
+            Rows::Gram(rows) => rows.values(a, start, out),
         }
     }
 

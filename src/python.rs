@@ -927,6 +927,28 @@ fn _sleep_for_tests(py: Python<'_>, seconds: f64) -> PyResult<()> {
     })
 }
 
+/// Cut indices of an optimal partition of sorted 1-D data into k intervals (`kgroups_1d`).
+#[pyfunction]
+fn optimal_cuts_1d<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray1<'py, f64>,
+    weights: Option<PyReadonlyArray1<'py, f64>>,
+    k: usize,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let x = x
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("invalid `x`: the array must be contiguous"))?;
+    let weights = slice_of(&weights, "weights")?;
+    let cuts = run_detached(py, None, None, |control| {
+        crate::one_d::optimal_cuts(x, weights, k, control)
+    })?;
+    Ok(cuts
+        .into_iter()
+        .map(|c| c as i64)
+        .collect::<Vec<_>>()
+        .into_pyarray(py))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cluster_dense, m)?)?;
@@ -946,6 +968,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(energy_statistics_py, m)?,
     )?;
     m.add("energy_distance", wrap_pyfunction!(energy_distance_py, m)?)?;
+    m.add_function(wrap_pyfunction!(optimal_cuts_1d, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(_sleep_for_tests, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -17,6 +17,7 @@ __all__ = [
     "bandwidth",
     "energy_statistics",
     "energy_distance",
+    "optimal_cuts_1d",
     "_panic_for_tests",
     "_sleep_for_tests",
     "__version__",
@@ -150,4 +151,9 @@ def select_landmarks(
     sigma: Optional[float],
     seed: int,
     n_threads: Optional[int] = None,
+) -> npt.NDArray[np.int64]: ...
+def optimal_cuts_1d(
+    x: npt.NDArray[np.float64],
+    weights: Optional[npt.NDArray[np.float64]],
+    k: int,
 ) -> npt.NDArray[np.int64]: ...

@@ -118,9 +118,27 @@ use crate::scale::{binary_exponent, times_pow2};
 /// Candidates whose value is within this relative distance of the minimum count as tied; the
 /// smallest split wins (rounding makes mathematically equal candidates differ in the last
 /// bits).
+///
+/// ```
+/// use kgroups::{one_d::optimal_cuts, Control};
+/// // {0} | {1, 2} and {0, 1} | {2} both have W = 1/2: the smaller split wins.
+/// assert_eq!(optimal_cuts(&[0.0, 1.0, 2.0], None, 2, &Control::new())?, vec![1]);
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
 pub const TIE_RTOL: f64 = 1e-12;
 
-/// The largest accepted ratio of the total weight to the smallest weight (for `k ≥ 2`).
+/// The largest accepted ratio of the total weight to the smallest weight (for `k ≥ 2`): beyond
+/// it, interval weights `s = P[j] − P[i]` could be lost to rounding.
+///
+/// ```
+/// use kgroups::{one_d::optimal_cuts, Control};
+/// let x = [0.0, 1.0, 2.0];
+/// let fine = [2f64.powi(-50), 1.0, 1.0];
+/// assert!(optimal_cuts(&x, Some(&fine), 2, &Control::new()).is_ok());
+/// let too_spread = [2f64.powi(-60), 1.0, 1.0];
+/// let err = optimal_cuts(&x, Some(&too_spread), 2, &Control::new()).unwrap_err();
+/// assert!(err.to_string().contains("beyond the precision"));
+/// ```
 pub const MAX_WEIGHT_RATIO: f64 = 9_007_199_254_740_992.0; // 2^53
 
 /// Evaluations between two cancellation checks (a few milliseconds of work).

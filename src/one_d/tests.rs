@@ -613,22 +613,22 @@ fn cancellation_is_noticed_within_a_fraction_of_a_second() {
     );
     flag.store(false, Ordering::Relaxed);
     std::thread::scope(|scope| {
+        // Solve again and again (however fast the machine) until cancelled, for at most 60 s.
         let started = Instant::now();
-        let worker = scope.spawn(|| optimal_cuts(&x, None, 30, &control));
+        let (x, control) = (&x, &control);
+        let worker = scope.spawn(move || loop {
+            match optimal_cuts(x, None, 30, control) {
+                Ok(_) if started.elapsed() < Duration::from_secs(60) => continue,
+                Ok(_) => panic!("the cancellation was never noticed"),
+                Err(e) => return (e, Instant::now()),
+            }
+        });
         std::thread::sleep(Duration::from_millis(300));
         flag.store(true, Ordering::Relaxed);
         let set = Instant::now();
-        let result = worker.join().unwrap();
-        assert_eq!(
-            result,
-            Err(KGroupsError::Interrupted),
-            "finished in {:?}",
-            started.elapsed()
-        );
-        assert!(
-            set.elapsed() < Duration::from_millis(500),
-            "{:?}",
-            set.elapsed()
-        );
+        let (err, stopped) = worker.join().unwrap();
+        assert_eq!(err, KGroupsError::Interrupted);
+        let latency = stopped.saturating_duration_since(set);
+        assert!(latency < Duration::from_millis(500), "{latency:?}");
     });
 }

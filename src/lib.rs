@@ -34,6 +34,7 @@ pub mod kernel;
 pub mod lloyd;
 pub mod lowrank;
 pub mod matrix_free;
+pub mod one_d;
 mod partition;
 pub mod restarts;
 pub mod rng;

@@ -19,6 +19,7 @@ __all__ = [
     "bandwidth",
     "energy_statistics",
     "energy_distance",
+    "optimal_cuts_1d",
     "_panic_for_tests",
     "_sleep_for_tests",
     "__version__",
@@ -147,5 +148,10 @@ def energy_distance(
     sigma: Optional[float],
     n_threads: Optional[int] = None,
 ) -> float: ...
+def optimal_cuts_1d(
+    x: npt.NDArray[np.float64],
+    weights: Optional[npt.NDArray[np.float64]],
+    k: int,
+) -> npt.NDArray[np.int64]: ...
 def _panic_for_tests() -> None: ...
 def _sleep_for_tests(seconds: float) -> None: ...

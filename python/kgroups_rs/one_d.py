@@ -37,16 +37,32 @@ For the segment ``[i, j)`` of sorted positions, ``Wb(l) = P[l] - P[i]`` and
 
 which is O(1) per segment once the three prefix sums exist.
 
-Numerical care: the two bracketed terms are large and nearly cancel when the prefix sums are
-taken far from the segment (large ``P[i]``, values far from the origin). The cost is invariant
-under translating ``x`` and under translating ``P`` (only differences of ``P`` enter), so each
-cost is evaluated with the prefix sums *restarted at one end of the segment* and the values
-measured from that end (``u = x - x_first >= 0``): ``cost(0, t)`` from the left end of the data,
-and, for a fixed right end ``j``, ``cost(i, j)`` for all ``i`` from the prefix sums of the
-reversed segment ``u_r = x_{j-1} - x_{j-1-r}`` (reversing and negating keeps the order
-ascending and ``|x - y|`` unchanged). Computing those reversed sums for every ``i`` costs
-O(j) per right end, which is what the dynamic programme spends anyway. The ``within`` finally
-reported is recomputed from the chosen partition with the gap form
+Optimal cuts for k >= 2 (Rust, ``kgroups::one_d``)
+--------------------------------------------------
+The interval partition is found by the Rust core (``_core.optimal_cuts_1d``; the proofs and
+the error analysis are in the rustdoc of ``src/one_d.rs``):
+
+* the interval cost satisfies the quadrangle (Monge) inequality
+  ``cost(a, c) + cost(b, d) <= cost(a, d) + cost(b, c)`` for ``a <= b``, ``c <= d``. Proof in
+  one line: by the gap form below, ``cost(i, j) = sum_t (x_{t+1} - x_t) h(L_t(i), R_t(j))``
+  with ``h(L, R) = L R / (L + R)``, ``L_t(i)`` the interval's weight up to ``t`` (non-increasing
+  in ``i``) and ``R_t(j)`` its weight after ``t`` (non-decreasing in ``j``), and ``h`` is
+  supermodular (``dh/dR = (L / (L + R))^2`` grows with ``L``);
+* so the smallest optimal split of the dynamic programme
+  ``D_j(m) = min_i D_{j-1}(i) + cost(i, m)`` is non-decreasing in ``m``, and each layer is
+  solved by divide and conquer over the right ends ``m``: O(n log n) per layer, O(k n log n)
+  in all, with ``(k - 2) (n - k + 1)`` 4-byte back-pointers;
+* numerical care: the two bracketed terms above are of size ``P_total^2 * spread`` while their
+  difference is of size ``s^2 * spread`` of the interval, so short intervals far into a long
+  array cancel catastrophically in double precision. The prefix sums are kept in
+  double-double (accumulated error-free, so each is its exact value rounded to ~106 bits,
+  whatever n), the values are measured from the smallest one (``x - x_0``, exact, so offsets
+  cost nothing) and the bracket is evaluated in double-double; only the candidates near each
+  row's minimum need that, the others are discarded by a plain-double estimate with a proven
+  error bound. Weights whose total exceeds 2^53 times the smallest weight are refused
+  (ValueError), because interval weights would then be lost to rounding.
+
+The ``within`` finally reported is recomputed from the chosen partition with the gap form
 ``sum_{a<b} w_a w_b (x_b - x_a) = sum_t (x_{t+1} - x_t) L_t R_t`` (``L_t``, ``R_t``: the
 segment weight up to and including ``t``, and after ``t``), a sum of non-negative terms.
 """
@@ -60,6 +76,7 @@ from typing import Optional
 import numpy as np
 import numpy.typing as npt
 
+from . import _core
 from ._result import ClusteringResult
 
 __all__ = ["kgroups_1d"]
@@ -68,22 +85,23 @@ _Float = npt.NDArray[np.float64]
 _Int = npt.NDArray[np.int64]
 
 # Candidates whose W is within this relative distance of the minimum count as tied; ties go to
-# the smallest cut index. Rounding makes mathematically equal candidates differ in the last bits.
+# the smallest cut index (the Rust solver uses the same rule, kgroups::one_d::TIE_RTOL). Only the
+# quadratic reference programme below reads it.
 _TIE_RTOL = 1e-12
-# Elements per temporary matrix in the dynamic programme (a block of right ends x split points).
+# Elements per temporary matrix in the quadratic reference programme.
 _BLOCK_ELEMENTS = 1 << 19
 
-# What the dynamic programme allocates (keep in step with kgroups_1d, _optimal_cuts and _layer;
+# What kgroups_1d allocates (keep in step with kgroups_1d and kgroups::one_d::memory_bytes;
 # the test-suite checks that the estimate bounds the measured peak):
-# - vectors of n + 1 eight-byte entries alive at the peak: 7 in kgroups_1d (the data, weights,
-#   order, sorted and rescaled copies), 5 in _optimal_cuts (d_prev, d_next, ends, vals, args)
-#   and 12 in _layer (reversed values and weights, the three prefix sums and their
-#   temporaries, the gathered split-point sums);
-_DP_VECTORS = 7 + 5 + 12
-# - per element of a block of right ends x split points (at most max(_BLOCK_ELEMENTS, n)
-#   elements): up to 4 float64 temporaries of the cost expression, the previous block's
-#   `costs` and `vals` (still bound while the next block is computed) and 2 boolean masks.
-_DP_BYTES_PER_BLOCK_ELEMENT = 6 * 8 + 2
+# - vectors of n eight-byte entries alive while the Rust solver runs: the data, weights,
+#   order, sorted and rescaled copies in kgroups_1d;
+_PY_VECTORS = 7
+# - the Rust solver (kgroups::one_d::memory_bytes): per point (n + 1 of them) six
+#   double-double prefix-sum words, two layers of the programme and one row of candidate
+#   values (nine f64) and one u32 candidate index; plus the back-pointers below.
+_RUST_BYTES_PER_POINT = 9 * 8 + 4
+# - back-pointers: (k - 2) (n - k + 1) u32 (layers 2 .. k - 1, the rows each layer needs).
+_BACK_POINTER_BYTES = 4
 
 
 def kgroups_1d(
@@ -139,13 +157,17 @@ def kgroups_1d(
         If ``x`` is empty, not 1-D, or contains NaN/inf; if ``k < 1`` or ``k > n``; if
         ``weights`` has the wrong shape, is not finite, or is not strictly positive; if ``Q``,
         ``W`` or a ``Q_j`` (which scales like the weights squared) is beyond the float range.
+        ValueError also if the weights are so spread that their total exceeds ``2^53`` times the
+        smallest weight (``k >= 2``: interval weights would be lost to rounding).
     MemoryError
-        Before anything large is allocated, if the dynamic programme for ``k > 2`` would need
-        more memory than is available (its back-pointer table alone is ``8 (k - 1) (n + 1)``
-        bytes, e.g. 75 GiB for ``k = n = 10^5``). "Available" is ``MemAvailable`` of
-        ``/proc/meminfo`` on Linux, else ``os.sysconf("SC_AVPHYS_PAGES")`` pages, else the
-        total physical memory. The message gives the figures; use a smaller ``k`` or fewer
-        points.
+        Before anything large is allocated, if the dynamic programme would need more memory
+        than is available: about ``132 n`` bytes of working arrays plus ``4 (k - 2) (n - k + 1)``
+        bytes of back-pointers (e.g. 931 GiB for ``n = 10^6``, ``k = n / 2``). "Available" is
+        ``MemAvailable`` of ``/proc/meminfo`` on Linux, else ``os.sysconf("SC_AVPHYS_PAGES")``
+        pages, else the total physical memory. The message gives the figures; use a smaller
+        ``k`` or fewer points.
+    KeyboardInterrupt
+        On Ctrl-C (the solver checks every few milliseconds).
 
     Notes
     -----
@@ -155,18 +177,21 @@ def kgroups_1d(
     ``w``, ``w x`` and ``w x (prefix of w)`` (derivation in the module docstring).
 
     * ``k = 2`` (TPAMI Algorithm 3): W of every one of the ``n - 1`` threshold splits in O(1)
-      each, so O(n log n) time and O(n) memory in total.
+      each, so O(n log n) time (the sort) and O(n) memory in total.
     * ``k > 2``: dynamic programming ``D_j(m) = min_i D_{j-1}(i) + cost(i, m)`` over the number
-      of clusters ``j`` and the end ``m`` of the last interval, with the minimisation over the
-      split ``i`` vectorised with numpy in blocks. O(n log n + (k - 2) n^2) time (the first and
-      last layers are O(n)), O(k n) memory plus a bounded work buffer; n = 5 000, k = 4 takes
-      well under a second. ``k = 1`` is O(n log n).
+      of clusters ``j`` and the end ``m`` of the last interval. The interval cost is Monge (proof
+      in the module docstring), so the best split is monotone in ``m`` and each layer is solved
+      by divide and conquer: O(n log n) per layer, O(k n log n) time and O(n + k n) memory in
+      all (Rust, with the GIL released). n = 2 000 000, k = 5 takes about 2 s. ``k = 1`` is
+      O(n log n).
 
     Ties. Candidates whose W agrees with the minimum to a relative ``1e-12`` are treated as
     tied, and the smallest cut index wins (for ``k > 2`` the backtracking fixes the last cut
-    first, then the one before, each time taking the smallest optimal index). So the clusters
-    are as far "left-heavy" as optimality allows; e.g. constant data give cluster sizes
-    ``1, 1, ..., n - k + 1``.
+    first, then the one before, each time taking the smallest optimal index). For the cuts
+    before the last, "smallest" is among the splits the divide and conquer examines for that
+    end, a range that contains the smallest exactly optimal split; a split outside it can only
+    be one within ``1e-12`` of the optimum. So the clusters are as far "left-heavy" as
+    optimality allows; e.g. constant data give cluster sizes ``1, 1, ..., n - k + 1``.
 
     Equal values. Cuts are positions in the sorted order, so a run of equal values *may* be
     split across two clusters; which copies go left then follows the stable sort (input order),
@@ -210,7 +235,11 @@ def kgroups_1d(
             "to the largest"
         )
 
-    cuts = _optimal_cuts(xs_n, ws_n, k)
+    cuts = (
+        np.zeros(0, dtype=np.int64)
+        if k == 1
+        else np.asarray(_core.optimal_cuts_1d(xs_n, ws_n, k), dtype=np.int64)
+    )
 
     bounds = np.concatenate(([0], cuts, [n])).astype(np.int64)
     within_per_interval = _within_per_interval(xs_n, ws_n, bounds)
@@ -314,15 +343,16 @@ def _dp_memory_bytes(n: int, k: int) -> tuple[int, int]:
     Returns
     -------
     (int, int)
-        The back-pointer table of the dynamic programme, ``8 (k - 1) (n + 1)`` bytes (one
-        int64 vector of ``n + 1`` split points per layer), and an upper bound on the working
-        arrays alive alongside it (O(n) vectors and one block of the cost matrix). Both are
-        0 for ``k = 1``, which needs no dynamic programme.
+        The back-pointer table of the dynamic programme, ``4 (k - 2) (n - k + 1)`` bytes (one
+        uint32 per right end of every layer but the first and the last), and an upper bound on
+        the working arrays alive alongside it (the Rust solver's O(n) vectors and this
+        module's copies of the data). Both are 0 for ``k = 1``, which needs no dynamic
+        programme.
     """
     if k <= 1:
         return 0, 0
-    table = 8 * (k - 1) * (n + 1)
-    working = 8 * _DP_VECTORS * (n + 1) + _DP_BYTES_PER_BLOCK_ELEMENT * max(_BLOCK_ELEMENTS, n)
+    table = _BACK_POINTER_BYTES * (k - 2) * (n - k + 1)
+    working = _RUST_BYTES_PER_POINT * (n + 1) + 8 * _PY_VECTORS * n
     return table, working
 
 
@@ -359,7 +389,7 @@ def _check_dp_memory(n: int, k: int) -> None:
     raise MemoryError(
         f"kgroups_1d with n = {n} points and k = {k} clusters needs about "
         f"{_gib(table + working)} for its dynamic programme ({_gib(table)} of back-pointers, "
-        f"(k - 1) x (n + 1) int64, plus {_gib(working)} of working arrays), but only "
+        f"(k - 2) x (n - k + 1) uint32, plus {_gib(working)} of working arrays), but only "
         f"{_gib(available)} of memory is available; use a smaller k (the table grows with "
         "k x n), or fewer points (e.g. a subsample)"
     )
@@ -393,7 +423,23 @@ def _pow2_at_least(v: float) -> float:
     return float(np.ldexp(1.0, min(int(exponent), 1023)))
 
 
-# --------------------------------------------------------------------------- segment costs
+# ---------------------------------------------------------- the quadratic reference programme
+# The former O(k n^2) numpy dynamic programme (before the Rust solver), kept as an independent
+# reference: the test-suite compares the two, and benches/bench_one_d.py times them side by
+# side. kgroups_1d does not use it.
+
+
+def _quadratic_reference_cuts(
+    x: npt.ArrayLike, k: int, weights: npt.ArrayLike | None = None
+) -> _Int:
+    """The cut indices (positions in the stable sorted order) that the former O(k n^2)
+    dynamic programme of this module finds for :func:`kgroups_1d`'s problem."""
+    xs_in, w_in, k = _validate(x, k, weights)
+    order = np.argsort(xs_in, kind="stable")
+    xs, ws = xs_in[order], w_in[order]
+    xs_n = xs / _pow2_at_least(float(max(abs(xs[0]), abs(xs[-1]))))
+    ws_n = ws / _pow2_at_least(float(ws.max()))
+    return _optimal_cuts(xs_n, ws_n, k)
 
 
 def _prefix_costs(u: _Float, v: _Float) -> _Float:

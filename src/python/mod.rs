@@ -18,6 +18,7 @@ mod cluster;
 mod detach;
 mod errors;
 mod kernels;
+mod one_d;
 mod options;
 mod results;
 mod stats;
@@ -31,6 +32,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     cluster::register(m)?;
     kernels::register(m)?;
     stats::register(m)?;
+    one_d::register(m)?;
     m.add_function(wrap_pyfunction!(detach::_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(detach::_sleep_for_tests, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

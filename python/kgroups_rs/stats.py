@@ -39,18 +39,18 @@ class EnergyStatistics:
 
 
 def _labels(labels: Any) -> tuple[npt.NDArray[np.int64], int]:
+    """Labels as int64 and k = max(labels) + 1; the core checks their values."""
     array = np.asarray(labels)
     if array.ndim != 1:
         raise ValueError(f"labels must be a 1-D array, got shape {array.shape}")
     if array.dtype.kind not in "iu":
         raise TypeError(f"labels must be integers 0..k-1, got dtype {array.dtype}")
     if array.size == 0:
-        raise ValueError("labels is empty")
-    if array.min() < 0:
-        raise ValueError("labels must be >= 0")
+        raise ValueError("labels is empty; give one label per point")
     if array.dtype.kind == "u" and array.max() > np.iinfo(np.int64).max:
+        # Would wrap to a negative int64.
         raise ValueError(f"labels must be below n (the number of points), got {array.max()}")
-    return np.ascontiguousarray(array, dtype=np.int64), int(array.max()) + 1
+    return np.ascontiguousarray(array, dtype=np.int64), max(int(array.max()), 0) + 1
 
 
 def energy_statistics(
@@ -159,8 +159,6 @@ def energy_distance(
     (``KeyboardInterrupt``).
     """
     a, b = as_points(X, "X"), as_points(Y, "Y")
-    if a.shape[1] != b.shape[1]:
-        raise ValueError(f"X has D={a.shape[1]} columns but Y has D={b.shape[1]}; they must match")
     return float(
         _core.energy_distance(
             a, b, cast(Semimetric, semimetric), float(alpha), None if sigma is None else float(sigma),

@@ -70,7 +70,7 @@ fn check_kernel(
 ) -> PyResult<()> {
     let (data, n) = square(&g, "G")?;
     run_detached(py, n_threads, None, |_| {
-        crate::symmetry::check_dense(data, n, "G")
+        crate::validate::symmetry::check_dense(data, n, "G")
     })
 }
 

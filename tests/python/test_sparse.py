@@ -482,6 +482,23 @@ def test_lloyd_depends_on_the_diagonal_shift(objective_name: str) -> None:
     np.testing.assert_array_equal(h_plain.labels, h_shifted.labels)
 
 
+@pytest.mark.parametrize("objective_name", ["ratio_association", "normalized_cut"])
+@pytest.mark.parametrize("algorithm", ["hartigan", "lloyd", "lloyd-online"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+@pytest.mark.parametrize("shift", [0.0, 1.0, 1e300])
+def test_an_asymmetric_adjacency_is_refused_whatever_the_shift(
+    objective_name: str, algorithm: str, sparse: bool, shift: float
+) -> None:
+    """A diagonal shift inflates the diagonal entries that the symmetry rule measures pairs
+    against; the adjacency is judged before it is added, so no shift hides A[0, 1] != A[1, 0]."""
+    A, _ = planted_partition([10, 12], p_in=0.5, p_out=0.1, seed=3)
+    A = np.array(A.toarray() if sp.issparse(A) else A, dtype=np.float64)
+    A[0, 1], A[1, 0] = 1.0, 3.0
+    graph = sp.csr_array(A) if sparse else A
+    with pytest.raises(ValueError, match=r"symmetric"):
+        graph_partition(graph, 2, objective_name, algorithm=algorithm, shift=shift, random_state=0)
+
+
 # ------------------------------------------------------------------------ bad input
 
 

@@ -87,7 +87,8 @@ def energy_gram(
       feature space; not for a cross kernel).
 
     The base changes the objective Q of a clustering of ``G`` by a constant; the labels and
-    the within-cluster dispersion W do not depend on it. The semimetrics (SPEC, eqs. 52-54):
+    the within-cluster dispersion W do not depend on it. The semimetrics, each of negative
+    type (so that G is positive semi-definite):
 
     - ``"power"``: ``rho(x, y) = ||x - y||^alpha``, ``0 < alpha <= 2``;
     - ``"exponential"``: ``rho(x, y) = 2 - 2 exp(-||x - y|| / (2 sigma))``;

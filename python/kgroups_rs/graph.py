@@ -8,9 +8,9 @@ from typing import Any, Optional
 import numpy as np
 import numpy.typing as npt
 
+from . import _core
 from ._algorithm import Algorithm, check_algorithm
 from ._result import ClusteringResult
-from . import _core
 from ._sparse_input import as_csr_arrays, check_sparse_structure, is_sparse
 from ._validation import RandomState, as_float_array, check_int
 from .clustering import ProgressCallback, kernel_kgroups

@@ -15,7 +15,11 @@ from .gram import Semimetric, as_points
 
 @dataclass(frozen=True)
 class EnergyStatistics:
-    """Energy statistics of a partition (SPEC, eqs. 13-16), weighted.
+    """Weighted energy statistics of a partition into clusters ``C_1 .. C_k``.
+
+    With point weights ``w``, cluster weights ``s_j = sum_{a in C_j} w_a``, total ``s`` and
+    ``g(A, B)`` the weighted mean semimetric between two sets, the total dispersion splits
+    into within- and between-cluster parts, ``(s / 2) g(X, X) = W + S``.
 
     Attributes
     ----------
@@ -74,6 +78,32 @@ def energy_statistics(
     (``MemoryError`` if that cannot be allocated); :func:`within_dispersion` and
     :func:`between_statistic` need only O(n + k) memory. Weights, ``R`` and ``G`` may have any
     finite scale. Ctrl-C interrupts the computation (``KeyboardInterrupt``).
+
+    Parameters
+    ----------
+    labels : array_like of int, shape (n,)
+        The cluster of each point, ``0 .. k - 1`` with ``k = max(labels) + 1``; every
+        cluster must be non-empty.
+    X : array_like of shape (n, D) or (n,), optional
+        Data; ``rho`` is computed from it.
+    R : array_like of shape (n, n), optional
+        A semimetric matrix ``R_ab = rho(x_a, x_b)``: finite, symmetric, zero on the
+        diagonal and non-negative.
+    G : array_like of shape (n, n), optional
+        A symmetric kernel (Gram) matrix; ``rho(a, b) = G_aa + G_bb - 2 G_ab``.
+    weights : array_like of shape (n,), optional
+        Point weights, finite and > 0 (default: all 1).
+    semimetric : {"power", "exponential", "gaussian"}, default "power"
+        The semimetric for ``X`` (ignored for ``R`` and ``G``), as in :func:`energy_gram`.
+    alpha, sigma : float
+        Its parameters, as in :func:`energy_gram` (``sigma=None``: :func:`bandwidth` of X).
+    n_threads : int, optional
+        Number of threads (default: all cores).
+
+    Returns
+    -------
+    EnergyStatistics
+        ``within`` (W), ``between`` (S), ``total``, ``cluster_weights`` and ``g``.
     """
     within, between, total, sizes, g = _compute(
         labels, X=X, R=R, G=G, weights=weights, semimetric=semimetric, alpha=alpha, sigma=sigma,
@@ -127,6 +157,19 @@ def within_dispersion(labels: Any, **source: Any) -> float:
     Keyword arguments as in :func:`energy_statistics` (``X=``, ``R=`` or ``G=``, ``weights``,
     ``semimetric``, ``alpha``, ``sigma``, ``n_threads``). Equals ``sum_i w_i G_ii - Q`` of the
     clustering. Memory O(n + k) beyond the input, for any number of clusters k <= n.
+
+    Parameters
+    ----------
+    labels : array_like of int, shape (n,)
+        The cluster of each point, ``0 .. k - 1``; every cluster non-empty.
+    **source
+        ``X=``, ``R=`` or ``G=`` (exactly one), and optionally ``weights``, ``semimetric``,
+        ``alpha``, ``sigma``, ``n_threads``, as in :func:`energy_statistics`.
+
+    Returns
+    -------
+    float
+        ``W``.
     """
     return _compute(labels, **source, with_g=False)[0]
 
@@ -137,6 +180,18 @@ def between_statistic(labels: Any, **source: Any) -> float:
 
     Keyword arguments as in :func:`energy_statistics`. ``W + S = (s / 2) g(X, X)``. Memory
     O(n + k) beyond the input.
+
+    Parameters
+    ----------
+    labels : array_like of int, shape (n,)
+        The cluster of each point, ``0 .. k - 1``; every cluster non-empty.
+    **source
+        As in :func:`within_dispersion`.
+
+    Returns
+    -------
+    float
+        ``S``.
     """
     return _compute(labels, **source, with_g=False)[1]
 
@@ -157,6 +212,25 @@ def energy_distance(
     classical energy distance of Székely and Rizzo. ``X`` and ``Y`` need the same number of
     columns. ``sigma=None`` uses :func:`bandwidth` of ``X``. Ctrl-C interrupts the computation
     (``KeyboardInterrupt``).
+
+    Parameters
+    ----------
+    X : array_like of shape (n_a, D) or (n_a,)
+        The first sample.
+    Y : array_like of shape (n_b, D) or (n_b,)
+        The second sample, with the same number of columns.
+    semimetric : {"power", "exponential", "gaussian"}, default "power"
+        As in :func:`energy_gram`.
+    alpha, sigma : float
+        Its parameters, as in :func:`energy_gram`.
+    n_threads : int, optional
+        Number of threads (default: all cores).
+
+    Returns
+    -------
+    float
+        ``E(A, B)``, non-negative for a semimetric of negative type, and 0 when the two
+        samples hold the same points in the same proportions.
     """
     a, b = as_points(X, "X"), as_points(Y, "Y")
     return float(

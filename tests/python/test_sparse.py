@@ -713,6 +713,7 @@ def test_knn_kernel_is_a_symmetric_canonical_affinity() -> None:
         for symmetrize in ("union", "mutual", "mean"):
             A = knn_kernel(X, 8, mode=mode, symmetrize=symmetrize)
             assert A.format == "csr" and A.dtype == np.float64 and A.has_canonical_format
+            assert A.indices.dtype == np.int32 and A.indptr.dtype == np.int32
             assert (A != A.T).nnz == 0
             assert A.data.min() > 0 and A.diagonal().max() == 0
     A = knn_kernel(X, 8)

@@ -48,8 +48,8 @@ def seed_from_random_state(random_state: RandomState) -> int:
     )
 
 
-#: The core's upper bounds on counts (``validate::MAX_N_INIT``, ``validate::MAX_THREADS``).
-MAX_N_INIT = 1_000_000
+#: The core's upper bound on ``n_threads`` (``validate::MAX_THREADS``), for scikit-learn's
+#: parameter constraints.
 MAX_THREADS = 1024
 
 #: The largest integer the core's counts (64-bit unsigned) can hold.

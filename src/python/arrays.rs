@@ -2,7 +2,7 @@
 
 use crate::error::{human_bytes, KGroupsError};
 use crate::kernel::KernelElement;
-use crate::Points;
+use crate::{validate, Points};
 use numpy::{PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
@@ -17,27 +17,16 @@ pub(super) fn contiguous<'a, T: numpy::Element>(
         .map_err(|_| KGroupsError::invalid(name, "the array must be contiguous").into())
 }
 
-/// Labels as the core's indices; negative ones are refused here (`what` names one in the
-/// message), the rest by the core.
+/// Labels as the core's indices (negative ones refused by [`validate::labels_from_signed`];
+/// the range and emptiness rules are the core's, once k is known).
 pub(super) fn labels(
     labels: &PyReadonlyArray1<'_, i64>,
     name: &'static str,
-    what: &str,
 ) -> PyResult<Vec<usize>> {
-    labels
-        .as_array()
-        .iter()
-        .enumerate()
-        .map(|(i, &label)| {
-            usize::try_from(label).map_err(|_| {
-                KGroupsError::invalid(
-                    name,
-                    format!("{what} {label} at position {i} is negative; labels must be in 0..k"),
-                )
-                .into()
-            })
-        })
-        .collect()
+    Ok(validate::labels_from_signed(
+        contiguous(labels, name)?,
+        name,
+    )?)
 }
 
 /// The rows of a C-contiguous (n, D) float64 array as points.

@@ -136,7 +136,7 @@ fn parse_init(init: Option<&Bound<'_, PyAny>>) -> PyResult<InitChoice> {
         };
     }
     let array: PyReadonlyArray1<'_, i64> = init.extract()?;
-    Ok(InitChoice::Labels(labels(&array, "init", "initial label")?))
+    Ok(InitChoice::Labels(labels(&array, "init")?))
 }
 
 /// A semimetric by name; `sigma` defaults to the bandwidth of `data`.

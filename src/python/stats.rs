@@ -36,7 +36,7 @@ fn statistics<'py>(
     with_g: bool,
     n_threads: Option<usize>,
 ) -> PyResult<Statistics<'py>> {
-    let labels = label_indices(&labels, "labels", "label")?;
+    let labels = label_indices(&labels, "labels")?;
     let weights = (weights.as_ref())
         .map(|w| contiguous(w, "weights"))
         .transpose()?;

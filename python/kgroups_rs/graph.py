@@ -101,7 +101,22 @@ def graph_kernel(
     of a clustering judges each pair against its diagonal entries, which a large shift
     inflates).
 
-    Returns ``(G, weights)``; ``weights`` is None for ratio association.
+    Parameters
+    ----------
+    A : array_like or scipy.sparse matrix, shape (n, n)
+        Symmetric adjacency matrix with non-negative finite weights.
+    objective : {"ratio_association", "normalized_cut"}, default "ratio_association"
+        The graph objective.
+    shift : float, default 0
+        The diagonal shift ``shift * W^-1`` (``W`` the node weights) added to the kernel.
+
+    Returns
+    -------
+    G : ndarray or scipy.sparse.csr_array, shape (n, n)
+        The kernel matrix (sparse when ``A`` is).
+    weights : ndarray of shape (n,) or None
+        The node weights: the degrees for the normalised cut, None (all 1) for ratio
+        association.
     """
     if objective not in _OBJECTIVES:
         raise ValueError(f"objective must be one of {_OBJECTIVES}, got {objective!r}")

@@ -114,7 +114,7 @@ class NystromMap:
 
     def features(self, block: Any) -> FloatArray:
         """The features of the rows of ``block`` (run inside a dask task)."""
-        points = np.asarray(block, dtype=np.float64).reshape(len(block), -1)
+        points = np.asarray(block, dtype=np.float64)
         if points.shape[0] == 0:
             return np.zeros((0, self.transform.shape[1]))
         centred = np.ascontiguousarray(points - self.mean)
@@ -143,7 +143,7 @@ def _features_block(block: Any, feature_map: NystromMap) -> FloatArray:
 
 def _first_bad(block: Any) -> FloatArray:
     """``[[row, column, value]]`` of the first NaN/inf of a block (row local), or 0 x 3."""
-    values = np.asarray(block, dtype=np.float64).reshape(len(block), -1)
+    values = np.asarray(block, dtype=np.float64)
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size == 0:
         return np.zeros((0, 3))
@@ -170,7 +170,7 @@ def _chunk_round(
     labels: IntArray,
     weights: Optional[FloatArray],
     state: tuple[FloatArray, FloatArray, IntArray],
-    algorithm: str,
+    algorithm: DaskAlgorithm,
 ) -> tuple[IntArray, tuple[int, FloatArray, FloatArray, FloatArray, IntArray, IntArray]]:
     """One round on a chunk: ``(new_labels, summary)``; only the summary goes to the client."""
     sums, sizes, counts = state
@@ -260,7 +260,8 @@ def _as_row_chunked(X: Any, name: str = "X") -> Any:
         array = np.asarray(X)
         if array.dtype.kind not in "biuf":
             raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
-        X = da.from_array(array.astype(np.float64, copy=False))
+        chunks = {0: "auto", 1: -1} if array.ndim == 2 else "auto"
+        X = da.from_array(array.astype(np.float64, copy=False), chunks=chunks)
     if X.dtype.kind not in "biuf":
         raise TypeError(f"{name} must hold real numbers, got dtype {X.dtype}")
     if any(isinstance(c, float) and math.isnan(c) for dim in X.chunks for c in dim):
@@ -382,7 +383,7 @@ def _run_rounds(
     starts: list[_Start],
     phi_blocks: list[Delayed],
     weight_blocks: list[Optional[Delayed]],
-    algorithm: str,
+    algorithm: DaskAlgorithm,
     max_iter: int,
     progress: Optional[ProgressCallback],
 ) -> None:
@@ -464,14 +465,16 @@ def _initial_state(
 
 def _check_common(
     algorithm: Any, n_init: Any, max_iter: Any, progress: Any
-) -> tuple[str, int, int]:
-    if not isinstance(algorithm, str) or algorithm not in _ALGORITHMS:
+) -> tuple[DaskAlgorithm, int, int]:
+    if algorithm == "hartigan" or algorithm == "lloyd":
+        search: DaskAlgorithm = algorithm
+    else:
         raise ValueError(f"algorithm must be one of 'hartigan', 'lloyd'; got {algorithm!r}")
     n_init = check_int(n_init, "n_init", 1, _MAX_N_INIT)
     max_iter = check_int(max_iter, "max_iter", 1)
     if progress is not None and not callable(progress):
         raise TypeError("progress must be a callable progress(start, round, moves, objective)")
-    return algorithm, n_init, max_iter
+    return search, n_init, max_iter
 
 
 def _cluster(
@@ -479,7 +482,7 @@ def _cluster(
     k: int,
     init: Any,
     *,
-    algorithm: str,
+    algorithm: DaskAlgorithm,
     weights: Any,
     n_init: int,
     max_iter: int,
@@ -491,9 +494,9 @@ def _cluster(
     """Starts, rounds and the result, on row-chunked features ``phi`` (persisted or not)."""
     phi_blocks = _blocks(phi)
     weight_vector = None if weights is None else _as_row_vector(weights, phi, "weights", np.float64)
-    weight_blocks: list[Optional[Delayed]] = (
-        [None] * len(phi_blocks) if weight_vector is None else _blocks(weight_vector)
-    )
+    weight_blocks: list[Optional[Delayed]] = [None] * len(phi_blocks)
+    if weight_vector is not None:
+        weight_blocks = list(_blocks(weight_vector))
     owners: list[Any] = []
     if isinstance(init, str):
         if init != "k-means++":
@@ -509,7 +512,7 @@ def _cluster(
             )
             sample = _core.cluster_features(_aligned(sample_phi, np.float64), k, options)
             labels = np.asarray(sample.labels)
-            centres = np.stack([sample_phi[labels == l].mean(axis=0) for l in range(k)])
+            centres = np.stack([sample_phi[labels == c].mean(axis=0) for c in range(k)])
             assigned = phi.map_blocks(
                 _nearest, centres, dtype=np.int64, drop_axis=1, chunks=(phi.chunks[0],)
             ).persist()
@@ -525,8 +528,8 @@ def _cluster(
         label_blocks = [_blocks(given)]
         owners.append(given)
     states, trace = _initial_state(label_blocks, phi_blocks, weight_blocks, k)
-    starts = []
-    for (sums, sizes, counts) in states:
+    starts: list[_Start] = []
+    for sums, sizes, counts in states:
         empty = np.flatnonzero(counts == 0)
         if empty.size:
             raise ValueError(
@@ -535,18 +538,26 @@ def _cluster(
                    " after assigning the points to the sample's cluster means (the data may hold "
                    "fewer than k distinct points)")
             )
-        objective = float(_core.dask_feature_objective(_aligned(sums, np.float64), _aligned(sizes, np.float64)))
+        objective = float(
+            _core.dask_feature_objective(_aligned(sums, np.float64), _aligned(sizes, np.float64))
+        )
         blocks = label_blocks[len(starts)]
         owner = owners[len(starts)]
-        starts.append(_Start(list(blocks), [owner] * len(blocks), sums, sizes, counts, objective, [objective]))
+        starts.append(
+            _Start(list(blocks), [owner] * len(blocks), sums, sizes, counts, objective, [objective])
+        )
     _run_rounds(starts, phi_blocks, weight_blocks, algorithm, max_iter, progress)
     best = max(range(len(starts)), key=lambda s: (starts[s].objective, -s))
     winner = starts[best]
     # Persisted now, while what the blocks come from is alive; they stay on the workers.
+    # (concatenate drops empty blocks; the rechunk restores X's row chunks exactly.)
     labels = da.concatenate([
         da.from_delayed(block, shape=(size,), dtype=np.int64)
         for block, size in zip(winner.labels, phi.chunks[0])
-    ]).persist()
+    ])
+    if labels.chunks[0] != phi.chunks[0]:
+        labels = labels.rechunk((phi.chunks[0],))
+    labels = labels.persist()
     terms = np.einsum("ij,ij->i", winner.sums, winner.sums)
     return DaskClusteringResult(
         labels=labels,
@@ -601,15 +612,17 @@ def kernel_kgroups_features(
     DaskClusteringResult
         Without a feature map (``feature_map`` is None).
     """
-    algorithm, _, max_iter = _check_common(algorithm, 1, max_iter, progress)
+    search, _, max_iter = _check_common(algorithm, 1, max_iter, progress)
     phi = _as_row_chunked(features, "features")
     k = check_int(k, "k", 1)
     if k > phi.shape[0]:
-        raise ValueError(f"k = {k} is out of range; the number of clusters must satisfy 1 <= k <= n = {phi.shape[0]}")
+        raise ValueError(
+            f"k = {k} is out of range; the number of clusters must satisfy 1 <= k <= n = {phi.shape[0]}"
+        )
     if isinstance(init, str):
         raise ValueError("init must be initial labels (a dask array of int) for given features")
     return _cluster(
-        phi, k, init, algorithm=algorithm, weights=weights, n_init=1, max_iter=max_iter, seed=0,
+        phi, k, init, algorithm=search, weights=weights, n_init=1, max_iter=max_iter, seed=0,
         progress=progress, sample_phi=None, feature_map=None,
     )
 
@@ -687,7 +700,7 @@ def kernel_kgroups_nystrom(
         For NaN/inf in X, k out of range, ``n_components < k``, X chunked along its columns
         or with unknown chunk sizes, bad labels or weights.
     """
-    algorithm, n_init, max_iter = _check_common(algorithm, n_init, max_iter, progress)
+    search, n_init, max_iter = _check_common(algorithm, n_init, max_iter, progress)
     semimetric_name = _check_choice(semimetric, "semimetric", _SEMIMETRICS)
     if landmarks not in _LANDMARKS:
         raise ValueError(f"landmarks must be 'k-means++' or 'uniform', got {landmarks!r}")
@@ -725,7 +738,8 @@ def kernel_kgroups_nystrom(
     rng = np.random.default_rng(seed)
     size = min(n, _SAMPLE_ROWS)
     rows = np.sort(rng.choice(n, size=size, replace=False)) if size < n else np.arange(n)
-    sample = np.ascontiguousarray(np.asarray(X[rows].compute(), dtype=np.float64) - mean)
+    raw_sample = np.asarray(X[rows].compute(), dtype=np.float64)
+    sample = np.ascontiguousarray(raw_sample - mean)
     chosen = _core.select_landmarks(
         sample, m, landmarks, semimetric_name, float(alpha), sigma_value, seed, n_threads=None
     )
@@ -747,9 +761,9 @@ def kernel_kgroups_nystrom(
         persist_features = memory is None or 8.0 * n * r <= _PERSIST_SHARE * memory
     if persist_features:
         phi = phi.persist()
-    sample_phi = feature_map.features(sample + mean)
+    sample_phi = feature_map.features(raw_sample)
     return _cluster(
-        phi, k, init, algorithm=algorithm, weights=weights, n_init=n_init, max_iter=max_iter,
+        phi, k, init, algorithm=search, weights=weights, n_init=n_init, max_iter=max_iter,
         seed=seed, progress=progress, sample_phi=sample_phi, feature_map=feature_map,
     )
 

@@ -16,12 +16,11 @@ distributed = pytest.importorskip("distributed")
 
 import dask  # noqa: E402
 import dask.array as da  # noqa: E402
-from sklearn.metrics import adjusted_rand_score as ari  # noqa: E402
-
 import kgroups_rs  # noqa: E402
 import kgroups_rs.dask as kgd  # noqa: E402
 from kgroups_rs import _core  # noqa: E402
 from kgroups_rs.clustering import run_clustering  # noqa: E402
+from sklearn.metrics import adjusted_rand_score as ari  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -76,32 +75,33 @@ def test_conflicting_chunks_fall_back_and_never_lower_the_objective(client):
     # the merge must refuse the second chunk's moves in the first round.
     x = np.array([[9.0], [3.0], [7.0], [1.0], [3.0], [6.0]])
     init = np.array([1, 0, 1, 1, 1, 1])
-    q0 = sum(x[init == l].sum() ** 2 / (init == l).sum() for l in range(2))
+    q0 = sum(x[init == c].sum() ** 2 / (init == c).sum() for c in range(2))
     combined = np.array([0, 1, 0, 0, 0, 1])  # both chunks' first sweeps applied together
-    assert sum(x[combined == l].sum() ** 2 / (combined == l).sum() for l in range(2)) < q0
+    assert sum(x[combined == c].sum() ** 2 / (combined == c).sum() for c in range(2)) < q0
     res = kgd.kernel_kgroups_features(da.from_array(x, chunks=(3, 1)), 2, da.from_array(init, chunks=3))
     assert res.n_fallback_rounds >= 1 and res.n_rejected >= 1
     assert res.objective_history[0] == pytest.approx(q0)
     assert np.all(np.diff(res.objective_history) >= 0)
     labels = res.labels.compute()
-    q = sum(x[labels == l].sum() ** 2 / (labels == l).sum() for l in range(2))
+    q = sum(x[labels == c].sum() ** 2 / (labels == c).sum() for c in range(2))
     assert res.objective == pytest.approx(q)
 
 
 def test_objective_never_decreases_over_many_chunks(client):
     rng = np.random.default_rng(5)
-    n, m, k = 2000, 5, 6
-    phi = rng.normal(size=(n, m))
+    n, m, k = 1200, 5, 6
+    phi = rng.normal(size=(n, m)) + 3.0 * np.eye(m)[rng.integers(0, m, size=n)]
     init = rng.integers(0, k, size=n)
     for algorithm in ("hartigan", "lloyd"):
         res = kgd.kernel_kgroups_features(
-            da.from_array(phi, chunks=(125, m)), k, da.from_array(init, chunks=300), algorithm=algorithm
+            da.from_array(phi, chunks=(150, m)), k, da.from_array(init, chunks=300), algorithm=algorithm
         )
+        assert res.n_iter >= 3, "a search that has something to do"
         history = res.objective_history
         assert np.all(np.diff(history) >= 0), algorithm
         assert history[-1] > history[0] and res.converged
         labels = res.labels.compute()
-        sums = np.stack([phi[labels == l].sum(axis=0) for l in range(k)])
+        sums = np.stack([phi[labels == c].sum(axis=0) for c in range(k)])
         sizes = np.bincount(labels, minlength=k)
         assert res.objective == pytest.approx(float(((sums**2).sum(axis=1) / sizes).sum()), rel=1e-9)
 
@@ -226,3 +226,14 @@ def test_import_without_dask():
         "    raise SystemExit('imported without dask')\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_numpy_input_and_an_empty_chunk(client):
+    X, truth = mixture(1000, seed=12)
+    from_numpy = kgd.kernel_kgroups_nystrom(X, 3, n_components=16, random_state=0)
+    assert isinstance(from_numpy.labels, da.Array)
+    assert ari(from_numpy.labels.compute(), truth) >= 0.95
+    with_empty = da.from_array(X, chunks=((0, 600, 400), (2,)))
+    res = kgd.kernel_kgroups_nystrom(with_empty, 3, n_components=16, random_state=0)
+    assert res.labels.chunks == (with_empty.chunks[0],)
+    assert ari(res.labels.compute(), truth) >= 0.95

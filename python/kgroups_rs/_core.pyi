@@ -165,6 +165,7 @@ def dask_chunk_sums(
     labels: npt.NDArray[np.int64],
     weights: Optional[npt.NDArray[np.float64]],
     k: int,
+    n_threads: Optional[int] = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int64], float]: ...
 def dask_chunk_round(
     features: npt.NDArray[np.float64],
@@ -174,6 +175,7 @@ def dask_chunk_round(
     sizes: npt.NDArray[np.float64],
     counts: npt.NDArray[np.int64],
     algorithm: Literal["hartigan", "lloyd"],
+    n_threads: Optional[int] = None,
 ) -> tuple[
     npt.NDArray[np.int64],
     int,

@@ -75,7 +75,7 @@ except ImportError as error:  # pragma: no cover - exercised without dask instal
     ) from error
 
 from . import _core
-from ._validation import RandomState, check_int, seed_from_random_state
+from ._validation import RandomState, check_int, check_n_threads, seed_from_random_state
 from .clustering import ProgressCallback
 from .gram import _SEMIMETRICS, _check_choice, energy_gram
 from .large import _LANDMARKS, splitmix
@@ -112,7 +112,7 @@ class NystromMap:
     alpha: float
     sigma: Optional[float]
 
-    def features(self, block: Any) -> FloatArray:
+    def features(self, block: Any, n_threads: Optional[int] = 1) -> FloatArray:
         """The features of the rows of ``block`` (run inside a dask task)."""
         points = np.asarray(block, dtype=np.float64)
         if points.shape[0] == 0:
@@ -120,7 +120,7 @@ class NystromMap:
         centred = np.ascontiguousarray(points - self.mean)
         kernel = energy_gram(
             centred, self.anchors, semimetric=self.semimetric, alpha=self.alpha, sigma=self.sigma,
-            base="origin", n_threads=1,
+            base="origin", n_threads=n_threads,
         )
         return np.ascontiguousarray(kernel @ self.transform)
 
@@ -133,12 +133,14 @@ def _nearest(phi: FloatArray, centres: FloatArray) -> IntArray:
     return np.asarray(np.argmin(cost, axis=1), dtype=np.int64)
 
 
-def _predict_block(block: Any, feature_map: NystromMap, centres: FloatArray) -> IntArray:
-    return _nearest(feature_map.features(block), centres)
+def _predict_block(
+    block: Any, feature_map: NystromMap, centres: FloatArray, n_threads: Optional[int]
+) -> IntArray:
+    return _nearest(feature_map.features(block, n_threads), centres)
 
 
-def _features_block(block: Any, feature_map: NystromMap) -> FloatArray:
-    return feature_map.features(block)
+def _features_block(block: Any, feature_map: NystromMap, n_threads: Optional[int]) -> FloatArray:
+    return feature_map.features(block, n_threads)
 
 
 def _first_bad(block: Any) -> FloatArray:
@@ -158,10 +160,11 @@ def _aligned(array: Any, dtype: Any) -> Any:
 
 
 def _chunk_sums(
-    phi: FloatArray, labels: IntArray, weights: Optional[FloatArray], k: int
+    phi: FloatArray, labels: IntArray, weights: Optional[FloatArray], k: int, n_threads: Optional[int]
 ) -> tuple[FloatArray, FloatArray, IntArray, float]:
     return _core.dask_chunk_sums(
-        _aligned(phi, np.float64), _aligned(labels, np.int64), _aligned(weights, np.float64), k
+        _aligned(phi, np.float64), _aligned(labels, np.int64), _aligned(weights, np.float64), k,
+        n_threads=n_threads,
     )
 
 
@@ -171,13 +174,14 @@ def _chunk_round(
     weights: Optional[FloatArray],
     state: tuple[FloatArray, FloatArray, IntArray],
     algorithm: DaskAlgorithm,
+    n_threads: Optional[int],
 ) -> tuple[IntArray, tuple[int, FloatArray, FloatArray, FloatArray, IntArray, IntArray]]:
     """One round on a chunk: ``(new_labels, summary)``; only the summary goes to the client."""
     sums, sizes, counts = state
     new_labels, moves, local, sizes_before, sizes_after, before, after = _core.dask_chunk_round(
         _aligned(phi, np.float64), _aligned(labels, np.int64), _aligned(weights, np.float64),
         _aligned(sums, np.float64), _aligned(sizes, np.float64), _aligned(counts, np.int64),
-        algorithm,
+        algorithm, n_threads=n_threads,
     )
     return new_labels, (moves, local, sizes_before, sizes_after, before, after)
 
@@ -386,6 +390,7 @@ def _run_rounds(
     algorithm: DaskAlgorithm,
     max_iter: int,
     progress: Optional[ProgressCallback],
+    n_threads: Optional[int],
 ) -> None:
     """Run rounds for every start together (their tasks share each scheduler call)."""
     for round_number in range(1, max_iter + 1):
@@ -396,7 +401,7 @@ def _run_rounds(
         for start in active:
             state = dask.delayed((start.sums, start.sizes, start.counts), pure=True)
             proposals.append([
-                dask.delayed(_chunk_round, pure=True)(phi, labels, w, state, algorithm)
+                dask.delayed(_chunk_round, pure=True)(phi, labels, w, state, algorithm, n_threads)
                 for phi, labels, w in zip(phi_blocks, start.labels, weight_blocks)
             ])
         flat = [p for chunk_proposals in proposals for p in chunk_proposals]
@@ -431,10 +436,11 @@ def _initial_state(
     phi_blocks: list[Delayed],
     weight_blocks: list[Optional[Delayed]],
     k: int,
+    n_threads: Optional[int],
 ) -> tuple[list[tuple[FloatArray, FloatArray, IntArray]], float]:
     """Each start's summed state and the weighted trace ``sum_i w_i ||phi_i||^2``."""
     tasks = [
-        [dask.delayed(_chunk_sums, pure=True)(phi, labels, w, k)
+        [dask.delayed(_chunk_sums, pure=True)(phi, labels, w, k, n_threads)
          for phi, labels, w in zip(phi_blocks, blocks, weight_blocks)]
         for blocks in label_blocks
     ]
@@ -490,6 +496,7 @@ def _cluster(
     progress: Optional[ProgressCallback],
     sample_phi: Optional[FloatArray],
     feature_map: Optional[NystromMap],
+    n_threads: Optional[int],
 ) -> DaskClusteringResult:
     """Starts, rounds and the result, on row-chunked features ``phi`` (persisted or not)."""
     phi_blocks = _blocks(phi)
@@ -527,7 +534,7 @@ def _cluster(
         given = _as_row_vector(init, phi, "init", np.int64).persist()
         label_blocks = [_blocks(given)]
         owners.append(given)
-    states, trace = _initial_state(label_blocks, phi_blocks, weight_blocks, k)
+    states, trace = _initial_state(label_blocks, phi_blocks, weight_blocks, k, n_threads)
     starts: list[_Start] = []
     for sums, sizes, counts in states:
         empty = np.flatnonzero(counts == 0)
@@ -546,7 +553,7 @@ def _cluster(
         starts.append(
             _Start(list(blocks), [owner] * len(blocks), sums, sizes, counts, objective, [objective])
         )
-    _run_rounds(starts, phi_blocks, weight_blocks, algorithm, max_iter, progress)
+    _run_rounds(starts, phi_blocks, weight_blocks, algorithm, max_iter, progress, n_threads)
     best = max(range(len(starts)), key=lambda s: (starts[s].objective, -s))
     winner = starts[best]
     # Persisted now, while what the blocks come from is alive; they stay on the workers.
@@ -586,6 +593,7 @@ def kernel_kgroups_features(
     algorithm: DaskAlgorithm = "hartigan",
     weights: Any = None,
     max_iter: int = 300,
+    n_threads: Optional[int] = 1,
     progress: Optional[ProgressCallback] = None,
 ) -> DaskClusteringResult:
     """Distributed kernel k-groups for the low-rank kernel ``G = Phi Phi^T`` of given features.
@@ -604,7 +612,7 @@ def kernel_kgroups_features(
         Number of clusters, ``1 <= k <= n``.
     init : dask.array.Array of int of shape (n,)
         Initial labels in ``0..k-1``, no cluster empty (rechunked like the features' rows).
-    algorithm, weights, max_iter, progress
+    algorithm, weights, max_iter, n_threads, progress
         As in :func:`kernel_kgroups_nystrom`.
 
     Returns
@@ -613,6 +621,7 @@ def kernel_kgroups_features(
         Without a feature map (``feature_map`` is None).
     """
     search, _, max_iter = _check_common(algorithm, 1, max_iter, progress)
+    n_threads = check_n_threads(n_threads)
     phi = _as_row_chunked(features, "features")
     k = check_int(k, "k", 1)
     if k > phi.shape[0]:
@@ -623,7 +632,7 @@ def kernel_kgroups_features(
         raise ValueError("init must be initial labels (a dask array of int) for given features")
     return _cluster(
         phi, k, init, algorithm=search, weights=weights, n_init=1, max_iter=max_iter, seed=0,
-        progress=progress, sample_phi=None, feature_map=None,
+        progress=progress, sample_phi=None, feature_map=None, n_threads=n_threads,
     )
 
 
@@ -642,6 +651,7 @@ def kernel_kgroups_nystrom(
     n_init: int = 1,
     max_iter: int = 300,
     random_state: RandomState = None,
+    n_threads: Optional[int] = 1,
     persist_features: Optional[bool] = None,
     progress: Optional[ProgressCallback] = None,
 ) -> DaskClusteringResult:
@@ -682,6 +692,11 @@ def kernel_kgroups_nystrom(
     random_state : None, int, numpy Generator or RandomState
         Seed of the sample, the landmarks and the starts. The same seed and chunking give the
         same result.
+    n_threads : int or None, default 1
+        Threads each task's Rust work uses on its worker (the features' kernel, the sweeps'
+        bookkeeping). 1 suits dask's one task per worker thread; None uses all of the worker
+        machine's cores. The client's own work (landmarks, the sample's start) uses all of its
+        cores.
     persist_features : bool, optional
         Keep the features on the workers (8 n r bytes) or recompute them from X in every
         round. Default: persist when they take at most a quarter of the workers' memory.
@@ -701,6 +716,7 @@ def kernel_kgroups_nystrom(
         or with unknown chunk sizes, bad labels or weights.
     """
     search, n_init, max_iter = _check_common(algorithm, n_init, max_iter, progress)
+    n_threads = check_n_threads(n_threads)
     semimetric_name = _check_choice(semimetric, "semimetric", _SEMIMETRICS)
     if landmarks not in _LANDMARKS:
         raise ValueError(f"landmarks must be 'k-means++' or 'uniform', got {landmarks!r}")
@@ -754,17 +770,18 @@ def kernel_kgroups_nystrom(
     r = transform.shape[1]
 
     phi = X.map_blocks(
-        _features_block, feature_map, dtype=np.float64, chunks=(X.chunks[0], (r,))
+        _features_block, feature_map, n_threads, dtype=np.float64, chunks=(X.chunks[0], (r,))
     )
     if persist_features is None:
         memory = _worker_memory()
         persist_features = memory is None or 8.0 * n * r <= _PERSIST_SHARE * memory
     if persist_features:
         phi = phi.persist()
-    sample_phi = feature_map.features(raw_sample)
+    sample_phi = feature_map.features(raw_sample, None)
     return _cluster(
         phi, k, init, algorithm=search, weights=weights, n_init=n_init, max_iter=max_iter,
         seed=seed, progress=progress, sample_phi=sample_phi, feature_map=feature_map,
+        n_threads=n_threads,
     )
 
 
@@ -785,7 +802,7 @@ class KernelKGroups:
     n_clusters : int, default 2
         Number of clusters k.
     n_components, semimetric, alpha, sigma, landmarks, algorithm, init, n_init, max_iter,
-    random_state, persist_features
+    random_state, n_threads, persist_features
         As in :func:`kernel_kgroups_nystrom`.
 
     Attributes
@@ -813,6 +830,7 @@ class KernelKGroups:
         n_init: int = 1,
         max_iter: int = 300,
         random_state: RandomState = None,
+        n_threads: Optional[int] = 1,
         persist_features: Optional[bool] = None,
     ) -> None:
         self.n_clusters = n_clusters
@@ -826,11 +844,12 @@ class KernelKGroups:
         self.n_init = n_init
         self.max_iter = max_iter
         self.random_state = random_state
+        self.n_threads = n_threads
         self.persist_features = persist_features
 
     _PARAMS = (
         "n_clusters", "n_components", "semimetric", "alpha", "sigma", "landmarks", "algorithm",
-        "init", "n_init", "max_iter", "random_state", "persist_features",
+        "init", "n_init", "max_iter", "random_state", "n_threads", "persist_features",
     )
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
@@ -855,7 +874,7 @@ class KernelKGroups:
             semimetric=self.semimetric, alpha=self.alpha, sigma=self.sigma,
             landmarks=self.landmarks, algorithm=self.algorithm, weights=sample_weight,
             n_init=self.n_init, max_iter=self.max_iter, random_state=self.random_state,
-            persist_features=self.persist_features,
+            n_threads=self.n_threads, persist_features=self.persist_features,
         )
         self.result_ = result
         self.labels_ = result.labels
@@ -878,7 +897,8 @@ class KernelKGroups:
                 f"X has {X.shape[1]} features but the model was fitted on {feature_map.mean.shape[0]}"
             )
         return X.map_blocks(
-            _predict_block, feature_map, self.result_.centres, dtype=np.int64, drop_axis=1,
+            _predict_block, feature_map, self.result_.centres, check_n_threads(self.n_threads),
+            dtype=np.int64, drop_axis=1,
             chunks=(X.chunks[0],),
         )
 

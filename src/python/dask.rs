@@ -52,13 +52,14 @@ fn matrix_out(
 /// The partial cluster state of one chunk (features n × m float64 C order, labels int64,
 /// optional weights).
 #[pyfunction]
-#[pyo3(signature = (features, labels, weights, k))]
+#[pyo3(signature = (features, labels, weights, k, n_threads=None))]
 fn dask_chunk_sums<'py>(
     py: Python<'py>,
     features: PyReadonlyArray2<'py, f64>,
     labels: PyReadonlyArray1<'py, i64>,
     weights: Option<PyReadonlyArray1<'py, f64>>,
     k: usize,
+    n_threads: Option<usize>,
 ) -> PyResult<SumsOut<'py>> {
     let (phi, _, m) = rows(&features, "features")?;
     let labels = self::labels(&labels, "init", "label")?;
@@ -66,7 +67,7 @@ fn dask_chunk_sums<'py>(
         Some(w) => Some(contiguous(w, "weights")?),
         None => None,
     };
-    let part = run_detached(py, None, None, |_| {
+    let part = run_detached(py, n_threads, None, |_| {
         chunk_sweep::chunk_sums(phi, m, &labels, weights, k)
     })?;
     Ok((
@@ -80,7 +81,7 @@ fn dask_chunk_sums<'py>(
 /// One Hartigan sweep ("hartigan") or batch Lloyd assignment ("lloyd") over one chunk
 /// against the broadcast global state (sums k × m, sizes k, counts k).
 #[pyfunction]
-#[pyo3(signature = (features, labels, weights, sums, sizes, counts, algorithm))]
+#[pyo3(signature = (features, labels, weights, sums, sizes, counts, algorithm, n_threads=None))]
 #[allow(clippy::too_many_arguments)]
 fn dask_chunk_round<'py>(
     py: Python<'py>,
@@ -91,6 +92,7 @@ fn dask_chunk_round<'py>(
     sizes: PyReadonlyArray1<'py, f64>,
     counts: PyReadonlyArray1<'py, i64>,
     algorithm: &str,
+    n_threads: Option<usize>,
 ) -> PyResult<RoundOut<'py>> {
     let algorithm = match algorithm {
         "hartigan" => ChunkAlgorithm::Hartigan,
@@ -124,7 +126,7 @@ fn dask_chunk_round<'py>(
         sizes,
         counts: &counts,
     };
-    let round = run_detached(py, None, None, |control| {
+    let round = run_detached(py, n_threads, None, |control| {
         chunk_sweep::chunk_round(phi, m, &labels, weights, state, algorithm, control)
     })?;
     let new_labels: Vec<i64> = round.labels.into_iter().map(|l| l as i64).collect();

@@ -199,6 +199,7 @@ def _bad_inputs():
         ("empty", dict(X=good, k=3, init=da.from_array(np.arange(400) % 2, chunks=100)), "cluster 2"),
         ("algorithm", dict(X=good, k=3, algorithm="lloyd-online"), "algorithm must be one of"),
         ("weights", dict(X=good, k=3, weights=da.zeros(400, chunks=100)), "weights"),
+        ("n_threads", dict(X=good, k=3, n_threads=0), "n_threads must be between"),
     ]
 
 

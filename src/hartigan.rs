@@ -66,8 +66,7 @@ pub(crate) fn best_move(
 }
 
 /// Run Hartigan sweeps on `partition` until a sweep moves nothing or `max_iter` sweeps.
-/// A sweep visits the points in index order and makes each point's best move when its gain
-/// exceeds the tolerance.
+/// Each sweep is one [`sweep`].
 pub(crate) fn run<K: Kernel>(
     kernel: &K,
     weights: &[f64],
@@ -76,28 +75,38 @@ pub(crate) fn run<K: Kernel>(
     control: &Control,
     reporting: Reporting,
 ) -> Result<SweepStats> {
-    let n = kernel.n();
     sweeps::run(
         partition,
         weights,
         max_iter,
         control,
         reporting,
-        |partition| {
-            let mut moves_in_sweep = 0;
-            for (i, &weight) in weights.iter().enumerate().take(n) {
-                if i % CHECK_EVERY_POINTS == CHECK_EVERY_POINTS - 1 {
-                    control.checkpoint()?;
-                }
-                let diagonal = kernel.diagonal(i);
-                if let Some((to, delta, tolerance)) = best_move(partition, i, weight, diagonal) {
-                    if delta > tolerance {
-                        partition.move_point(kernel, i, to, weight, diagonal);
-                        moves_in_sweep += 1;
-                    }
-                }
-            }
-            Ok(moves_in_sweep)
-        },
+        |partition| sweep(kernel, weights, partition, control),
     )
+}
+
+/// One Hartigan sweep: visit the points in index order and make each point's best move when
+/// its gain exceeds the tolerance; returns the number of points moved. The single-machine
+/// search repeats it; [`crate::chunk_sweep`] runs it on one chunk of the points against a
+/// copy of the global cluster state.
+pub(crate) fn sweep<K: Kernel>(
+    kernel: &K,
+    weights: &[f64],
+    partition: &mut Partition<'_>,
+    control: &Control,
+) -> Result<usize> {
+    let mut moves_in_sweep = 0;
+    for (i, &weight) in weights.iter().enumerate().take(kernel.n()) {
+        if i % CHECK_EVERY_POINTS == CHECK_EVERY_POINTS - 1 {
+            control.checkpoint()?;
+        }
+        let diagonal = kernel.diagonal(i);
+        if let Some((to, delta, tolerance)) = best_move(partition, i, weight, diagonal) {
+            if delta > tolerance {
+                partition.move_point(kernel, i, to, weight, diagonal);
+                moves_in_sweep += 1;
+            }
+        }
+    }
+    Ok(moves_in_sweep)
 }

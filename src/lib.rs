@@ -24,6 +24,7 @@
 //! # Ok::<(), kgroups::KGroupsError>(())
 //! ```
 
+pub mod chunk_sweep;
 pub mod control;
 pub mod distance;
 pub mod error;

@@ -30,7 +30,7 @@ pub enum LloydVariant {
 /// The cheapest cluster for point `i` and whether it beats the current one by more than
 /// the tolerance. Ties keep the current cluster, then the lowest index.
 #[inline]
-fn best_cluster(partition: &Partition, i: usize) -> usize {
+pub(crate) fn best_cluster(partition: &Partition, i: usize) -> usize {
     let current = partition.labels[i];
     let cost = |l: usize| {
         let s = partition.sizes[l];
@@ -117,7 +117,7 @@ fn batch_step<'a, K: Kernel>(
         .map(|i| best_cluster(partition, i))
         .collect();
     control.checkpoint()?;
-    keep_clusters_non_empty(kernel, partition, &mut new_labels);
+    keep_clusters_non_empty(kernel, partition, &mut new_labels, None);
     let changed: Vec<usize> = (0..n)
         .filter(|&i| new_labels[i] != partition.labels[i])
         .collect();
@@ -138,9 +138,19 @@ fn batch_step<'a, K: Kernel>(
 /// If `new_labels` leaves a cluster empty, give it back the old member closest to its old
 /// centre (`‖φ(x_i) − μ_l‖²` from the old state; ties to the lowest index). A restored point
 /// returns to its old cluster and never moves again, so this ends after at most n repairs.
-fn keep_clusters_non_empty<K: Kernel>(kernel: &K, partition: &Partition, new_labels: &mut [usize]) {
+/// `elsewhere` counts the members of each cluster outside these points (for one chunk of a
+/// distributed run: the other chunks' members); `None` means there are none.
+pub(crate) fn keep_clusters_non_empty<K: Kernel>(
+    kernel: &K,
+    partition: &Partition,
+    new_labels: &mut [usize],
+    elsewhere: Option<&[usize]>,
+) {
     let k = partition.k;
-    let mut counts = vec![0usize; k];
+    let mut counts = match elsewhere {
+        Some(counts) => counts.to_vec(),
+        None => vec![0usize; k],
+    };
     for &l in new_labels.iter() {
         counts[l] += 1;
     }

@@ -21,6 +21,9 @@ __all__ = [
     "energy_statistics",
     "energy_distance",
     "optimal_cuts_1d",
+    "dask_chunk_sums",
+    "dask_chunk_round",
+    "dask_feature_objective",
     "_panic_for_tests",
     "_sleep_for_tests",
     "__version__",
@@ -163,3 +166,31 @@ def optimal_cuts_1d(
 ) -> npt.NDArray[np.int64]: ...
 def _panic_for_tests() -> None: ...
 def _sleep_for_tests(seconds: float) -> None: ...
+
+# The per-chunk kernels of kgroups_rs.dask.
+def dask_chunk_sums(
+    features: npt.NDArray[np.float64],
+    labels: npt.NDArray[np.int64],
+    weights: Optional[npt.NDArray[np.float64]],
+    k: int,
+    n_threads: Optional[int] = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int64], float]: ...
+def dask_chunk_round(
+    features: npt.NDArray[np.float64],
+    labels: npt.NDArray[np.int64],
+    weights: Optional[npt.NDArray[np.float64]],
+    sums: npt.NDArray[np.float64],
+    sizes: npt.NDArray[np.float64],
+    counts: npt.NDArray[np.int64],
+    algorithm: Literal["hartigan", "lloyd"],
+    n_threads: Optional[int] = None,
+) -> tuple[
+    npt.NDArray[np.int64],
+    int,
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+]: ...
+def dask_feature_objective(sums: npt.NDArray[np.float64], sizes: npt.NDArray[np.float64]) -> float: ...

@@ -15,6 +15,7 @@
 
 mod arrays;
 mod cluster;
+mod dask;
 mod detach;
 mod errors;
 mod kernels;
@@ -33,6 +34,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     kernels::register(m)?;
     stats::register(m)?;
     one_d::register(m)?;
+    dask::register(m)?;
     m.add_function(wrap_pyfunction!(detach::_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(detach::_sleep_for_tests, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

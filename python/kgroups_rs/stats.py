@@ -17,9 +17,10 @@ from .gram import Semimetric, as_points
 class EnergyStatistics:
     """Weighted energy statistics of a partition: the within- and between-cluster parts.
 
-    For clusters ``C_1, ..., C_k``, point weights ``w``, cluster weights ``s_j = sum_{a in C_j} w_a``, total ``s`` and
-    ``g(A, B)`` the weighted mean semimetric between two sets, the total dispersion splits
-    into within- and between-cluster parts, ``(s / 2) g(X, X) = W + S``.
+    For clusters ``C_1, ..., C_k``, point weights ``w``, cluster weights
+    ``s_j = sum_{a in C_j} w_a``, total ``s`` and ``g(A, B)`` the weighted mean semimetric
+    between two sets, the total dispersion splits into within- and between-cluster parts,
+    ``(s / 2) g(X, X) = W + S``.
 
     Attributes
     ----------

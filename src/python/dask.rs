@@ -62,7 +62,7 @@ fn dask_chunk_sums<'py>(
     n_threads: Option<usize>,
 ) -> PyResult<SumsOut<'py>> {
     let (phi, _, m) = rows(&features, "features")?;
-    let labels = self::labels(&labels, "init", "label")?;
+    let labels = self::labels(&labels, "init")?;
     let weights = match &weights {
         Some(w) => Some(contiguous(w, "weights")?),
         None => None,
@@ -114,8 +114,8 @@ fn dask_chunk_round<'py>(
         )
         .into());
     }
-    let labels = self::labels(&labels, "init", "label")?;
-    let counts = self::labels(&counts, "counts", "count")?;
+    let labels = self::labels(&labels, "init")?;
+    let counts = self::labels(&counts, "counts")?;
     let sizes = contiguous(&sizes, "sizes")?;
     let weights = match &weights {
         Some(w) => Some(contiguous(w, "weights")?),

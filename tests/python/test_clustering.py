@@ -805,7 +805,9 @@ def test_the_core_speaks_the_public_algorithm_names() -> None:
         _core.FitOptions(algorithm="lloyd-batch")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"invalid `init`: unknown init \"kmeans\""):
         _core.FitOptions(init="kmeans")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"invalid `init`: init\[1\] = -1 is out of range: labels must be at least 0"):
+    with pytest.raises(
+        ValueError, match=r"invalid `init`: init\[1\] = -1 is out of range: labels must be at least 0",
+    ):
         _core.FitOptions(init=np.array([0, -1, 1]))
     with pytest.raises(ValueError, match=r"invalid `weights`: the array must be contiguous"):
         _core.FitOptions(weights=np.ones(6)[::2])

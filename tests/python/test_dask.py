@@ -46,7 +46,7 @@ def test_one_chunk_is_the_single_machine_search(client):
     phi = rng.normal(size=(n, m)) + 2.0 * (np.arange(n) % 3 == 0)[:, None]
     init = rng.integers(0, k, size=n)
     single = run_clustering(
-        functools.partial(_core.cluster_features, phi), n, k, init, algorithm="hartigan",
+        functools.partial(_core.cluster_features, phi), k, init, algorithm="hartigan",
         weights=None, n_init=1, max_iter=300, random_state=0, n_threads=1, progress=None,
     )
     res = kgd.kernel_kgroups_features(da.from_array(phi, chunks=(n, m)), k, da.from_array(init))

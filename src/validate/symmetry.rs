@@ -294,8 +294,8 @@ fn tile_differs_bitwise<T: KernelElement>(
 /// The fast test of the block row `rows × [rows.start, n)` of the upper triangle against its
 /// mirror, by [`FAST_BLOCK`]-square tiles: true when some pair is not finite or fails the rule.
 /// Each tile is first compared bit for bit (cheap; exactly symmetric matrices such as those of
-/// [`crate::energy_gram`] or `(G + G.T) / 2` end here); a tile that differs is judged by the
-/// rule in [`tile_is_bad`].
+/// [`crate::energy_gram`] or `(G + G.T) / 2` end here); a tile that differs, and every later
+/// tile of the block, is judged by the rule in [`tile_is_bad`].
 fn block_is_bad<T: KernelElement>(
     data: &[T],
     n: usize,
@@ -303,10 +303,16 @@ fn block_is_bad<T: KernelElement>(
     tolerance: f64,
     roots: &[f64],
 ) -> bool {
+    // Once a tile differs, the matrix is likely symmetric only within the tolerance: the rest
+    // of the block goes straight to the rule rather than paying for both tests.
+    let mut exact_so_far = true;
     (rows.start..n).step_by(FAST_BLOCK).any(|col_start| {
         let cols = col_start..(col_start + FAST_BLOCK).min(n);
-        tile_differs_bitwise(data, n, rows.clone(), cols.clone())
-            && tile_is_bad(data, n, rows.clone(), cols, tolerance, roots)
+        if exact_so_far && !tile_differs_bitwise(data, n, rows.clone(), cols.clone()) {
+            return false;
+        }
+        exact_so_far = false;
+        tile_is_bad(data, n, rows.clone(), cols, tolerance, roots)
     })
 }
 

@@ -39,6 +39,7 @@ Usage::
         [--semimetrics power exponential gaussian] [--dtypes float64 float32]
         [--other-semimetric-sizes 10000] [--repeat 5] [--quick] [--no-memory]
         [--e2e-n 10000] [--no-e2e] [--no-tslearn] [--n-threads N] [--seed 0]
+        [--json bench_gram.json]
 
 ``--quick``: n in {1000, 2000}, D = 10, 3 repetitions, end-to-end at n = 2000.
 """
@@ -270,7 +271,7 @@ def eq56(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return rng.normal(size=(n, 10)) + 0.7 * truth[:, None], truth
 
 
-def end_to_end(args: argparse.Namespace) -> None:
+def end_to_end(args: argparse.Namespace) -> list[dict[str, Any]]:
     n = args.e2e_n
     X, truth = eq56(n, args.seed)
     # tslearn warns that h5py is missing and that 2-D input is read as 1-D time series
@@ -324,6 +325,7 @@ def end_to_end(args: argparse.Namespace) -> None:
         for name in list(methods) if rep % 2 == 0 else list(methods)[::-1]:
             gram_s, cluster_s, labels = methods[name]()
             results[name].append((gram_s, cluster_s, clustering_accuracy(truth, labels)))
+    records: list[dict[str, Any]] = []
     print(f"\nEnd to end: eq. 56 data (two Gaussians, D = 10, mu_2 = 0.7 * 1), n = {n}, k = 2, one start")
     header = f"{'method':<38} | {'Gram s':>7} {'cluster s':>9} {'total s':>8} | {'accuracy':>8}"
     print(header)
@@ -338,6 +340,11 @@ def end_to_end(args: argparse.Namespace) -> None:
         print(
             f"{name:<38} | {gram_cell:>7} {cluster_s:9.3f} {total_s:8.3f} | {accuracy:8.4f}{same}", flush=True
         )
+        records.append(
+            {"method": name, "n": n, "gram_s": gram_s, "cluster_s": cluster_s, "total_s": total_s,
+             "accuracy": accuracy}
+        )  # fmt: skip
+    return records
 
 
 # ------------------------------------------------------------------------------------- main
@@ -362,6 +369,7 @@ def main() -> None:
     parser.add_argument("--no-tslearn", action="store_true")
     parser.add_argument("--n-threads", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", default="bench_gram.json", help="write the tables here as JSON")
     # internal: one measurement in a fresh process
     parser.add_argument("--child", choices=SIDES, help=argparse.SUPPRESS)
     parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
@@ -404,9 +412,15 @@ def main() -> None:
             flush=True,
         )
     print_table(rows)
-    if not args.no_e2e:
-        end_to_end(args)
+    e2e = [] if args.no_e2e else end_to_end(args)
     print(f"\nload average at end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    with open(args.json, "w", encoding="utf-8") as out:
+        json.dump(
+            {"machine": platform.platform(), "cpus": os.cpu_count(), "load_at_end": os.getloadavg(),
+             "repeat": args.repeat, "n_threads": args.n_threads, "gram": rows, "end_to_end": e2e},
+            out, indent=2, default=str,
+        )  # fmt: skip
+    print(f"tables written to {args.json}")
 
 
 if __name__ == "__main__":

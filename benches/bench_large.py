@@ -33,7 +33,7 @@ Usage::
     python benches/bench_large.py [--quick] [--parts a b c d] [--seed 0] [--no-r]
         [--n-exact 100000] [--n-r 20000] [--n-nystrom 1000000] [--m 256]
         [--quality-n 20000] [--quality-ms 64 256 1024] [--subsamples 3] [--repeat 1]
-        [--blas-threads N]
+        [--blas-threads N] [--json bench_large.json]
 
 ``--quick`` shrinks every size (a: 20 000, b: 4 000, c: 100 000, d: 5 000 with m in {64, 256}).
 The machine's load average (``/proc/loadavg``) is printed beside every part, and each worker's
@@ -44,8 +44,11 @@ timings taken while other work runs are slower than the machine can do.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
+import platform
 import resource
 import shutil
 import statistics
@@ -445,6 +448,7 @@ def main() -> None:
                         help="landmark choice in (c)")
     parser.add_argument("--blas-threads", type=int, default=0,
                         help="limit numpy's BLAS threads in (c) (0: numpy's default)")
+    parser.add_argument("--json", default="bench_large.json", help="write the printed tables here as JSON")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -457,8 +461,35 @@ def main() -> None:
     import kgroups_rs
 
     print(f"kgroups_rs {kgroups_rs.__version__}, {os.cpu_count()} cores, load average {load()}")
+    printed: dict[str, list[str]] = {}
     for part in args.parts:
-        {"a": part_a, "b": part_b, "c": part_c, "d": part_d}[part](args)
+        # Each part prints its table; a copy of the lines goes to the JSON file.
+        tee = _Tee(sys.stdout)
+        with contextlib.redirect_stdout(tee):
+            {"a": part_a, "b": part_b, "c": part_c, "d": part_d}[part](args)
+        printed[part] = tee.getvalue().splitlines()
+    with open(args.json, "w", encoding="utf-8") as out:
+        json.dump(
+            {"machine": platform.platform(), "cpus": os.cpu_count(), "load_at_end": os.getloadavg(),
+             "arguments": vars(args), "tables": printed},
+            out, indent=2, default=str,
+        )  # fmt: skip
+    print(f"tables written to {args.json}")
+
+
+class _Tee(io.StringIO):
+    """A StringIO that also writes through to ``stream`` (the tables stay on the terminal)."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__()
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(text)
+        return super().write(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
 
 
 if __name__ == "__main__":

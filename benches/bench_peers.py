@@ -16,13 +16,16 @@ Times are medians of ``--repeat`` runs (interleaved). Accuracy is eq. 55 (best l
 permutation) against the true components. Usage::
 
     python benches/bench_peers.py [--sizes 2000 5000 10000 20000] [--ks 2 10] [--repeat 3]
-        [--no-tslearn] [--tslearn-max-n 10000]
+        [--no-tslearn] [--tslearn-max-n 10000] [--json bench_peers.json]
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import json
+import os
+import platform
 import statistics
 import time
 from typing import Any, Callable
@@ -63,7 +66,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-tslearn", action="store_true")
     parser.add_argument("--tslearn-max-n", type=int, default=10000, help="skip tslearn above this n")
+    parser.add_argument("--json", default="bench_peers.json", help="write the table here as JSON")
     args = parser.parse_args()
+    records: list[dict[str, object]] = []
 
     try:
         from tslearn.clustering import KernelKMeans
@@ -100,17 +105,32 @@ def main() -> None:
             acc_kg = clustering_accuracy(truth, res.labels)
             acc_ll = clustering_accuracy(truth, res_ll.labels)
             ts_cell, acc_ts_cell, ratio_cell = "-", "-", "-"
+            record: dict[str, object] = {
+                "n": n, "k": k, "kgroups_s": t_kg, "kgroups_no_check_s": t_trusted,
+                "kgroups_accuracy": acc_kg, "lloyd_s": t_ll, "lloyd_accuracy": acc_ll,
+                "tslearn_s": None, "tslearn_accuracy": None,
+            }  # fmt: skip
             if KernelKMeans is not None and not args.no_tslearn and n <= args.tslearn_max_n:
                 model = KernelKMeans(n_clusters=k, kernel="precomputed", n_init=1, random_state=args.seed)
                 t_ts, labels_ts = timed(functools.partial(model.fit_predict, G), 1)
                 ts_cell = f"{t_ts:10.3f}"
                 acc_ts_cell = f"{clustering_accuracy(truth, labels_ts):6.3f}"
                 ratio_cell = f"{t_ts / t_kg:15.0f}x"
+                record["tslearn_s"] = t_ts
+                record["tslearn_accuracy"] = clustering_accuracy(truth, labels_ts)
+            records.append(record)
             print(
                 f"{n:>6} {k:>3} | {t_kg:10.4f} {t_trusted:9.4f} {acc_kg:6.3f} | {t_ll:9.4f} {acc_ll:6.3f} | "
                 f"{ts_cell:>10} {acc_ts_cell:>6} | {ratio_cell:>15}",
                 flush=True,
             )
+    with open(args.json, "w", encoding="utf-8") as out:
+        json.dump(
+            {"machine": platform.platform(), "cpus": os.cpu_count(), "load_at_end": os.getloadavg(),
+             "repeat": args.repeat, "records": records},
+            out, indent=2,
+        )  # fmt: skip
+    print(f"table written to {args.json}")
 
 
 if __name__ == "__main__":

@@ -47,7 +47,7 @@ Usage::
 
     python benches/bench_sparse.py [--sizes 100000 1000000] [--spectral-sizes 20000 100000]
         [--k 10] [--degree 20] [--within 0.8] [--dtype float64] [--spectral-timeout 300]
-        [--n-threads N] [--seed 0]
+        [--n-threads N] [--seed 0] [--json bench_sparse.json]
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import resource
 import subprocess
 import sys
@@ -317,6 +318,7 @@ def main() -> None:
     parser.add_argument("--spectral-memory-gb", type=float, default=12.0)
     parser.add_argument("--n-threads", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", default="bench_sparse.json", help="write the measurements here as JSON")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -377,6 +379,14 @@ def main() -> None:
             rows.append(row)
     print(f"load average at end {os.getloadavg()[0]:.2f}\n")
     print_tables(rows, args)
+    with open(args.json, "w", encoding="utf-8") as out:
+        json.dump(
+            {"machine": platform.platform(), "cpus": os.cpu_count(), "load_at_end": os.getloadavg(),
+             "k": args.k, "degree": args.degree, "within": args.within, "dtype": args.dtype,
+             "repeat": args.repeat, "rows": rows},
+            out, indent=2, default=str,
+        )  # fmt: skip
+    print(f"measurements written to {args.json}")
 
 
 def print_tables(rows: list[dict[str, Any]], args: argparse.Namespace) -> None:

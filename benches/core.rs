@@ -1,7 +1,9 @@
 //! Criterion benchmarks of the core on the paper's eq. 56 data (two Gaussians in D = 10,
 //! μ₂ = 0.7·1), energy kernel ρ = ‖x − y‖ with base point 0: the algorithms on a dense
 //! kernel, and every path that evaluates pairs of points from data (the dense and cross Gram
-//! builders, matrix-free rows and cluster sums, the energy statistics and distance).
+//! builders, matrix-free rows and cluster sums, the energy statistics and distance); the
+//! symmetry check beside its former version; and the sparse path (CSR cluster sums and one
+//! Hartigan sweep on a stochastic block model).
 //!
 //! Run: `cargo bench --bench core` (one group: `cargo bench --bench core -- pairwise`).
 
@@ -11,7 +13,7 @@ use kgroups::rng::Rng;
 use kgroups::stats::PairwiseSource;
 use kgroups::{
     bandwidth, energy_distance, energy_gram, energy_statistics, fit, Algorithm, Base, Control,
-    DataKernel, DenseKernel, Init, Kernel, LloydVariant, Options, Points, Semimetric,
+    CsrKernel, DataKernel, DenseKernel, Init, Kernel, LloydVariant, Options, Points, Semimetric,
 };
 
 fn gaussian(rng: &mut Rng) -> f64 {
@@ -91,6 +93,73 @@ fn bench_algorithms(c: &mut Criterion) {
     c.bench_function("symmetry_check_n2000", |b| {
         b.iter(|| DenseKernel::new(&g, n).expect("valid kernel"))
     });
+    // The former check (64-square tiles judged by the rule), beside the current one.
+    c.bench_function("symmetry_check_reference_n2000", |b| {
+        b.iter(|| kgroups::validate::symmetry::check_dense_reference(&g, n, "G").expect("valid"))
+    });
+}
+
+/// A randomly numbered stochastic block model in CSR (i32 indices, unit weights): `n` nodes,
+/// `k` planted blocks (node `i` in block `i % k`), average degree about `degree`, 80 % of the
+/// edges inside blocks.
+fn sbm_csr(n: usize, k: usize, degree: usize, seed: u64) -> (Vec<i32>, Vec<i32>, Vec<f64>) {
+    let mut rng = Rng::new(seed);
+    let mut neighbours: Vec<Vec<i32>> = vec![Vec::new(); n];
+    let draw =
+        |rng: &mut Rng, bound: usize| ((rng.next_f64() * bound as f64) as usize).min(bound - 1);
+    for _ in 0..n * degree / 2 {
+        let a = draw(&mut rng, n);
+        let block = if rng.next_f64() < 0.8 {
+            a % k
+        } else {
+            draw(&mut rng, k)
+        };
+        let b = (draw(&mut rng, n / k) * k + block).min(n - 1);
+        if a != b {
+            neighbours[a].push(b as i32);
+            neighbours[b].push(a as i32);
+        }
+    }
+    let mut indptr = vec![0i32];
+    let mut indices = Vec::new();
+    for row in &mut neighbours {
+        row.sort_unstable();
+        row.dedup();
+        indices.extend_from_slice(row);
+        indptr.push(indices.len() as i32);
+    }
+    let data = vec![1.0; indices.len()];
+    (indptr, indices, data)
+}
+
+/// The sparse path: cluster sums and one Hartigan sweep from random labels on an SBM with
+/// n = 100 000, average degree 20, k = 10 (ratio association: the adjacency is the kernel).
+fn bench_sparse(c: &mut Criterion) {
+    let (n, k) = (100_000, 10);
+    let (indptr, indices, data) = sbm_csr(n, k, 20, 5);
+    let kernel = CsrKernel::new(&indptr, &indices, &data, n).expect("valid CSR kernel");
+    let mut group = c.benchmark_group("sparse_sbm_n100000_k10");
+    group.sample_size(10);
+    let labels: Vec<usize> = (0..n).map(|i| (i * 7 + i / 3) % k).collect();
+    let weights = vec![1.0; n];
+    group.bench_function("cluster_sums", |b| {
+        b.iter(|| {
+            kernel
+                .cluster_sums(&labels, &weights, k, &Control::new())
+                .expect("sums")
+        })
+    });
+    let options = Options {
+        algorithm: Algorithm::Hartigan,
+        init: Init::Random,
+        max_iter: 1,
+        seed: 3,
+        ..Options::default()
+    };
+    group.bench_function("hartigan_one_sweep", |b| {
+        b.iter(|| fit(&kernel, k, &options, &Control::new()).expect("fit"))
+    });
+    group.finish();
 }
 
 /// Every path that evaluates ρ(x_a, x_b) from data, at D = 2 (the semimetric dominates) and
@@ -159,5 +228,5 @@ fn bench_pairwise(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_algorithms, bench_pairwise);
+criterion_group!(benches, bench_algorithms, bench_pairwise, bench_sparse);
 criterion_main!(benches);

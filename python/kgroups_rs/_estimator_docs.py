@@ -35,11 +35,13 @@ PARAMS_DOC = """
         Threads for building the kernel and for the starts (default: all cores).
     kernel_storage : {"auto", "dense", "matrix-free"}, default "auto"
         How ``fit`` holds the training kernel (not for ``kernel="precomputed"``): "dense"
-        builds the n x n matrix (8 n^2 bytes; fastest while it fits in memory);
+        builds the n x n matrix (8 n^2 bytes; fastest with several starts, as it is reused);
         "matrix-free" never stores it and recomputes kernel rows from the data when needed
         (:func:`kgroups_rs.kernel_kgroups_from_data`: memory O(n D + n k), the same result for
-        the same start); "auto" is dense up to ``DENSE_KERNEL_MAX_BYTES`` = 2 GiB (n <= 16 384)
-        and matrix-free above. The choice made is ``kernel_storage_``."""
+        the same start; fastest for one start on few features); "auto" is matrix-free above
+        ``DENSE_KERNEL_MAX_BYTES`` = 2 GiB (n > 16 384) and, to save time, for a single
+        Hartigan start (``n_init=1``) on at most ``MATRIX_FREE_MAX_DIM`` = 32 features;
+        dense otherwise. The choice made is ``kernel_storage_``."""
 
 ATTRIBUTES_DOC = """
     Attributes

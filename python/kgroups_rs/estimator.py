@@ -22,7 +22,10 @@ Kernel storage. ``fit`` either builds the dense n x n kernel matrix (fast, 8 n^2
 clusters matrix-free with :func:`kgroups_rs.kernel_kgroups_from_data` (the same result for the
 same start, memory O(n D + n k), each kernel row recomputed when needed). The parameter
 ``kernel_storage`` chooses; ``"auto"`` goes matrix-free when the dense matrix would exceed
-:data:`DENSE_KERNEL_MAX_BYTES` (2 GiB, n > 16 384).
+:data:`DENSE_KERNEL_MAX_BYTES` (2 GiB, n > 16 384), and also when that is expected to be
+faster: a single Hartigan start (``n_init=1``) on at most :data:`MATRIX_FREE_MAX_DIM` (32)
+features, where building the Gram matrix alone costs about as much as the matrix-free run.
+With several starts the dense matrix is built once and reused, and is faster.
 """
 
 from __future__ import annotations
@@ -69,6 +72,10 @@ _STORAGES = ("auto", "dense", "matrix-free")
 #: With ``kernel_storage="auto"``, the largest dense training kernel (8 n^2 bytes) that ``fit``
 #: builds; above it, it clusters matrix-free.
 DENSE_KERNEL_MAX_BYTES = 2 * 1024**3
+#: With ``kernel_storage="auto"``, ``n_init=1`` and Hartigan's method, the most features for
+#: which ``fit`` clusters matrix-free even when the dense kernel would fit: about twice as
+#: fast for D <= 10, even at D = 50, slower at D = 100 (measured at n = 2 000 to 20 000).
+MATRIX_FREE_MAX_DIM = 32
 
 _Float = npt.NDArray[np.float64]
 _Int = npt.NDArray[np.int64]
@@ -207,11 +214,23 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         return X
 
     def _storage(self, n_fit: int) -> str:
-        """``"dense"`` or ``"matrix-free"``: how ``fit`` holds the training kernel."""
+        """``"dense"`` or ``"matrix-free"``: how ``fit`` holds the training kernel.
+
+        ``"auto"``: matrix-free when the dense matrix would exceed
+        :data:`DENSE_KERNEL_MAX_BYTES`, or when it is expected to be faster: one Hartigan start
+        (``n_init=1``) on at most :data:`MATRIX_FREE_MAX_DIM` features, where building the
+        Gram matrix costs as much as the whole matrix-free run (which evaluates each pair
+        about once); otherwise dense, which pays for the kernel once and reuses it across
+        starts (``benches/bench_storage.py`` measures the crossover).
+        """
         if self.kernel_storage != "auto":
             return str(self.kernel_storage)
         dense_bytes = self._kernel_dtype.itemsize * n_fit * n_fit
-        return "dense" if dense_bytes <= DENSE_KERNEL_MAX_BYTES else "matrix-free"
+        if dense_bytes > DENSE_KERNEL_MAX_BYTES:
+            return "matrix-free"
+        one_start = int(self.n_init) == 1 and self._search == "hartigan"
+        few_features = self._X_fit.shape[1] <= MATRIX_FREE_MAX_DIM
+        return "matrix-free" if one_start and few_features else "dense"
 
     def _semimetric_kwargs(self) -> dict[str, Any]:
         # The training data are already centred (shift_), so base 0 is their (weighted) mean;

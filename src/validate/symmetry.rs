@@ -48,28 +48,70 @@ fn root_diagonal<T: KernelElement>(data: &[T], n: usize) -> Vec<f64> {
 /// assert!(check_dense(&[1.0, f64::NAN, 0.5, 1.0], 2, "G").is_err());
 /// ```
 pub fn check_dense<T: KernelElement>(data: &[T], n: usize, argument: &'static str) -> Result<()> {
+    check_dense_with(data, n, argument, true)
+}
+
+/// [`check_dense`] by the previous procedure ([`BLOCK`]-square tiles, each judged by the rule
+/// in [`tile_is_bad`]; no bitwise test), kept so that `benches/bench_symmetry.py` can compare
+/// the two in one run; same verdict and same error.
+#[doc(hidden)]
+pub fn check_dense_reference<T: KernelElement>(
+    data: &[T],
+    n: usize,
+    argument: &'static str,
+) -> Result<()> {
+    check_dense_with(data, n, argument, false)
+}
+
+fn check_dense_with<T: KernelElement>(
+    data: &[T],
+    n: usize,
+    argument: &'static str,
+    fast: bool,
+) -> Result<()> {
     super::square(data.len(), n, argument)?;
     let roots = root_diagonal(data, n);
     let tolerance = T::SYMMETRY_TOLERANCE;
     // Each task owns a block of rows and compares its upper-triangle tiles with the mirrored
     // entries, read straight from the columns (a tile's mirror is a few cache lines per row,
-    // all reused within the tile). The fast test is branch-free so that it vectorises; only a
-    // tile that fails it is scanned again, entry by entry, to name the first offending entry.
-    let blocks = n.div_ceil(BLOCK);
-    let first_problem = (0..blocks)
-        .into_par_iter()
-        .map(|block| {
-            let rows = block * BLOCK..((block + 1) * BLOCK).min(n);
-            for col_start in (rows.start..n).step_by(BLOCK) {
-                let cols = col_start..(col_start + BLOCK).min(n);
-                if tile_is_bad(data, n, rows.clone(), cols.clone(), tolerance, &roots) {
-                    return first_problem_in_tile(data, n, rows.clone(), cols, tolerance, &roots);
-                }
+    // all reused within the tile). The fast tests are branch-free so that they vectorise; only
+    // a tile that fails them is scanned again, entry by entry, to name the first offending
+    // entry.
+    let first_problem_in_block = |block: usize| {
+        let rows = block * BLOCK..((block + 1) * BLOCK).min(n);
+        for col_start in (rows.start..n).step_by(BLOCK) {
+            let cols = col_start..(col_start + BLOCK).min(n);
+            if tile_is_bad(data, n, rows.clone(), cols.clone(), tolerance, &roots) {
+                return first_problem_in_tile(data, n, rows.clone(), cols, tolerance, &roots);
             }
-            None
-        })
-        .find_first(|problem| problem.is_some())
-        .flatten();
+        }
+        None
+    };
+    let first_problem = if fast {
+        // A fast block that passes has no problem at all; one that fails is searched again by
+        // the reference procedure, [`BLOCK`] rows at a time in order, so the error names the
+        // same entry as the reference.
+        const PER_FAST: usize = FAST_BLOCK / BLOCK;
+        (0..n.div_ceil(FAST_BLOCK))
+            .into_par_iter()
+            .map(|fast_block| {
+                let rows = fast_block * FAST_BLOCK..((fast_block + 1) * FAST_BLOCK).min(n);
+                if !block_is_bad(data, n, rows.clone(), tolerance, &roots) {
+                    return None;
+                }
+                (fast_block * PER_FAST..(fast_block + 1) * PER_FAST)
+                    .take_while(|block| block * BLOCK < n)
+                    .find_map(first_problem_in_block)
+            })
+            .find_first(|problem| problem.is_some())
+            .flatten()
+    } else {
+        (0..n.div_ceil(BLOCK))
+            .into_par_iter()
+            .map(first_problem_in_block)
+            .find_first(|problem| problem.is_some())
+            .flatten()
+    };
     match first_problem {
         None => Ok(()),
         Some(Problem::NotFinite(a, b)) => Err(KGroupsError::invalid(
@@ -202,4 +244,154 @@ fn tile_is_bad<T: KernelElement>(
     }
     let worst = excess.iter().fold(f64::NEG_INFINITY, |a, &b| greater(a, b));
     non_finite.iter().any(|&v| v != 0.0) || worst > 0.0
+}
+
+/// Rows (and columns) of the tiles of the fast test of [`check_dense`]: a 128 × 128 mirror tile
+/// (128 KiB in f64) stays in a 512 KiB L2 cache while the tile is read, and each mirror row is
+/// read in segments of 1 KiB — long enough for the hardware prefetchers, unlike the 512 B
+/// segments of [`BLOCK`]-sized tiles. Measured in `benches/bench_symmetry.py`.
+const FAST_BLOCK: usize = 128;
+
+/// True when some pair of the tile `rows × cols` differs from its mirror in its bits or is not
+/// finite. A tile for which this is false passes [`pair_is_symmetric`] in every pair (a
+/// difference of 0 is within any tolerance). Widening is exact and one-to-one on finite values,
+/// so the test is the same for f32 and f64.
+#[inline]
+fn tile_differs_bitwise<T: KernelElement>(
+    data: &[T],
+    n: usize,
+    rows: std::ops::Range<usize>,
+    cols: std::ops::Range<usize>,
+) -> bool {
+    const LANES: usize = 4;
+    // differ: OR of u ^ l over the bits; non_finite: Σ u·0 (0 unless some u is NaN or
+    // infinite; where u and l have the same bits, l is finite exactly when u is).
+    let mut differ = [0u64; LANES];
+    let mut non_finite = [0.0f64; LANES];
+    for a in rows {
+        let upper = &data[a * n + cols.start..a * n + cols.end];
+        let mut chunks = upper.chunks_exact(LANES);
+        let mut b = cols.start;
+        for u in &mut chunks {
+            let l: [f64; LANES] = std::array::from_fn(|t| data[(b + t) * n + a].widen());
+            for t in 0..LANES {
+                let u = u[t].widen();
+                differ[t] |= u.to_bits() ^ l[t].to_bits();
+                non_finite[t] += u * 0.0;
+            }
+            b += LANES;
+        }
+        for u in chunks.remainder() {
+            let u = u.widen();
+            differ[0] |= u.to_bits() ^ data[b * n + a].widen().to_bits();
+            non_finite[0] += u * 0.0;
+            b += 1;
+        }
+    }
+    differ.iter().any(|&v| v != 0) || non_finite.iter().any(|&v| v != 0.0)
+}
+
+/// The fast test of the block row `rows × [rows.start, n)` of the upper triangle against its
+/// mirror, by [`FAST_BLOCK`]-square tiles: true when some pair is not finite or fails the rule.
+/// Each tile is first compared bit for bit (cheap; exactly symmetric matrices such as those of
+/// [`crate::energy_gram`] or `(G + G.T) / 2` end here); a tile that differs, and every later
+/// tile of the block, is judged by the rule in [`tile_is_bad`].
+fn block_is_bad<T: KernelElement>(
+    data: &[T],
+    n: usize,
+    rows: std::ops::Range<usize>,
+    tolerance: f64,
+    roots: &[f64],
+) -> bool {
+    // Once a tile differs, the matrix is likely symmetric only within the tolerance: the rest
+    // of the block goes straight to the rule rather than paying for both tests.
+    let mut exact_so_far = true;
+    (rows.start..n).step_by(FAST_BLOCK).any(|col_start| {
+        let cols = col_start..(col_start + FAST_BLOCK).min(n);
+        if exact_so_far && !tile_differs_bitwise(data, n, rows.clone(), cols.clone()) {
+            return false;
+        }
+        exact_so_far = false;
+        tile_is_bad(data, n, rows.clone(), cols, tolerance, roots)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::TestRng;
+
+    /// A symmetric positive-diagonal n × n matrix, bit for bit symmetric.
+    fn symmetric(n: usize, rng: &mut TestRng) -> Vec<f64> {
+        let mut g = vec![0.0; n * n];
+        for a in 0..n {
+            for b in a..n {
+                let v = if a == b {
+                    2.0 + rng.next_f64()
+                } else {
+                    rng.normal_ish()
+                };
+                g[a * n + b] = v;
+                g[b * n + a] = v;
+            }
+        }
+        g
+    }
+
+    fn verdicts<T: KernelElement>(g: &[T], n: usize) -> (Option<String>, Option<String>) {
+        let text = |r: Result<()>| r.err().map(|e| e.to_string());
+        (
+            text(check_dense(g, n, "G")),
+            text(check_dense_reference(g, n, "G")),
+        )
+    }
+
+    /// The fast test (bitwise, then the rule on 128-square tiles) gives the reference's
+    /// verdict and names the same entry, across the tile boundaries, for f64 and f32, with
+    /// asymmetries inside and outside the tolerance, signed zeros and non-finite entries.
+    #[test]
+    fn fast_check_matches_reference() {
+        let mut rng = TestRng(12);
+        let mut failures = 0;
+        for &n in &[1usize, 5, 64, 127, 128, 129, 200, 300] {
+            let base = symmetric(n, &mut rng);
+            assert_eq!(verdicts(&base, n), (None, None));
+            let as_f32: Vec<f32> = base.iter().map(|&v| v as f32).collect();
+            assert_eq!(verdicts(&as_f32, n), (None, None));
+            for trial in 0..24 {
+                let mut g = base.clone();
+                let changes = 1 + trial % 3;
+                for _ in 0..changes {
+                    let a = (rng.next_f64() * n as f64) as usize % n;
+                    let b = (rng.next_f64() * n as f64) as usize % n;
+                    let v = g[a * n + b];
+                    g[a * n + b] = match trial % 6 {
+                        0 => v * (1.0 + 1e-12), // within tolerance
+                        1 => v * (1.0 + 1e-6),  // outside for f64, inside for f32
+                        2 => v + 1.0,
+                        3 => f64::NAN,
+                        4 => f64::INFINITY,
+                        _ => {
+                            g[b * n + a] = -0.0; // a signed-zero pair: passes
+                            0.0
+                        }
+                    };
+                }
+                let (fast, reference) = verdicts(&g, n);
+                failures += usize::from(fast.is_some());
+                assert_eq!(fast, reference, "f64 n={n} trial={trial}");
+                let g32: Vec<f32> = g.iter().map(|&v| v as f32).collect();
+                let (fast, reference) = verdicts(&g32, n);
+                assert_eq!(fast, reference, "f32 n={n} trial={trial}");
+            }
+        }
+        assert!(failures > 50, "too few rejected matrices: {failures}");
+    }
+
+    /// Signed zeros differ in their bits but pass the rule.
+    #[test]
+    fn signed_zeros_pass() {
+        let g = [1.0, 0.0, -0.0, 1.0];
+        assert!(check_dense(&g, 2, "G").is_ok());
+    }
 }

@@ -437,3 +437,18 @@ def test_bad_variant_and_inputs() -> None:
         KernelKGroups(2).fit(X, sample_weight=w)
     with pytest.raises(ValueError, match="NaN"):
         KernelKGroups().fit(np.where(np.eye(10, 2) > 0, np.nan, X))
+
+
+def test_auto_storage_chooses_by_expected_time() -> None:
+    # One Hartigan start on few features: matrix-free (faster; same result for the same start).
+    X = blobs(n=120, seed=5)
+    model = KernelKGroups(3, n_init=1, random_state=0).fit(X)
+    assert model.kernel_storage_ == "matrix-free"
+    dense = KernelKGroups(3, n_init=1, random_state=0, kernel_storage="dense").fit(X)
+    np.testing.assert_array_equal(model.labels_, dense.labels_)
+    # Several starts, many features or Lloyd: dense.
+    assert KernelKGroups(3, n_init=2, random_state=0).fit(X).kernel_storage_ == "dense"
+    wide = np.random.default_rng(0).normal(size=(60, 40))
+    assert KernelKGroups(3, n_init=1, random_state=0).fit(wide).kernel_storage_ == "dense"
+    lloyd = KernelKGroups(3, n_init=1, algorithm="lloyd", random_state=0).fit(X)
+    assert lloyd.kernel_storage_ == "dense"

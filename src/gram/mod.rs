@@ -31,6 +31,7 @@ use crate::kernel::KernelElement;
 
 mod bandwidth;
 mod frame;
+mod median;
 mod semimetric_matrix;
 #[cfg(test)]
 mod tests;
@@ -40,6 +41,7 @@ mod tiles;
 // `kgroups::gram::{Points, Semimetric, ...}` keeps working.
 pub use crate::distance::{semimetric_row, squared_distances_from, Points, Semimetric};
 pub use bandwidth::{bandwidth, bandwidth_weighted};
+pub use median::{bandwidth_median, bandwidth_median_weighted, MEDIAN_SAMPLE};
 pub use semimetric_matrix::{gram_from_semimetric, gram_from_semimetric_into};
 
 pub(crate) use frame::{base_kernel_value, Frame};

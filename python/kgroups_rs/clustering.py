@@ -16,6 +16,7 @@ from ._algorithm import (
     algorithm_from_variant,
     check_algorithm,
 )
+from ._progress import resolve_progress
 from ._result import ClusteringResult
 from ._sparse_input import as_csr_arrays, is_sparse
 from ._validation import (
@@ -62,7 +63,7 @@ def run_clustering(
     max_iter: int,
     random_state: RandomState,
     n_threads: Optional[int],
-    progress: Optional[ProgressCallback],
+    progress: Union[ProgressCallback, bool, None],
     approximate: bool = False,
 ) -> ClusteringResult:
     """Validate the shared options, call the core through ``run`` once with them and wrap
@@ -75,8 +76,7 @@ def run_clustering(
     n_init = check_int(n_init, "n_init", 1, MAX_N_INIT)
     max_iter = check_int(max_iter, "max_iter", 1)
     n_threads = check_n_threads(n_threads)
-    if progress is not None and not callable(progress):
-        raise TypeError("progress must be a callable progress(start, sweep, moves, objective)")
+    progress = resolve_progress(progress, n_init, max_iter)
     method, labels = as_init(init, n)
     if labels is not None and n_init != 1:
         raise ValueError(
@@ -113,7 +113,7 @@ def kernel_kgroups(
     max_iter: int = 300,
     random_state: RandomState = None,
     n_threads: Optional[int] = None,
-    progress: Optional[ProgressCallback] = None,
+    progress: Union[ProgressCallback, bool, None] = None,
     check_symmetry: bool = True,
 ) -> ClusteringResult:
     """Kernel k-groups: energy clustering by Hartigan's method on a kernel matrix.
@@ -167,8 +167,11 @@ def kernel_kgroups(
         Seed of all starts. The same seed gives the same result for any ``n_threads``.
     n_threads : int, optional
         Threads to use (default: all cores).
-    progress : callable, optional
-        ``progress(start, sweep, moves_in_sweep, objective)`` after every sweep.
+    progress : callable or bool, optional
+        ``progress(start, sweep, moves_in_sweep, objective)`` after every sweep, or ``True``
+        for a progress bar on standard error: starts finished out of ``n_init``, sweeps
+        done and the best objective so far (drawn by tqdm when it is installed, otherwise
+        as one line rewritten in place).
     check_symmetry : bool, default True
         Check that a dense G is symmetric (an O(n^2) pass over G, comparable in cost to the
         clustering itself for small k). Pass False only for a matrix built symmetric, e.g.
@@ -225,7 +228,7 @@ def kernel_kmeans(
     max_iter: int = 300,
     random_state: RandomState = None,
     n_threads: Optional[int] = None,
-    progress: Optional[ProgressCallback] = None,
+    progress: Union[ProgressCallback, bool, None] = None,
     check_symmetry: bool = True,
     variant: Optional[str] = None,
 ) -> ClusteringResult:

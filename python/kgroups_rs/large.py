@@ -4,7 +4,7 @@ low-rank kernel k-groups for millions of points."""
 from __future__ import annotations
 
 import functools
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -44,7 +44,7 @@ def kernel_kgroups_from_data(
     max_iter: int = 300,
     random_state: RandomState = None,
     n_threads: Optional[int] = None,
-    progress: Optional[ProgressCallback] = None,
+    progress: Union[ProgressCallback, bool, None] = None,
 ) -> ClusteringResult:
     """Exact kernel k-groups on data without storing the n x n kernel matrix.
 
@@ -176,7 +176,7 @@ def kernel_kgroups_nystrom(
     max_iter: int = 300,
     random_state: RandomState = None,
     n_threads: Optional[int] = None,
-    progress: Optional[ProgressCallback] = None,
+    progress: Union[ProgressCallback, bool, None] = None,
 ) -> ClusteringResult:
     """Approximate kernel k-groups for very large n with a Nyström low-rank kernel.
 

@@ -38,7 +38,8 @@ import numpy.typing as npt
 try:
     from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
     from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
-    from sklearn.utils import check_random_state
+    from sklearn.utils import TransformerTags, check_random_state
+    from sklearn.utils._available_if import available_if
     from sklearn.utils._param_validation import Interval, StrOptions
     from sklearn.utils.validation import check_is_fitted, validate_data
 except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -91,6 +92,16 @@ def _validated_fit(fit: _Method) -> _Method:
     """scikit-learn's ``_fit_context``: ``fit`` first checks every parameter against
     ``_parameter_constraints`` (``InvalidParameterError``, a ValueError and a TypeError)."""
     return cast(_Method, _fit_context(prefer_skip_nested_validation=True)(fit))
+
+
+def _has_points(estimator: Any) -> bool:
+    """``transform`` and ``score`` exist (``hasattr``) only for kernels built from points:
+    they need ``K(x, x)`` of new points, which a precomputed cross kernel lacks."""
+    return bool(estimator.kernel != "precomputed")
+
+
+#: ``available_if(_has_points)``, typed.
+_if_points = cast(Callable[[_Method], _Method], available_if(_has_points))
 
 
 def _default_sigma(X: _Float, w: Optional[_Float]) -> float:
@@ -447,6 +458,7 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
             return self._nearest_mean(X if self._support is None else X[:, self._support])
         return self._nearest_mean_of_points(X - self.shift_)
 
+    @_if_points
     def transform(self, X: Any) -> _Float:
         """Squared feature-space distance of each point to each cluster's weighted mean.
 
@@ -455,8 +467,9 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         ``s_l`` its weight (``cluster_weights_``). ``argmin_l D[i, l]`` is :meth:`predict`'s
         label. Values that rounding would make slightly negative are set to 0.
 
-        Not available for ``kernel="precomputed"``: the kernel between new and training
-        points lacks ``K(x, x)`` of the new points (:meth:`predict` works without it).
+        Not available for ``kernel="precomputed"`` (the attribute does not exist then): the
+        kernel between new and training points lacks ``K(x, x)`` of the new points
+        (:meth:`predict` works without it).
 
         Parameters
         ----------
@@ -469,12 +482,6 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
             The squared distances.
         """
         check_is_fitted(self, "labels_")
-        if self.kernel == "precomputed":
-            raise ValueError(
-                "transform and score need K(x, x) of the new points, which a precomputed cross "
-                "kernel does not hold; use predict, or fit with kernel='energy', 'exponential' "
-                "or 'gaussian'"
-            )
         X = self._validate_X(X, reset=False)
         Xc = X - self.shift_
         out = np.empty((Xc.shape[0], int(self.n_clusters)), dtype=np.float64)
@@ -487,12 +494,14 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
             )
         return out
 
+    @_if_points
     def fit_transform(
         self, X: Any, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None
     ) -> _Float:
         """Cluster ``X`` and return :meth:`transform` of ``X``."""
         return self.fit(X, sample_weight=sample_weight).transform(X)
 
+    @_if_points
     def score(self, X: Any, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None) -> float:
         """Opposite of the within-cluster dispersion of ``X`` under the fitted clusters.
 
@@ -527,6 +536,9 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         precomputed = self.kernel == "precomputed"
         tags.input_tags.pairwise = precomputed
         tags.input_tags.sparse = precomputed
+        # transform (the distances to the cluster means) only for kernels built from points
+        # (see _has_points); not a TransformerMixin, whose set_output wrapping would hide that.
+        tags.transformer_tags = None if precomputed else TransformerTags(preserves_dtype=["float64"])
         return tags
 
 

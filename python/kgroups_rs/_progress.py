@@ -50,6 +50,7 @@ class ProgressBar:
         self.sweeps = 0
         self.best: Optional[float] = None
         self._bar: Any = None
+        self._shown = 0
         if use_tqdm is None:
             use_tqdm = importlib.util.find_spec("tqdm") is not None
         if use_tqdm:
@@ -71,7 +72,10 @@ class ProgressBar:
             else:
                 self._bar.refresh()
         else:
-            print(f"\r{self.line()}", end="", file=self.stream, flush=True)
+            line = self.line()
+            # pad over the end of a longer previous line
+            print(f"\r{line.ljust(self._shown)}", end="", file=self.stream, flush=True)
+            self._shown = len(line)
         if len(self.finished) == self.n_init:
             self.close()
 

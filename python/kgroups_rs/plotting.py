@@ -99,6 +99,7 @@ def plot_clusters(
     log_x: bool = False,
     thresholds: Optional[npt.ArrayLike] = None,
     feature_names: Optional[Sequence[str]] = None,
+    equal_aspect: bool = True,
 ) -> None:
     """Draw a clustering on ``ax``: one colour per cluster and a legend.
 
@@ -131,6 +132,9 @@ def plot_clusters(
         Cut points to mark with dashed vertical lines (one-dimensional data).
     feature_names : sequence of str, optional
         Names of the columns of ``X`` (for one- and two-dimensional data, the axis labels).
+    equal_aspect : bool, default True
+        One unit the same length on both axes of a two-dimensional scatter plot (pass False
+        for columns in different units).
     """
     A = np.asarray(X, dtype=np.float64)
     if A.ndim == 1:
@@ -206,7 +210,7 @@ def plot_clusters(
         if wrong.any():
             ax.scatter(P[wrong, 0], P[wrong, 1], s=size * 1.6, marker="x", color="black",
                        linewidths=0.9, label=f"in the wrong cluster ({int(wrong.sum())})")
-        if A.shape[1] == 2:
+        if A.shape[1] == 2 and equal_aspect:
             ax.set_aspect("equal", adjustable="datalim")
     if title:
         ax.set_title(title, fontsize=10)
@@ -222,17 +226,21 @@ def save_clusters_figure(
     dpi: int = 120,
     feature_names: Optional[Sequence[str]] = None,
     log_x: bool = False,
+    equal_aspect: bool = True,
 ) -> Path:
     """Write a PNG (or any format matplotlib knows from the suffix) of one clustering.
 
     Returns the path written. See :func:`plot_clusters` for how the data are drawn (and
-    ``feature_names``, ``log_x``).
+    ``feature_names``, ``log_x``, ``equal_aspect``).
     """
     require_matplotlib()
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(7, 6), layout="constrained")
-    plot_clusters(fig.add_subplot(), X, labels, title=title, feature_names=feature_names, log_x=log_x)
+    plot_clusters(
+        fig.add_subplot(), X, labels, title=title, feature_names=feature_names, log_x=log_x,
+        equal_aspect=equal_aspect,
+    )
     return save_figure(fig, path, dpi=dpi)
 
 

@@ -84,15 +84,18 @@ def test_sigma_rules_in_every_kernel_function(semimetric: str) -> None:
     X = np.random.default_rng(4).normal(size=(60, 3))
     median = kgroups_rs.bandwidth(X, "median")
     mean = kgroups_rs.bandwidth(X)
-    gram = kgroups_rs.energy_gram
-    assert np.array_equal(gram(X, semimetric=semimetric, sigma="median"), gram(X, semimetric=semimetric, sigma=median))
-    assert np.array_equal(gram(X, semimetric=semimetric, sigma="mean"), gram(X, semimetric=semimetric, sigma=mean))
-    assert np.array_equal(gram(X, semimetric=semimetric, sigma="mean"), gram(X, semimetric=semimetric))
-    assert not np.array_equal(gram(X, semimetric=semimetric, sigma="median"), gram(X, semimetric=semimetric))
+
+    def gram(points: np.ndarray, **kw: Any) -> np.ndarray:
+        return kgroups_rs.energy_gram(points, semimetric=semimetric, **kw)
+
+    assert np.array_equal(gram(X, sigma="median"), gram(X, sigma=median))
+    assert np.array_equal(gram(X, sigma="mean"), gram(X, sigma=mean))
+    assert np.array_equal(gram(X, sigma="mean"), gram(X))
+    assert not np.array_equal(gram(X, sigma="median"), gram(X))
     # matrix-free: the same labels as the dense kernel built with the same bandwidth
     for rule, value in (("median", median), ("mean", mean)):
         a = kgroups_rs.kernel_kgroups_from_data(X, 3, semimetric=semimetric, sigma=rule, random_state=1)
-        b = kgroups_rs.kernel_kgroups(gram(X, semimetric=semimetric, sigma=value), 3, random_state=1)
+        b = kgroups_rs.kernel_kgroups(gram(X, sigma=value), 3, random_state=1)
         assert np.array_equal(a.labels, b.labels)
     # Nystrom: the features of the rule are those of its value (the data are centred first;
     # both rules are translation invariant)

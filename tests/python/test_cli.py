@@ -438,7 +438,10 @@ def test_a_rewritten_labels_file_keeps_its_permissions(
 def table_csv(tmp_path: Path) -> tuple[Path, np.ndarray]:
     """An id column of text, two measured columns in different units, a header."""
     rng = np.random.default_rng(8)
-    X = np.vstack([rng.normal([1.7, 60.0], [0.05, 3.0], (40, 2)), rng.normal([1.2, 25.0], [0.05, 3.0], (40, 2))])
+    X = np.vstack([
+        rng.normal([1.7, 60.0], [0.05, 3.0], (40, 2)),
+        rng.normal([1.2, 25.0], [0.05, 3.0], (40, 2)),
+    ])
     path = tmp_path / "people.csv"
     with path.open("w") as handle:
         handle.write("id,height,weight\n")
@@ -500,7 +503,9 @@ def test_standardize(table_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys:
     assert "constant, set to 0: b" in capsys.readouterr().out
 
 
-def test_log_x_needs_one_positive_column(table_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any) -> None:
+def test_log_x_needs_one_positive_column(
+    table_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any
+) -> None:
     path, _ = table_csv
     assert main(["cluster", str(path), "-k", "2", "--columns", "1,2", "--log-x"]) == 2
     assert "--log-x is for one column of positive values" in capsys.readouterr().err
@@ -510,7 +515,9 @@ def test_log_x_needs_one_positive_column(table_csv: tuple[Path, np.ndarray], tmp
     assert "values <= 0" in capsys.readouterr().err
 
 
-def test_sigma_rule_and_threads_options(circles_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any) -> None:
+def test_sigma_rule_and_threads_options(
+    circles_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any
+) -> None:
     path, X = circles_csv
     out = tmp_path / "l.txt"
     assert main(["cluster", str(path), "-k", "2", "--kernel", "gaussian", "--sigma", "median",
@@ -534,8 +541,9 @@ def test_figure_axes_and_legend_follow_the_file(table_csv: tuple[Path, np.ndarra
     _, X = table_csv
     labels = (X[:, 1] < 40).astype(np.int64)
     ax = Figure().add_subplot()
-    plot_clusters(ax, X, labels, feature_names=["height", "weight"])
+    plot_clusters(ax, X, labels, feature_names=["height", "weight"], equal_aspect=False)
     assert (ax.get_xlabel(), ax.get_ylabel()) == ("height", "weight")
+    assert ax.get_aspect() == "auto"
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend == ["cluster 0 (n = 40)", "cluster 1 (n = 40)"]  # as in the labels file
     # one skewed positive column: a histogram on a log axis, named by the header
@@ -569,6 +577,9 @@ def test_plot_option_draws_with_header_names(table_csv: tuple[Path, np.ndarray],
     assert main(["cluster", str(path), "-k", "2", "--columns", "weight", "--log-x", "--plot", str(png)]) == 0
     assert seen["feature_names"] == ["weight"] and seen["log_x"] is True
     assert png.read_bytes().startswith(PNG_MAGIC)
+    assert main(["cluster", str(path), "-k", "2", "--columns", "height,weight", "--standardize",
+                 "--plot", str(png)]) == 0
+    assert seen["feature_names"] == ["height", "weight"] and seen["equal_aspect"] is False
 
 
 # ----------------------------------------------------------------------------- progress bar

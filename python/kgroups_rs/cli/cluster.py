@@ -220,7 +220,9 @@ def _plot(
     title = f"{Path(args.data).name}: {args.algorithm}, k = {args.k}, {kernel_note}"
     try:
         figure = save_clusters_figure(
-            args.plot, data, model.labels_, title=title, feature_names=names, log_x=args.log_x
+            args.plot, data, model.labels_, title=title, feature_names=names, log_x=args.log_x,
+            # standardized columns are in different units: no common scale on the axes
+            equal_aspect=not args.standardize,
         )
     except OSError as exc:
         raise CliError(f"cannot write {args.plot}: {exc.strerror or exc}") from None

@@ -15,7 +15,7 @@ use crate::scale::{binary_exponent, times_pow2};
 pub const MEDIAN_SAMPLE: usize = 2000;
 
 /// The seed of the subsample: fixed, so that σ is a function of the data alone.
-const SAMPLE_SEED: u64 = 0x6B67_726F_7570_73; // "kgroups"
+const SAMPLE_SEED: u64 = 0x006B_6772_6F75_7073; // "kgroups" in ASCII
 
 /// The median heuristic: σ = the median of ‖x_a − x_b‖ over the pairs a < b of points
 /// (the lower median for an even number of pairs; duplicate points count, at distance 0).

@@ -159,9 +159,9 @@ def as_kernel_matrix(G: Any) -> npt.NDArray[np.float64] | npt.NDArray[np.float32
     return array
 
 
-def as_weights(weights: Any, n: Optional[int] = None) -> Optional[npt.NDArray[np.float64]]:
+def as_weights(weights: Any) -> Optional[npt.NDArray[np.float64]]:
     """``None`` or a contiguous 1-D float64 vector; its length and values are checked by the
-    core. (``n`` is ignored: it is accepted until the callers stop passing it.)"""
+    core."""
     if weights is None:
         return None
     array = as_float_array(weights, "weights")
@@ -172,10 +172,9 @@ def as_weights(weights: Any, n: Optional[int] = None) -> Optional[npt.NDArray[np
     return np.ascontiguousarray(array, dtype=np.float64)
 
 
-def as_init(init: Any, n: Optional[int] = None) -> tuple[str, Optional[npt.NDArray[np.int64]]]:
+def as_init(init: Any) -> tuple[str, Optional[npt.NDArray[np.int64]]]:
     """Split ``init`` into a method name and optional 1-D int64 labels; their length and
-    values are checked by the core. (``n`` is ignored: it is accepted until the callers stop
-    passing it.)"""
+    values are checked by the core."""
     if isinstance(init, str):
         if init not in ("k-means++", "random"):
             raise ValueError(

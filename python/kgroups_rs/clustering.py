@@ -20,12 +20,11 @@ from ._progress import resolve_progress
 from ._result import ClusteringResult
 from ._sparse_input import as_csr_arrays, is_sparse
 from ._validation import (
-    MAX_N_INIT,
     RandomState,
+    as_count,
     as_init,
     as_kernel_matrix,
     as_weights,
-    check_int,
     check_n_threads,
     seed_from_random_state,
 )
@@ -41,19 +40,17 @@ InitMethod = Literal["k-means++", "random"]
 CoreRun = Callable[[int, _core.FitOptions], _core.Clustering]
 
 
-def _prepare_kernel(G: Any, check_symmetry: bool = True) -> tuple[CoreRun, int]:
-    """The core call for a dense or sparse kernel matrix, and n."""
+def _prepare_kernel(G: Any, check_symmetry: bool = True) -> CoreRun:
+    """The core call for a dense or sparse kernel matrix."""
     if is_sparse(G):
         indptr, indices, data, n = as_csr_arrays(G)
-        return functools.partial(_core.cluster_csr, indptr, indices, data, n), n
+        return functools.partial(_core.cluster_csr, indptr, indices, data, n)
     matrix = as_kernel_matrix(G)
-    run = functools.partial(_core.cluster_dense, matrix, check_symmetry=bool(check_symmetry))
-    return run, matrix.shape[0]
+    return functools.partial(_core.cluster_dense, matrix, check_symmetry=bool(check_symmetry))
 
 
 def run_clustering(
     run: CoreRun,
-    n: int,
     k: int,
     init: Any,
     *,
@@ -66,23 +63,19 @@ def run_clustering(
     progress: Union[ProgressCallback, bool, None],
     approximate: bool = False,
 ) -> ClusteringResult:
-    """Validate the shared options, call the core through ``run`` once with them and wrap
-    the result.
+    """Convert the shared options, call the core through ``run`` once with them and wrap
+    the result. The core checks their values (k within 1..n, n_init, max_iter, the labels
+    and weights against n and k) and names the argument in its error.
 
     ``algorithm`` is one of the public names ("hartigan", "lloyd", "lloyd-online").
     """
     search = cast(Algorithm, check_algorithm(algorithm, ALGORITHMS))
-    k = check_int(k, "k", 1)
-    n_init = check_int(n_init, "n_init", 1, MAX_N_INIT)
-    max_iter = check_int(max_iter, "max_iter", 1)
+    k = as_count(k, "k")
+    n_init = as_count(n_init, "n_init")
+    max_iter = as_count(max_iter, "max_iter")
     n_threads = check_n_threads(n_threads)
     progress = resolve_progress(progress, n_init, max_iter)
-    method, labels = as_init(init, n)
-    if labels is not None and n_init != 1:
-        raise ValueError(
-            f"n_init = {n_init} but initial labels were given; with explicit labels every start "
-            "is the same, so n_init must be 1"
-        )
+    method, labels = as_init(init)
     # check_algorithm and as_init have checked the names.
     init_choice: Union[InitMethod, npt.NDArray[np.int64]] = (
         cast(InitMethod, method) if labels is None else labels
@@ -90,7 +83,7 @@ def run_clustering(
     options = _core.FitOptions(
         algorithm=search,
         init=init_choice,
-        weights=as_weights(weights, n),
+        weights=as_weights(weights),
         n_init=n_init,
         max_iter=max_iter,
         seed=seed_from_random_state(random_state),
@@ -201,10 +194,9 @@ def kernel_kgroups(
     >>> kgroups_rs.kernel_kgroups(G, 2, random_state=0).labels.tolist() in ([0, 0, 0, 1, 1], [1, 1, 1, 0, 0])
     True
     """
-    run, n = _prepare_kernel(G, check_symmetry)
+    run = _prepare_kernel(G, check_symmetry)
     return run_clustering(
         run,
-        n,
         k,
         init,
         algorithm=algorithm,
@@ -260,10 +252,9 @@ def kernel_kmeans(
         As in :func:`kernel_kgroups`; ``n_iter`` counts batch iterations or online sweeps.
     """
     search = algorithm_from_variant(check_algorithm(algorithm, LLOYD_ALGORITHMS), variant, "kernel_kmeans")
-    run, n = _prepare_kernel(G, check_symmetry)
+    run = _prepare_kernel(G, check_symmetry)
     return run_clustering(
         run,
-        n,
         k,
         init,
         algorithm=search,

@@ -12,7 +12,7 @@ import numpy.typing as npt
 from . import _core
 from ._algorithm import Algorithm
 from ._result import ClusteringResult
-from ._validation import RandomState, check_int, check_n_threads, seed_from_random_state
+from ._validation import RandomState, as_count, check_int, check_n_threads, seed_from_random_state
 from .clustering import ProgressCallback, run_clustering
 from .gram import _SEMIMETRICS, Base, Sigma, _check_choice, as_points, energy_gram, resolve_sigma
 
@@ -82,7 +82,7 @@ def kernel_kgroups_from_data(
     sigma_value = resolve_sigma(sigma, points, semimetric_name)
     run = functools.partial(_core.cluster_data, points, semimetric_name, float(alpha), sigma_value, base_name)
     return run_clustering(
-        run, points.shape[0], k, init, algorithm=algorithm, weights=weights,
+        run, k, init, algorithm=algorithm, weights=weights,
         n_init=n_init, max_iter=max_iter, random_state=random_state, n_threads=n_threads,
         progress=progress,
     )
@@ -203,14 +203,15 @@ def kernel_kgroups_nystrom(
     """
     points = as_points(X, "X")
     n = points.shape[0]
-    k_checked = check_int(k, "k", 1)
-    if k_checked > n:
-        raise ValueError(
-            f"k = {k_checked} is out of range; the number of clusters must satisfy 1 <= k <= n = {n}"
-        )
+    # Checked before the features are computed (the core checks k again when clustering).
+    k_checked = as_count(k, "k")
+    if not 1 <= k_checked <= n:
+        raise ValueError(f"k must be between 1 and n = {n} (the number of points), got {k_checked}")
     m = check_int(n_components, "n_components", 1)
     if m < k_checked:
-        raise ValueError(f"n_components = {m} is smaller than k = {k_checked}; use k <= n_components <= n")
+        raise ValueError(
+            f"n_components must be between k = {k_checked} and n = {n} (the number of points), got {m}"
+        )
     seed = seed_from_random_state(random_state)
     features, _ = nystrom_features(
         points, m, semimetric=semimetric, alpha=alpha, sigma=sigma, landmarks=landmarks,
@@ -218,7 +219,7 @@ def kernel_kgroups_nystrom(
     )
     run = functools.partial(_core.cluster_features, features)
     return run_clustering(
-        run, points.shape[0], k_checked, init, algorithm=algorithm, weights=weights,
+        run, k_checked, init, algorithm=algorithm, weights=weights,
         n_init=n_init, max_iter=max_iter, random_state=splitmix(seed), n_threads=n_threads,
         progress=progress, approximate=True,
     )

@@ -114,7 +114,7 @@ def _compute(
     within, between, total, sizes, g = _core.energy_statistics(
         label_array, k, x, square(R, "R"), square(G, "G"),
         # The core checks the name (and says which ones it knows).
-        as_weights(weights, label_array.size), cast(Semimetric, semimetric), float(alpha),
+        as_weights(weights), cast(Semimetric, semimetric), float(alpha),
         None if sigma is None else float(sigma), with_g=with_g,
         n_threads=check_n_threads(n_threads),
     )

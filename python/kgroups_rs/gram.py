@@ -77,19 +77,20 @@ Sigma = Union[float, BandwidthRule, None]
 
 
 def resolve_sigma(
-    sigma: Any, points: FloatArray, semimetric: str, weights: Optional[FloatArray] = None
+    sigma: Any, points: Optional[FloatArray], semimetric: str, weights: Optional[FloatArray] = None
 ) -> Optional[float]:
     """The bandwidth to pass to the core: a number, or None for its default (the "mean" rule).
 
     ``"median"`` is computed here from ``points`` (and ``weights``); a number is passed on
     (the core checks that it is finite and positive). For the power semimetric, which has no
-    bandwidth, a valid ``sigma`` is ignored.
+    bandwidth, or without points (a semimetric or kernel matrix given instead), a valid rule
+    is ignored.
     """
     if sigma is None:
         return None
     if isinstance(sigma, str):
         rule = _check_choice(sigma, "sigma", _BANDWIDTH_RULES)
-        if semimetric == "power" or (rule == "mean" and weights is None):
+        if points is None or semimetric == "power" or (rule == "mean" and weights is None):
             return None
         return float(_core.bandwidth(points, rule, weights))
     if isinstance(sigma, (bool, np.bool_)) or not isinstance(sigma, (numbers.Real, np.floating, np.integer)):

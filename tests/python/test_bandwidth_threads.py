@@ -147,3 +147,26 @@ def test_n_threads_minus_one_everywhere_gives_the_same_results() -> None:
     assert np.array_equal(fd.labels, kgroups_rs.kernel_kgroups(G, 3, random_state=2).labels)
     W = kgroups_rs.within_dispersion(ref.labels, X=X, n_threads=-1)
     assert W == pytest.approx(kgroups_rs.within_dispersion(ref.labels, X=X, n_threads=1))
+
+
+def test_sigma_rules_in_the_energy_statistics() -> None:
+    rng = np.random.default_rng(7)
+    X, Y = rng.normal(size=(40, 2)), rng.normal(1.0, size=(30, 2))
+    labels = (X[:, 0] > 0).astype(np.int64)
+    median = kgroups_rs.bandwidth(X, "median")
+    for semimetric in ("gaussian", "exponential"):
+        by_rule = kgroups_rs.energy_statistics(labels, X=X, semimetric=semimetric, sigma="median")
+        by_value = kgroups_rs.energy_statistics(labels, X=X, semimetric=semimetric, sigma=median)
+        assert by_rule.within == by_value.within and by_rule.between == by_value.between
+        assert kgroups_rs.energy_distance(X, Y, semimetric=semimetric, sigma="median") == (
+            kgroups_rs.energy_distance(X, Y, semimetric=semimetric, sigma=median)
+        )
+        assert kgroups_rs.energy_distance(X, Y, semimetric=semimetric, sigma="mean") == (
+            kgroups_rs.energy_distance(X, Y, semimetric=semimetric)
+        )
+    # a rule is ignored where there are no points to compute it from
+    G = kgroups_rs.energy_gram(X)
+    unaffected = kgroups_rs.within_dispersion(labels, G=G, sigma="median")
+    assert unaffected == kgroups_rs.within_dispersion(labels, G=G)
+    with pytest.raises(ValueError, match="sigma must be one of"):
+        kgroups_rs.energy_distance(X, Y, semimetric="gaussian", sigma="max")

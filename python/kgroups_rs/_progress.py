@@ -51,6 +51,7 @@ class ProgressBar:
         self.best: Optional[float] = None
         self._bar: Any = None
         self._shown = 0
+        self._closed = False
         if use_tqdm is None:
             use_tqdm = importlib.util.find_spec("tqdm") is not None
         if use_tqdm:
@@ -59,6 +60,8 @@ class ProgressBar:
                              desc="clustering", dynamic_ncols=True)
 
     def __call__(self, start: int, sweep: int, moves: int, objective: float) -> None:
+        if self._closed:
+            return
         self.sweeps += 1
         if self.best is None or objective > self.best:
             self.best = objective
@@ -91,13 +94,15 @@ class ProgressBar:
         )
 
     def close(self) -> None:
-        """End the bar (called by itself when every start has finished)."""
+        """End the bar: called by itself when every start has finished, and by the
+        clustering functions when the run returns or fails. Closing twice does nothing."""
+        if self._closed:
+            return
+        self._closed = True
         if self._bar is not None:
             self._bar.close()
-            self._bar = None
-        elif self.sweeps:
+        elif self._shown:
             print(file=self.stream, flush=True)
-            self.sweeps = 0
 
 
 def resolve_progress(progress: Any, n_init: int, max_iter: int) -> Optional[ProgressCallback]:

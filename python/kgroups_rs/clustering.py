@@ -16,7 +16,7 @@ from ._algorithm import (
     algorithm_from_variant,
     check_algorithm,
 )
-from ._progress import resolve_progress
+from ._progress import ProgressBar, resolve_progress
 from ._result import ClusteringResult
 from ._sparse_input import as_csr_arrays, is_sparse
 from ._validation import (
@@ -90,7 +90,11 @@ def run_clustering(
         n_threads=n_threads,
         progress=progress,
     )
-    result = run(k, options)
+    try:
+        result = run(k, options)
+    finally:
+        if isinstance(progress, ProgressBar):
+            progress.close()  # also when a start's last event did not finish the bar
     warn_if_degenerate(k, max_iter, result.converged, result.n_distinct_clusters, stacklevel=3)
     return ClusteringResult._from_core(result, approximate=approximate)
 

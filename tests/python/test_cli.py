@@ -630,10 +630,26 @@ def test_progress_bar_counts_finished_starts(use_tqdm: bool) -> None:
     assert bar.finished == {0} and bar.best == 2.0
     bar(1, 5, 2, 2.5)  # start 1 reached max_iter
     assert bar.finished == {0, 1}
+    bar.close()  # again, as the clustering functions do: nothing more is drawn
+    bar(0, 3, 0, 9.0)
     text = "".join(stream.text)
-    assert "2/2" in text
+    assert "2/2" in text and "9.0" not in text
     if not use_tqdm:
-        assert "best Q = 2.5" in text and text.endswith("\n")
+        assert "best Q = 2.5" in text and text.endswith("\n") and text.count("\n") == 1
+
+
+def test_progress_bar_is_closed_when_the_run_ends(capsys: Any) -> None:
+    # A run that stops at max_iter = 1: every start's last event finishes it, or the
+    # function closes the bar; either way the line ends.
+    X = np.random.default_rng(11).normal(size=(300, 2))
+    G = kgroups_rs.energy_gram(X)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", kgroups_rs.ConvergenceWarning)
+        kgroups_rs.kernel_kgroups(G, 5, n_init=2, max_iter=1, init="random", random_state=0, progress=True)
+    err = capsys.readouterr().err
+    assert err.endswith("\n") and "2/2" in err
 
 
 def test_progress_true_in_the_library(capsys: Any) -> None:

@@ -457,9 +457,12 @@ def test_columns_by_name_or_index_leave_out_an_id_column(
     path, X = table_csv
     out = tmp_path / "labels.txt"
     assert main(["cluster", str(path), "-k", "2", "--columns", columns, "-o", str(out), "--seed", "1"]) == 0
-    assert "(columns height, weight)" in capsys.readouterr().out
+    summary = capsys.readouterr().out
+    assert "(columns height, weight)" in summary
     expected = kgroups_rs.KernelKGroups(2, random_state=1).fit(X).labels_
     assert np.array_equal(np.loadtxt(out, dtype=np.int64), expected)
+    sizes = np.bincount(expected, minlength=2)
+    assert f"cluster sizes  0: {sizes[0]}, 1: {sizes[1]}" in summary
 
 
 def test_columns_errors(table_csv: tuple[Path, np.ndarray], capsys: Any) -> None:

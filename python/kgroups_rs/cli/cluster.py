@@ -192,7 +192,8 @@ def run(args: argparse.Namespace) -> int:
         f"objective Q    {model.objective_:.12g}",
         f"within W       {model.within_:.12g}",
         f"iterations     {model.n_iter_} ({converged}), {result.n_moves} moves",
-        f"cluster sizes  {', '.join(str(int(s)) for s in sizes)}",
+        # named as the labels file numbers the clusters (0-based), like the figure's legend
+        f"cluster sizes  {', '.join(f'{j}: {int(size)}' for j, size in enumerate(sizes))}",
         f"time           {_time_note(model)}",
     ]
     if written is not None:

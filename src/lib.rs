@@ -45,10 +45,6 @@ pub mod stats;
 mod sweeps;
 pub mod validate;
 
-/// The symmetry rule's old path: gram, stats and the binding still call
-/// `crate::symmetry::check_dense`; remove once they call [`validate::symmetry`].
-#[doc(hidden)]
-pub use validate::symmetry;
 #[cfg(test)]
 pub(crate) mod test_support;
 

@@ -45,6 +45,14 @@ pub(crate) fn pow2(e: i32) -> f64 {
     times_pow2(1.0, e)
 }
 
+/// The largest `|entry|` of `m` (0 for an empty slice), in parallel.
+pub(crate) fn max_abs(m: &[f64]) -> f64 {
+    use rayon::prelude::*;
+    m.par_chunks(4096)
+        .map(|c| c.iter().fold(0.0, |a: f64, v| a.max(v.abs())))
+        .reduce(|| 0.0, f64::max)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,6 +9,7 @@ __all__ = [
     "Clustering",
     "FitOptions",
     "check_kernel",
+    "check_csr_kernel",
     "cluster_dense",
     "cluster_csr",
     "cluster_data",
@@ -102,6 +103,13 @@ def cluster_data(
 ) -> Clustering: ...
 def cluster_features(features: npt.NDArray[np.float64], k: int, options: FitOptions) -> Clustering: ...
 def check_kernel(g: npt.NDArray[np.float64], n_threads: Optional[int] = None) -> None: ...
+def check_csr_kernel(
+    indptr: npt.NDArray[np.integer[Any]],
+    indices: npt.NDArray[np.integer[Any]],
+    data: Union[npt.NDArray[np.float64], npt.NDArray[np.float32]],
+    n: int,
+    n_threads: Optional[int] = None,
+) -> None: ...
 def select_landmarks(
     x: npt.NDArray[np.float64],
     m: int,

@@ -5,7 +5,7 @@ PARAMS_DOC = """
     n_clusters : int, default 2
         Number of clusters ``k``, ``1 <= k <= n_samples``.
     kernel : {"energy", "exponential", "gaussian", "precomputed"}, default "energy"
-        The semimetric of negative type generating the kernel (SPEC "Semimetrics"):
+        The semimetric of negative type generating the kernel:
         "energy" ``rho = ||x - y||**alpha``; "exponential" ``2 - 2 exp(-||x - y|| / (2 sigma))``;
         "gaussian" ``2 - 2 exp(-||x - y||**2 / (2 sigma**2))``; "precomputed": ``X`` is the
         kernel (Gram) matrix itself, and ``predict`` takes the kernel between new and
@@ -54,7 +54,8 @@ ATTRIBUTES_DOC = """
     labels_ : ndarray of int64, shape (n_samples,)
         Cluster of each training point, ``0 .. n_clusters - 1``.
     objective_ : float
-        The maximised objective ``Q = sum_j Q_j / s_j`` (SPEC eq. 41).
+        The maximised objective ``Q = sum_j Q_j / s_j``, with
+        ``Q_j = sum_{a, b in C_j} w_a w_b K(x_a, x_b)`` and ``s_j = sum_{a in C_j} w_a``.
     within_ : float
         The energy within-cluster dispersion ``W = sum_i w_i K(x_i, x_i) - Q`` (minimised).
     n_iter_ : int

@@ -59,6 +59,9 @@ class ClusteringResult:
     best_start : int or None
         Which of the ``n_init`` starts (0-based) produced this result. None where there are
         no starts (1-D solver).
+    n_clusters : int
+        The number of clusters ``k`` (a property: the largest label plus one; every cluster
+        holds at least one point).
     """
 
     labels: npt.NDArray[np.int64]

@@ -127,6 +127,18 @@ def standardize(X: npt.ArrayLike, eps: Optional[float] = None) -> FloatArray:
 
     Constant columns (standard deviation ``<= eps``, default ``1e-12`` times the largest
     absolute value) are only shifted.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, D)
+        The data.
+    eps : float, optional
+        The standard deviation at or below which a column counts as constant.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, D)
+        ``(X - mean) / std`` column by column (``X - mean`` for constant columns).
     """
     A = np.asarray(X, dtype=np.float64)
     centred = A - A.mean(axis=0)

@@ -10,7 +10,7 @@ The semimetric ``rho`` does not change under translation, so neither does the cl
 the base point of the kernel ``K(x, y) = ½[rho(x, 0) + rho(y, 0) - rho(x, y)]`` then sits at
 the centre of the data, which keeps the kernel entries small and well conditioned.
 ``predict`` assigns a new point ``x`` to the cluster with the nearest weighted feature-space
-mean (SPEC, "Kernel k-means"):
+mean:
 
     argmin_l ||phi(x) - mu_l||^2 = argmin_l [ ||mu_l||^2 - (2 / s_l) sum_{y in C_l} w_y K(x, y) ],
 

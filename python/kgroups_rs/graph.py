@@ -8,9 +8,10 @@ from typing import Any, Optional, Union
 import numpy as np
 import numpy.typing as npt
 
+from . import _core
 from ._algorithm import Algorithm, check_algorithm
 from ._result import ClusteringResult
-from ._sparse_input import check_sparse_structure, is_sparse
+from ._sparse_input import as_csr_arrays, check_sparse_structure, is_sparse
 from ._validation import RandomState, as_float_array, check_int
 from .clustering import ProgressCallback, kernel_kgroups
 
@@ -63,6 +64,17 @@ def _scaled_csr(csr: Any, inverse: npt.NDArray[np.float64]) -> Any:
     return G
 
 
+def _check_symmetric(G: Any) -> None:
+    """Refuse an asymmetric kernel by the core's symmetry rule, before a diagonal shift is
+    added: the rule judges each pair against its diagonal entries, so a large shift would
+    hide any asymmetry of ``A``."""
+    if is_sparse(G):
+        indptr, indices, data, n = as_csr_arrays(G)
+        _core.check_csr_kernel(indptr, indices, data, n)
+    else:
+        _core.check_kernel(np.ascontiguousarray(G, dtype=np.float64))
+
+
 def graph_kernel(
     A: Any, objective: str = "ratio_association", *, shift: float = 0.0
 ) -> tuple[Any, Optional[npt.NDArray[np.float64]]]:
@@ -84,6 +96,10 @@ def graph_kernel(
     ``shift = 0`` ratio association returns it as it is, and normalised cut returns a CSR
     matrix that shares its index arrays (one new data array; entries are
     ``a_ij * (1/(d_i d_j))``, so a bitwise-symmetric ``A`` gives a bitwise-symmetric ``G``).
+
+    With ``shift != 0`` the unshifted kernel is first checked to be symmetric (the check
+    of a clustering judges each pair against its diagonal entries, which a large shift
+    inflates).
 
     Returns ``(G, weights)``; ``weights`` is None for ratio association.
     """
@@ -113,6 +129,7 @@ def graph_kernel(
     if objective == "ratio_association":
         if shift == 0.0:
             return A, None
+        _check_symmetric(A)
         if sparse:
             import scipy.sparse
 
@@ -141,11 +158,13 @@ def graph_kernel(
         if shift != 0.0:
             import scipy.sparse
 
+            _check_symmetric(G)
             G = scipy.sparse.csr_array(G + scipy.sparse.diags(shift * inverse, format="csr"))
     else:
         G = np.outer(inverse, inverse)
         G *= A
         if shift != 0.0:
+            _check_symmetric(G)
             G[np.diag_indices(n)] += shift * inverse
     return G, degrees
 
@@ -218,7 +237,7 @@ def graph_partition(
     init : {"random", "k-means++"} or array of labels, default "random"
         Random labels are the default: on an adjacency matrix (zero diagonal) feature-space
         k-means++ degenerates (``d2(i, c) = -2 A_ic``) and seeds badly; from random labels
-        Hartigan recovers planted partitions (SPEC, "Initialisation").
+        Hartigan recovers planted partitions.
     shift : float, default 0
         Diagonal shift ``shift * W^-1`` added to the kernel.
     n_init, max_iter, random_state, n_threads, progress

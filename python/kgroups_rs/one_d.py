@@ -1,4 +1,4 @@
-"""Exact energy clustering of one-dimensional data (SPEC "1D two-class solver", TPAMI Algorithm 3).
+"""Exact energy clustering of one-dimensional data (TPAMI Algorithm 3 and its k-interval extension).
 
 The semimetric is the standard energy distance ``rho(x, y) = |x - y|`` with base point
 ``x0 = 0``, so the kernel is ``G_ab = (|x_a| + |x_b| - |x_a - x_b|) / 2`` and ``G_ii = |x_i|``.
@@ -7,7 +7,7 @@ A cluster ``C`` with weights ``w`` and weight ``s = sum_{a in C} w_a`` contribut
     W_C = (s / 2) g(C, C) = (1 / (2 s)) sum_{a, b in C} w_a w_b |x_a - x_b|
 
 to the within-cluster dispersion ``W = sum_j W_{C_j}``, and the objective is
-``Q = sum_i w_i |x_i| - W`` (SPEC: ``W = sum_i w_i G_ii - Q``).
+``Q = sum_i w_i |x_i| - W`` (as always ``W = sum_i w_i G_ii - Q``).
 
 Weighted segment cost (derivation)
 ----------------------------------
@@ -21,7 +21,7 @@ where ``Wb(l) = sum_{a<l} w_a`` and ``Wa(l) = sum_{b>l} w_b`` are the segment we
 before and after ``l`` (collect the coefficient of ``x_l``: it is ``+w_l w_a`` for every
 ``a < l`` and ``-w_l w_b`` for every ``b > l``). Equal values are harmless: their pair
 contributes ``w_a w_b (x_b - x_a) = 0`` whichever of them is called "first". With unit weights
-``Wb(l) - Wa(l) = (l - 1) - (m - l) = 2l - 1 - m``, which is SPEC's / the paper's eq. 62.
+``Wb(l) - Wa(l) = (l - 1) - (m - l) = 2l - 1 - m``, which is the paper's eq. 62.
 
 Now let the whole sorted array have exclusive prefix sums (``t = 0 .. n``)
 
@@ -120,7 +120,7 @@ def kgroups_1d(
 
     What "exact" means: the result is the global optimum over partitions into ``k`` intervals
     of the sorted data (up to floating-point rounding between near-equal candidates). It is not
-    proven to be optimal over *all* partitions. For ``k = 2`` SPEC reports that the best
+    proven to be optimal over *all* partitions. For ``k = 2`` the best
     threshold split was the global optimum over all 2-partitions in every case tried
     (exhaustive enumeration up to n = 14, an LP argument up to 16 points, and no Hartigan or
     Lloyd run ever beating it) -- strong evidence, not a theorem. The test-suite repeats the

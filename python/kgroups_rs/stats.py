@@ -15,7 +15,11 @@ from .gram import Semimetric, Sigma, as_points, resolve_sigma
 
 @dataclass(frozen=True)
 class EnergyStatistics:
-    """Energy statistics of a partition (SPEC, eqs. 13-16), weighted.
+    """Weighted energy statistics of a partition into clusters ``C_1 .. C_k``.
+
+    With point weights ``w``, cluster weights ``s_j = sum_{a in C_j} w_a``, total ``s`` and
+    ``g(A, B)`` the weighted mean semimetric between two sets, the total dispersion splits
+    into within- and between-cluster parts, ``(s / 2) g(X, X) = W + S``.
 
     Attributes
     ----------
@@ -39,18 +43,18 @@ class EnergyStatistics:
 
 
 def _labels(labels: Any) -> tuple[npt.NDArray[np.int64], int]:
+    """Labels as int64 and k = max(labels) + 1; the core checks their values."""
     array = np.asarray(labels)
     if array.ndim != 1:
         raise ValueError(f"labels must be a 1-D array, got shape {array.shape}")
     if array.dtype.kind not in "iu":
         raise TypeError(f"labels must be integers 0..k-1, got dtype {array.dtype}")
     if array.size == 0:
-        raise ValueError("labels is empty")
-    if array.min() < 0:
-        raise ValueError("labels must be >= 0")
+        raise ValueError("labels is empty; give one label per point")
     if array.dtype.kind == "u" and array.max() > np.iinfo(np.int64).max:
+        # Would wrap to a negative int64.
         raise ValueError(f"labels must be below n (the number of points), got {array.max()}")
-    return np.ascontiguousarray(array, dtype=np.int64), int(array.max()) + 1
+    return np.ascontiguousarray(array, dtype=np.int64), max(int(array.max()), 0) + 1
 
 
 def energy_statistics(
@@ -74,6 +78,32 @@ def energy_statistics(
     (``MemoryError`` if that cannot be allocated); :func:`within_dispersion` and
     :func:`between_statistic` need only O(n + k) memory. Weights, ``R`` and ``G`` may have any
     finite scale. Ctrl-C interrupts the computation (``KeyboardInterrupt``).
+
+    Parameters
+    ----------
+    labels : array_like of int, shape (n,)
+        The cluster of each point, ``0 .. k - 1`` with ``k = max(labels) + 1``; every
+        cluster must be non-empty.
+    X : array_like of shape (n, D) or (n,), optional
+        Data; ``rho`` is computed from it.
+    R : array_like of shape (n, n), optional
+        A semimetric matrix ``R_ab = rho(x_a, x_b)``: finite, symmetric, zero on the
+        diagonal and non-negative.
+    G : array_like of shape (n, n), optional
+        A symmetric kernel (Gram) matrix; ``rho(a, b) = G_aa + G_bb - 2 G_ab``.
+    weights : array_like of shape (n,), optional
+        Point weights, finite and > 0 (default: all 1).
+    semimetric : {"power", "exponential", "gaussian"}, default "power"
+        The semimetric for ``X`` (ignored for ``R`` and ``G``), as in :func:`energy_gram`.
+    alpha, sigma : float
+        Its parameters, as in :func:`energy_gram` (``sigma=None``: :func:`bandwidth` of X).
+    n_threads : int, optional
+        Number of threads (default: all cores).
+
+    Returns
+    -------
+    EnergyStatistics
+        ``within`` (W), ``between`` (S), ``total``, ``cluster_weights`` and ``g``.
     """
     within, between, total, sizes, g = _compute(
         labels, X=X, R=R, G=G, weights=weights, semimetric=semimetric, alpha=alpha, sigma=sigma,
@@ -127,6 +157,19 @@ def within_dispersion(labels: Any, **source: Any) -> float:
     Keyword arguments as in :func:`energy_statistics` (``X=``, ``R=`` or ``G=``, ``weights``,
     ``semimetric``, ``alpha``, ``sigma``, ``n_threads``). Equals ``sum_i w_i G_ii - Q`` of the
     clustering. Memory O(n + k) beyond the input, for any number of clusters k <= n.
+
+    Parameters
+    ----------
+    labels : array_like of int, shape (n,)
+        The cluster of each point, ``0 .. k - 1``; every cluster non-empty.
+    **source
+        ``X=``, ``R=`` or ``G=`` (exactly one), and optionally ``weights``, ``semimetric``,
+        ``alpha``, ``sigma``, ``n_threads``, as in :func:`energy_statistics`.
+
+    Returns
+    -------
+    float
+        ``W``.
     """
     return _compute(labels, **source, with_g=False)[0]
 
@@ -137,6 +180,18 @@ def between_statistic(labels: Any, **source: Any) -> float:
 
     Keyword arguments as in :func:`energy_statistics`. ``W + S = (s / 2) g(X, X)``. Memory
     O(n + k) beyond the input.
+
+    Parameters
+    ----------
+    labels : array_like of int, shape (n,)
+        The cluster of each point, ``0 .. k - 1``; every cluster non-empty.
+    **source
+        As in :func:`within_dispersion`.
+
+    Returns
+    -------
+    float
+        ``S``.
     """
     return _compute(labels, **source, with_g=False)[1]
 
@@ -158,10 +213,27 @@ def energy_distance(
     columns. ``sigma=None`` or ``"mean"`` uses :func:`bandwidth` of ``X``, ``"median"``
     ``bandwidth(X, "median")``. Ctrl-C interrupts the computation
     (``KeyboardInterrupt``).
+
+    Parameters
+    ----------
+    X : array_like of shape (n_a, D) or (n_a,)
+        The first sample.
+    Y : array_like of shape (n_b, D) or (n_b,)
+        The second sample, with the same number of columns.
+    semimetric : {"power", "exponential", "gaussian"}, default "power"
+        As in :func:`energy_gram`.
+    alpha, sigma : float
+        Its parameters, as in :func:`energy_gram`.
+    n_threads : int, optional
+        Number of threads (default: all cores).
+
+    Returns
+    -------
+    float
+        ``E(A, B)``, non-negative for a semimetric of negative type, and 0 when the two
+        samples hold the same points in the same proportions.
     """
     a, b = as_points(X, "X"), as_points(Y, "Y")
-    if a.shape[1] != b.shape[1]:
-        raise ValueError(f"X has D={a.shape[1]} columns but Y has D={b.shape[1]}; they must match")
     return float(
         _core.energy_distance(
             a, b, cast(Semimetric, semimetric), float(alpha), resolve_sigma(sigma, a, semimetric),

@@ -34,7 +34,6 @@ pub use points::Points;
 pub use rows::{semimetric_row, squared_distances_from};
 pub use semimetric::Semimetric;
 
-pub(crate) use points::{all_finite, first_non_finite};
 pub(crate) use rows::{
     block_range, DataRows, GramRows, PairwiseRows, RunEpilogue, SemimetricRows, BLOCK,
 };

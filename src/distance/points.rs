@@ -1,10 +1,7 @@
-//! Data points, checked once on the way in, and the vectorisable finiteness tests behind the
-//! checks.
-
-use rayon::prelude::*;
+//! Data points, checked once on the way in.
 
 use crate::error::{KGroupsError, Result};
-use crate::kernel::KernelElement;
+use crate::validate;
 
 /// Data points: a borrowed row-major `n × dim` matrix of finite `f64` values.
 ///
@@ -25,7 +22,7 @@ pub struct Points<'a> {
 impl<'a> Points<'a> {
     /// Wraps `data` (row-major, `n` rows of `dim` values) after checking that
     /// `n >= 1`, `dim >= 1`, `data.len() == n * dim` and that every value is finite.
-    /// Errors name the argument `"X"`.
+    /// Errors name the argument `"X"`; [`Points::named`] names another.
     ///
     /// ```
     /// use kgroups::distance::Points;
@@ -34,44 +31,47 @@ impl<'a> Points<'a> {
     /// assert!(Points::new(&[1.0, 2.0, 3.0], 2, 2).is_err());
     /// ```
     pub fn new(data: &'a [f64], n: usize, dim: usize) -> Result<Self> {
+        Self::named(data, n, dim, "X")
+    }
+
+    /// [`Points::new`] for the argument `argument` (say `"Y"`, or the landmarks), which the
+    /// errors name.
+    ///
+    /// ```
+    /// use kgroups::distance::Points;
+    /// let err = Points::named(&[1.0, f64::INFINITY], 2, 1, "Y").unwrap_err();
+    /// assert_eq!(err.argument(), Some("Y"));
+    /// assert!(err.to_string().contains("Y contains NaN or infinity at row 1, column 0"));
+    /// ```
+    pub fn named(data: &'a [f64], n: usize, dim: usize, argument: &'static str) -> Result<Self> {
         if n == 0 {
             return Err(KGroupsError::invalid(
-                "X",
-                "X has 0 rows; at least one data point is needed",
+                argument,
+                format!("{argument} has 0 rows; at least one data point is needed"),
             ));
         }
         if dim == 0 {
             return Err(KGroupsError::invalid(
-                "X",
-                "X has 0 columns; each data point needs at least one coordinate",
+                argument,
+                format!("{argument} has 0 columns; each data point needs at least one coordinate"),
             ));
         }
         let expected = n.checked_mul(dim).ok_or_else(|| {
             KGroupsError::invalid(
-                "X",
-                format!("X with n = {n} rows and D = {dim} columns is too large"),
+                argument,
+                format!("{argument} with n = {n} rows and D = {dim} columns is too large"),
             )
         })?;
         if data.len() != expected {
             return Err(KGroupsError::invalid(
-                "X",
+                argument,
                 format!(
-                    "X has {} values but n = {n} rows times D = {dim} columns needs {expected}",
+                    "{argument} has {} values but n = {n} rows times D = {dim} columns needs {expected}",
                     data.len()
                 ),
             ));
         }
-        if let Some(pos) = first_non_finite(data, dim.max(1024)) {
-            return Err(KGroupsError::invalid(
-                "X",
-                format!(
-                    "X contains NaN or infinity at row {}, column {} (value {}); all values must be finite",
-                    pos / dim,
-                    pos % dim,
-                    data[pos]
-                ),
-            ));
-        }
+        validate::finite(data, dim, argument)?;
         Ok(Points { data, n, dim })
     }
 
@@ -123,36 +123,4 @@ impl<'a> Points<'a> {
     pub fn data(&self) -> &'a [f64] {
         self.data
     }
-}
-
-/// True when every value is finite (vectorisable: x·0 is 0 for finite x, NaN otherwise).
-#[inline]
-pub(crate) fn all_finite<T: KernelElement>(v: &[T]) -> bool {
-    const L: usize = 8;
-    let mut acc = [0.0f64; L];
-    let mut chunks = v.chunks_exact(L);
-    for c in &mut chunks {
-        for (a, x) in acc.iter_mut().zip(c) {
-            let x = x.widen();
-            *a += x * 0.0;
-        }
-    }
-    let mut r = 0.0;
-    for x in chunks.remainder() {
-        let x = x.widen();
-        r += x * 0.0;
-    }
-    acc.iter().fold(r, |a, &b| a + b) == 0.0
-}
-
-/// Position of the first non-finite value of `v`, found chunk by chunk (`chunk` values each) in
-/// parallel with a vectorisable test per chunk.
-pub(crate) fn first_non_finite(v: &[f64], chunk: usize) -> Option<usize> {
-    let chunk = chunk.max(1);
-    let c = v.par_chunks(chunk).position_first(|c| !all_finite(c))?;
-    let start = c * chunk;
-    v[start..]
-        .iter()
-        .position(|x| !x.is_finite())
-        .map(|c| start + c)
 }

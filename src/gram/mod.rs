@@ -25,9 +25,10 @@
 use rayon::prelude::*;
 
 use crate::control::Control;
-use crate::distance::{all_finite, block_range, BLOCK};
+use crate::distance::{block_range, BLOCK};
 use crate::error::{human_bytes, KGroupsError, Result};
 use crate::kernel::KernelElement;
+use crate::validate::all_finite;
 
 mod bandwidth;
 mod frame;
@@ -45,7 +46,6 @@ pub use median::{bandwidth_median, bandwidth_median_weighted, MEDIAN_SAMPLE};
 pub use semimetric_matrix::{gram_from_semimetric, gram_from_semimetric_into};
 
 pub(crate) use frame::{base_kernel_value, Frame};
-pub(crate) use semimetric_matrix::{check_square, max_abs, validate_semimetric_matrix};
 pub(crate) use tiles::for_each_tile;
 
 use tiles::{assemble, centered_shift, Shift};

@@ -8,9 +8,10 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use crate::control::Control;
-use crate::distance::{all_finite, block_range, PairwiseRows, BLOCK};
+use crate::distance::{block_range, PairwiseRows, BLOCK};
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::kernel::KernelElement;
+use crate::validate::all_finite;
 
 use super::frame::base_kernel_value;
 

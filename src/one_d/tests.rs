@@ -629,6 +629,7 @@ fn cancellation_is_noticed_within_a_fraction_of_a_second() {
         let (err, stopped) = worker.join().unwrap();
         assert_eq!(err, KGroupsError::Interrupted);
         let latency = stopped.saturating_duration_since(set);
-        assert!(latency < Duration::from_millis(500), "{latency:?}");
+        // The promise is Ctrl-C within a second, on a loaded machine too.
+        assert!(latency < Duration::from_secs(1), "{latency:?}");
     });
 }

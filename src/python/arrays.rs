@@ -52,7 +52,7 @@ pub(super) fn points<'a>(
     if !x.is_c_contiguous() && shape[0] > 1 && shape[1] > 1 {
         return Err(not_c().into());
     }
-    Ok(Points::new(data, shape[0], shape[1])?)
+    Ok(Points::named(data, shape[0], shape[1], name)?)
 }
 
 /// A square contiguous matrix as a slice and its size.

@@ -6,7 +6,7 @@ use super::options::{parse_base, parse_semimetric, FitOptions};
 use super::results::Clustering;
 use crate::{CsrIndex, CsrKernel, DataKernel, DenseKernel, FeatureKernel, KernelElement};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 fn dense_fit<T: KernelElement + numpy::Element>(
@@ -70,18 +70,27 @@ fn check_kernel(
 ) -> PyResult<()> {
     let (data, n) = square(&g, "G")?;
     run_detached(py, n_threads, None, |_| {
-        crate::symmetry::check_dense(data, n, "G")
+        crate::validate::symmetry::check_dense(data, n, "G")
     })
 }
 
-/// Cluster CSR arrays of one index type `I` and one value type `T`.
-fn csr_fit<I: CsrIndex + numpy::Element, T: KernelElement + numpy::Element>(
+/// What to do with a CSR kernel once its arrays are borrowed with their types.
+#[derive(Clone, Copy)]
+enum CsrCall<'a> {
+    /// Cluster it into `k` groups.
+    Fit { k: usize, options: &'a FitOptions },
+    /// Check it (structure, finiteness, symmetry) and nothing more.
+    Check { n_threads: Option<usize> },
+}
+
+/// Run `call` on CSR arrays of one index type `I` and one value type `T`.
+fn csr_run<I: CsrIndex + numpy::Element, T: KernelElement + numpy::Element>(
     indptr: &Bound<'_, PyArray1<I>>,
     indices: &Bound<'_, PyArray1<I>>,
     data: &Bound<'_, PyArray1<T>>,
-    (n, k): (usize, usize),
-    options: &FitOptions,
-) -> PyResult<Clustering> {
+    n: usize,
+    call: CsrCall<'_>,
+) -> PyResult<Option<Clustering>> {
     let py = indptr.py();
     let (indptr, indices, data) = (
         indptr.try_readonly()?,
@@ -98,26 +107,51 @@ fn csr_fit<I: CsrIndex + numpy::Element, T: KernelElement + numpy::Element>(
         indices.as_slice().map_err(|_| contiguous("indices"))?,
         data.as_slice().map_err(|_| contiguous("data"))?,
     );
-    options.fit(py, k, || CsrKernel::new(indptr, indices, data, n))
+    match call {
+        CsrCall::Fit { k, options } => options
+            .fit(py, k, || CsrKernel::new(indptr, indices, data, n))
+            .map(Some),
+        CsrCall::Check { n_threads } => run_detached(py, n_threads, None, |_| {
+            CsrKernel::new(indptr, indices, data, n).map(|_| None)
+        }),
+    }
 }
 
-/// [`csr_fit`] for the value type of `data`, once the index type is known.
-fn csr_fit_any_data<I: CsrIndex + numpy::Element>(
+/// [`csr_run`] for the value type of `data`, once the index type is known.
+fn csr_run_any_data<I: CsrIndex + numpy::Element>(
     indptr: &Bound<'_, PyArray1<I>>,
     indices: &Bound<'_, PyAny>,
     data: &Bound<'_, PyAny>,
-    n_k: (usize, usize),
-    options: &FitOptions,
-) -> PyResult<Clustering> {
+    n: usize,
+    call: CsrCall<'_>,
+) -> PyResult<Option<Clustering>> {
     let indices = indices.cast::<PyArray1<I>>().map_err(|_| {
         PyTypeError::new_err("CSR indices must have the same integer dtype as indptr")
     })?;
     if let Ok(data) = data.cast::<PyArray1<f64>>() {
-        csr_fit(indptr, indices, data, n_k, options)
+        csr_run(indptr, indices, data, n, call)
     } else if let Ok(data) = data.cast::<PyArray1<f32>>() {
-        csr_fit(indptr, indices, data, n_k, options)
+        csr_run(indptr, indices, data, n, call)
     } else {
         Err(PyTypeError::new_err("CSR data must be float64 or float32"))
+    }
+}
+
+/// [`csr_run`] for CSR arrays of any supported types (indptr and indices int32 or int64, data
+/// float64 or float32).
+fn csr_run_any(
+    indptr: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    data: &Bound<'_, PyAny>,
+    n: usize,
+    call: CsrCall<'_>,
+) -> PyResult<Option<Clustering>> {
+    if let Ok(p) = indptr.cast::<PyArray1<i32>>() {
+        csr_run_any_data(p, indices, data, n, call)
+    } else if let Ok(p) = indptr.cast::<PyArray1<i64>>() {
+        csr_run_any_data(p, indices, data, n, call)
+    } else {
+        Err(PyTypeError::new_err("CSR indptr must be int32 or int64"))
     }
 }
 
@@ -132,14 +166,26 @@ fn cluster_csr(
     k: usize,
     options: &Bound<'_, FitOptions>,
 ) -> PyResult<Clustering> {
-    let options = options.get();
-    if let Ok(p) = indptr.cast::<PyArray1<i32>>() {
-        csr_fit_any_data(p, indices, data, (n, k), options)
-    } else if let Ok(p) = indptr.cast::<PyArray1<i64>>() {
-        csr_fit_any_data(p, indices, data, (n, k), options)
-    } else {
-        Err(PyTypeError::new_err("CSR indptr must be int32 or int64"))
-    }
+    let call = CsrCall::Fit {
+        k,
+        options: options.get(),
+    };
+    csr_run_any(indptr, indices, data, n, call)?
+        .ok_or_else(|| PyRuntimeError::new_err("internal error: a fit returned no clustering"))
+}
+
+/// Checks a sparse n × n kernel given as CSR arrays (as [`cluster_csr`] takes them) by the
+/// crate's rules (structure, finiteness, the one symmetry rule), without clustering.
+#[pyfunction]
+#[pyo3(signature = (indptr, indices, data, n, n_threads=None))]
+fn check_csr_kernel(
+    indptr: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    data: &Bound<'_, PyAny>,
+    n: usize,
+    n_threads: Option<usize>,
+) -> PyResult<()> {
+    csr_run_any(indptr, indices, data, n, CsrCall::Check { n_threads }).map(|_| ())
 }
 
 /// Exact matrix-free clustering of data X (n × D, float64, C order) with the energy kernel
@@ -179,6 +225,7 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cluster_dense, m)?)?;
     m.add_function(wrap_pyfunction!(check_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(cluster_csr, m)?)?;
+    m.add_function(wrap_pyfunction!(check_csr_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(cluster_data, m)?)?;
     m.add_function(wrap_pyfunction!(cluster_features, m)?)?;
     Ok(())

@@ -3,12 +3,14 @@
 
 use super::scaled::ScaledData;
 use super::CHUNK;
+use crate::control::Control;
 use crate::distance::{
     DataRows, GramRows, PairwiseRows, Points, Semimetric, SemimetricRows, BLOCK,
 };
 use crate::error::{try_filled, Result};
-use crate::gram::{check_square, max_abs, validate_semimetric_matrix};
+use crate::scale::max_abs;
 use crate::scale::{binary_exponent, times_pow2};
+use crate::validate;
 
 /// Where pairwise semimetric values ρ(x_a, x_b) come from.
 ///
@@ -38,7 +40,7 @@ pub enum PairwiseSource<'a> {
         n: usize,
     },
     /// A row-major n×n Gram matrix G: ρ(a,b) = G_aa + G_bb − 2G_ab (must be finite and
-    /// symmetric by the rule of [`crate::symmetry`]; its upper triangle is used; any finite
+    /// symmetric by the rule of [`crate::validate::symmetry`]; its upper triangle is used; any finite
     /// magnitude, ρ is evaluated without overflow). Errors name `"G"`.
     GramF64 {
         /// The matrix, `n * n` values.
@@ -72,12 +74,20 @@ impl PairwiseSource<'_> {
     /// assert!(PairwiseSource::GramF64 { g: &g, n: 2 }.validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<()> {
+        self.validate_with(&Control::new())
+    }
+
+    /// [`PairwiseSource::validate`], stopping with [`crate::KGroupsError::Interrupted`] once
+    /// `control` is cancelled.
+    pub(crate) fn validate_with(&self, control: &Control) -> Result<()> {
         match *self {
             PairwiseSource::Data { semimetric, .. } => semimetric.validate(),
-            PairwiseSource::Semimetric { r, n } => validate_semimetric_matrix(r, n, "R"),
+            PairwiseSource::Semimetric { r, n } => {
+                validate::semimetric::semimetric_matrix(r, n, "R", control)
+            }
             PairwiseSource::GramF64 { g, n } => {
-                check_square(g.len(), n, "G")?;
-                crate::symmetry::check_dense(g, n, "G")
+                validate::non_empty(n, "G")?;
+                validate::symmetry::check_dense(g, n, "G")
             }
         }
     }

@@ -12,8 +12,8 @@ use super::{MAX_GROUP_ACCS, MAX_GROUP_ROWS, WORK_PER_THREAD};
 use crate::control::Control;
 use crate::distance::PairwiseRows;
 use crate::error::{try_filled, KGroupsError, Result};
-use crate::gram::check_square;
-use crate::scale::{binary_exponent, times_pow2};
+use crate::scale::times_pow2;
+use crate::validate;
 
 /// The end of the group of rows that starts at `start`: about [`WORK_PER_THREAD`] work per
 /// thread of the current pool, with `cost(a)` the work of row `a`; at most `max_rows` rows
@@ -57,99 +57,29 @@ fn validate_partition(
     k: usize,
     weights: Option<&[f64]>,
 ) -> Result<ScaledPartition> {
-    if k == 0 {
-        return Err(KGroupsError::invalid(
-            "k",
-            "k = 0 is not allowed; the number of clusters must be >= 1",
-        ));
-    }
-    if labels.len() != n {
-        return Err(KGroupsError::invalid(
-            "labels",
-            format!(
-                "labels has length {} but the data have n = {n} points; give one label per point",
-                labels.len()
-            ),
-        ));
-    }
-    if let Some((i, &l)) = labels.iter().enumerate().find(|(_, &l)| l >= k) {
-        return Err(KGroupsError::invalid(
-            "labels",
-            format!(
-                "labels[{i}] = {l} but k = {k}; labels must be in 0..k (0 to {})",
-                k - 1
-            ),
-        ));
-    }
+    // k = max(labels) + 1 when the caller counts the labels: a label beyond the points is
+    // the error to report, before k is judged.
     if k > n {
-        if let Some((i, &l)) = labels.iter().enumerate().find(|(_, &l)| l >= n) {
+        if let Some(i) = labels.iter().position(|&l| l >= n) {
             return Err(KGroupsError::invalid(
                 "labels",
                 format!(
-                    "labels[{i}] = {l} but the data have only n = {n} points; every cluster \
-                     0..k-1 needs a point, so labels must be below n"
+                    "labels[{i}] = {} but the data have only n = {n} points; every cluster \
+                     0..k-1 needs a point, so labels must be below n",
+                    labels[i]
                 ),
             ));
         }
-        return Err(KGroupsError::invalid(
-            "k",
-            format!("k = {k} exceeds the number of points n = {n}; every cluster needs a point"),
-        ));
     }
+    validate::k(k, n)?;
+    validate::labels(labels, n, k, "labels")?;
     let (w, exponent) = match weights {
         None => (try_filled(n, 1.0, "weights", "the point weights")?, 0),
-        Some(w) => {
-            if w.len() != n {
-                return Err(KGroupsError::invalid(
-                    "weights",
-                    format!(
-                        "weights has length {} but the data have n = {n} points; give one weight per point",
-                        w.len()
-                    ),
-                ));
-            }
-            if let Some((i, &v)) = w
-                .iter()
-                .enumerate()
-                .find(|(_, &v)| !(v.is_finite() && v > 0.0))
-            {
-                return Err(KGroupsError::invalid(
-                    "weights",
-                    format!("weights[{i}] = {v}; every weight must be finite and > 0"),
-                ));
-            }
-            let largest = w.iter().fold(0.0f64, |m, &v| m.max(v));
-            let exponent = binary_exponent(largest).clamp(-1020, 1023);
-            let mut scaled = try_filled(n, 0.0, "weights", "the point weights")?;
-            for (i, (o, &v)) in scaled.iter_mut().zip(w).enumerate() {
-                *o = times_pow2(v, -exponent);
-                if *o == 0.0 {
-                    return Err(KGroupsError::invalid(
-                        "weights",
-                        format!(
-                            "weights[{i}] = {v} is too small next to the largest weight {largest} \
-                             (a ratio below 2^-1074 is not representable); drop the point or \
-                             raise its weight"
-                        ),
-                    ));
-                }
-            }
-            (scaled, exponent)
-        }
+        Some(w) => validate::scaled_weights(w, n, "weights")?,
     };
     let mut s = try_filled(k, 0.0, "k", "the cluster weights")?;
-    let mut count = try_filled(k, 0usize, "k", "the cluster sizes")?;
     for (&l, &wi) in labels.iter().zip(&w) {
         s[l] += wi;
-        count[l] += 1;
-    }
-    if let Some(j) = count.iter().position(|&c| c == 0) {
-        return Err(KGroupsError::invalid(
-            "labels",
-            format!(
-                "cluster {j} is empty (no label equals {j}); every cluster 0..k-1 needs at least one point for its energy statistics to be defined"
-            ),
-        ));
     }
     if let Some(j) = s.iter().position(|&v| !times_pow2(v, exponent).is_finite()) {
         return Err(KGroupsError::invalid(
@@ -190,12 +120,14 @@ pub(super) fn partition_sums(
     // The shape of the source and the O(n) checks first, then the (possibly O(n²)) validation.
     match *source {
         PairwiseSource::Data { .. } => {}
-        PairwiseSource::Semimetric { r, n } => check_square(r.len(), n, "R")?,
-        PairwiseSource::GramF64 { g, n } => check_square(g.len(), n, "G")?,
+        PairwiseSource::Semimetric { r: m, n } | PairwiseSource::GramF64 { g: m, n } => {
+            validate::non_empty(n, source.argument())?;
+            validate::square(m.len(), n, source.argument())?;
+        }
     }
     let ScaledPartition { w, s, exponent } = validate_partition(n, labels, k, weights)?;
     control.checkpoint()?;
-    source.validate()?;
+    source.validate_with(control)?;
     control.checkpoint()?;
     let eval = SourceRows::new(*source, scaled)?;
     control.checkpoint()?;

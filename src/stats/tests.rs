@@ -4,8 +4,9 @@
 
 use super::*;
 use crate::distance::{Points, Semimetric};
-use crate::gram::{energy_gram, max_abs, Base};
+use crate::gram::{energy_gram, Base};
 use crate::scale::binary_exponent;
+use crate::scale::max_abs;
 use crate::test_support::{assert_invalid, in_pool, naive_r, TestRng};
 use proptest::prelude::*;
 
@@ -299,21 +300,25 @@ fn argument_errors() {
     };
     let labels = [0, 0, 1, 1, 2, 2];
     assert!(stats_with_g(&src, &labels, 3, None).is_ok());
-    assert_invalid(stats_with_g(&src, &labels, 0, None), "k", "k = 0");
+    assert_invalid(
+        stats_with_g(&src, &labels, 0, None),
+        "k",
+        "k must be between 1 and n = 6 (the number of points), got 0",
+    );
     assert_invalid(
         stats_with_g(&src, &labels[..5], 3, None),
         "labels",
-        "labels has length 5 but the data have n = 6 points",
+        "labels has length 5 but there are n = 6 points",
     );
     assert_invalid(
         stats_with_g(&src, &[0, 0, 1, 1, 2, 3], 3, None),
         "labels",
-        "labels[5] = 3 but k = 3",
+        "labels[5] = 3 is out of range: labels must be below k = 3",
     );
     assert_invalid(
         stats_with_g(&src, &[0, 0, 2, 2, 2, 2], 3, None),
         "labels",
-        "cluster 1 is empty",
+        "labels leaves cluster 1 empty",
     );
     assert_invalid(
         stats_with_g(&src, &labels, 3, Some(&[1.0; 5])),
@@ -330,7 +335,12 @@ fn argument_errors() {
         );
     }
     assert_invalid(
-        pair_sums(&src, &labels, 3, Some(&[1e308, 1e308, 1.0, 1.0, 1.0, 1.0])),
+        pair_sums(
+            &src,
+            &labels,
+            3,
+            Some(&[1e308, 1e308, 1e300, 1e300, 1e300, 1e300]),
+        ),
         "weights",
         "cluster 0",
     );
@@ -379,7 +389,7 @@ fn argument_errors() {
     assert_invalid(
         stats_with_g(&PairwiseSource::GramF64 { g: &g, n: 0 }, &[], 2, None),
         "G",
-        "0 rows",
+        "G is empty (n = 0)",
     );
     // overflow of the sums
     let big = [0.0, 1e300, -1e300];
@@ -529,13 +539,13 @@ fn labels_and_k_are_checked_against_n_before_allocating() {
         assert_invalid(
             energy_statistics(&src, &[0, 1, 2], usize::MAX, None, with_g, &Control::new()),
             "k",
-            "exceeds the number of points n = 3",
+            "k must be between 1 and n = 3 (the number of points)",
         );
     }
     assert_invalid(
         cluster_pair_sums(&src, &[0, 1, 2], 4, None, &Control::new()),
         "k",
-        "k = 4 exceeds",
+        "k must be between 1 and n = 3 (the number of points), got 4",
     );
 }
 
@@ -609,7 +619,7 @@ fn weights_of_any_scale() {
     assert_invalid(
         stats_with_g(&src, &labels, k, Some(&wr)),
         "weights",
-        "weights[5] = 0.000000",
+        "weights[5] = 1e-300 is too small beside the largest weight 1e300",
     );
 }
 

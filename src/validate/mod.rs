@@ -11,7 +11,8 @@
 //! label vector may be `init` or `labels`, a count may be `n_components`), the caller passes
 //! the name. Messages state the rule and the offending value, never an internal constant.
 //!
-//! The one symmetry rule for kernel matrices lives in [`symmetry`].
+//! The one symmetry rule for kernel matrices lives in [`symmetry`]; the rules for semimetric
+//! matrices (symmetry, zero diagonal, signs) in [`semimetric`].
 //!
 //! ```
 //! use kgroups::validate;
@@ -21,9 +22,11 @@
 //! assert!(err.to_string().contains("k must be between 1 and n = 10 (the number of points), got 0"));
 //! ```
 
+pub mod semimetric;
 pub mod symmetry;
 
 use crate::error::{try_filled, KGroupsError, Result};
+use crate::kernel::KernelElement;
 use crate::scale::{binary_exponent, times_pow2};
 use crate::sparse::CsrIndex;
 use rayon::prelude::*;
@@ -200,21 +203,10 @@ pub fn square(len: usize, n: usize, argument: &'static str) -> Result<()> {
 /// ```
 pub fn finite(values: &[f64], row_len: usize, argument: &'static str) -> Result<()> {
     let row_len = row_len.max(1);
-    // Whole rows per chunk (at least 1024 values), searched in parallel; the first bad
-    // chunk is then scanned for the first bad value.
-    let chunk = row_len * 1024usize.div_ceil(row_len);
-    let Some(c) = values
-        .par_chunks(chunk)
-        .position_first(|c| c.iter().any(|v| !v.is_finite()))
-    else {
+    // Whole rows per chunk (at least 1024 values), searched in parallel.
+    let Some(position) = first_non_finite(values, row_len * 1024usize.div_ceil(row_len)) else {
         return Ok(());
     };
-    let start = c * chunk;
-    let position = start
-        + values[start..]
-            .iter()
-            .position(|v| !v.is_finite())
-            .unwrap_or(0);
     Err(KGroupsError::invalid(
         argument,
         format!(
@@ -224,6 +216,38 @@ pub fn finite(values: &[f64], row_len: usize, argument: &'static str) -> Result<
             values[position]
         ),
     ))
+}
+
+/// True when every value is finite (vectorisable: x·0 is 0 for finite x, NaN otherwise).
+#[inline]
+pub(crate) fn all_finite<T: KernelElement>(v: &[T]) -> bool {
+    const L: usize = 8;
+    let mut acc = [0.0f64; L];
+    let mut chunks = v.chunks_exact(L);
+    for c in &mut chunks {
+        for (a, x) in acc.iter_mut().zip(c) {
+            let x = x.widen();
+            *a += x * 0.0;
+        }
+    }
+    let mut r = 0.0;
+    for x in chunks.remainder() {
+        let x = x.widen();
+        r += x * 0.0;
+    }
+    acc.iter().fold(r, |a, &b| a + b) == 0.0
+}
+
+/// Position of the first non-finite value of `v`, found chunk by chunk (`chunk` values each) in
+/// parallel with a vectorisable test per chunk.
+pub(crate) fn first_non_finite(v: &[f64], chunk: usize) -> Option<usize> {
+    let chunk = chunk.max(1);
+    let c = v.par_chunks(chunk).position_first(|c| !all_finite(c))?;
+    let start = c * chunk;
+    v[start..]
+        .iter()
+        .position(|x| !x.is_finite())
+        .map(|c| start + c)
 }
 
 /// Labels for `n` points and `k` clusters, with empty clusters allowed (as for cluster sums

@@ -688,8 +688,8 @@ def bad_R(kind: str) -> Float:
 
 
 R_ERRORS = [
-    ("nan", r"R contains NaN or infinity at \(2, 5\)"),
-    ("inf", r"R contains NaN or infinity at \(2, 5\)"),
+    ("nan", r"R contains NaN or infinity at row 2, column 5"),
+    ("inf", r"R contains NaN or infinity at row 2, column 5"),
     ("asymmetric", r"R must be symmetric: R\[2, 5\] = .* but R\[5, 2\]"),
     ("negative", r"R\[2, 5\] = -0.5 is negative"),
     ("diagonal", r"R\[3, 3\] = 0.5 but a semimetric matrix must have a zero diagonal"),

@@ -384,7 +384,9 @@ def test_ctrl_c_stops_the_solver() -> None:
     """The solver polls for cancellation every few milliseconds (the GIL is released)."""
     x = np.random.default_rng(2).normal(size=2_000_000)
     latency = interrupted_after(lambda: kgroups_1d(x, 60), delay=0.8)
-    assert latency < 1.0, latency
+    # The same bound as the other Python Ctrl-C tests: the core's own promise (a second) is
+    # tested in Rust; this adds the signal's round trip, on a possibly loaded machine.
+    assert latency < 1.5, latency
 
 
 # --------------------------------------------------------------------------- the result

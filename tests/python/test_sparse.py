@@ -482,6 +482,23 @@ def test_lloyd_depends_on_the_diagonal_shift(objective_name: str) -> None:
     np.testing.assert_array_equal(h_plain.labels, h_shifted.labels)
 
 
+@pytest.mark.parametrize("objective_name", ["ratio_association", "normalized_cut"])
+@pytest.mark.parametrize("algorithm", ["hartigan", "lloyd", "lloyd-online"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+@pytest.mark.parametrize("shift", [0.0, 1.0, 1e300])
+def test_an_asymmetric_adjacency_is_refused_whatever_the_shift(
+    objective_name: str, algorithm: str, sparse: bool, shift: float
+) -> None:
+    """A diagonal shift inflates the diagonal entries that the symmetry rule measures pairs
+    against; the adjacency is judged before it is added, so no shift hides A[0, 1] != A[1, 0]."""
+    A, _ = planted_partition([10, 12], p_in=0.5, p_out=0.1, seed=3)
+    A = np.array(A.toarray() if sp.issparse(A) else A, dtype=np.float64)
+    A[0, 1], A[1, 0] = 1.0, 3.0
+    graph = sp.csr_array(A) if sparse else A
+    with pytest.raises(ValueError, match=r"symmetric"):
+        graph_partition(graph, 2, objective_name, algorithm=algorithm, shift=shift, random_state=0)
+
+
 # ------------------------------------------------------------------------ bad input
 
 
@@ -696,6 +713,7 @@ def test_knn_kernel_is_a_symmetric_canonical_affinity() -> None:
         for symmetrize in ("union", "mutual", "mean"):
             A = knn_kernel(X, 8, mode=mode, symmetrize=symmetrize)
             assert A.format == "csr" and A.dtype == np.float64 and A.has_canonical_format
+            assert A.indices.dtype == np.int32 and A.indptr.dtype == np.int32
             assert (A != A.T).nnz == 0
             assert A.data.min() > 0 and A.diagonal().max() == 0
     A = knn_kernel(X, 8)

@@ -1,12 +1,11 @@
 //! Gram matrices from a user's semimetric matrix, and the checks of such matrices.
 
-use super::super::semimetric_matrix::{
-    check_finite_matrix, check_symmetric_with, validate_semimetric_matrix,
-};
 use super::super::*;
 use super::assert_exactly_symmetric;
 use crate::distance::{Semimetric, BLOCK};
 use crate::test_support::{assert_invalid, naive_r, TestRng};
+use crate::validate::finite as check_finite_matrix;
+use crate::validate::semimetric::{semimetric_matrix, symmetric as check_symmetric_with};
 
 #[test]
 fn semimetric_matrix_checks_report_the_first_bad_entry() {
@@ -17,11 +16,11 @@ fn semimetric_matrix_checks_report_the_first_bad_entry() {
     assert_invalid(
         check_finite_matrix(&r, n, "R"),
         "R",
-        "at (1070, 2) (value NaN)",
+        "at row 1070, column 2 (value NaN)",
     );
     r[1070 * n + 2] = -2.0;
     assert_invalid(
-        validate_semimetric_matrix(&r, n, "R"),
+        semimetric_matrix(&r, n, "R", &Control::new()),
         "R",
         "R[1050, 3] = -1 is negative",
     );
@@ -29,7 +28,7 @@ fn semimetric_matrix_checks_report_the_first_bad_entry() {
     r[1070 * n + 2] = 0.0;
     r[1099 * n + 1099] = 1.0;
     assert_invalid(
-        validate_semimetric_matrix(&r, n, "R"),
+        semimetric_matrix(&r, n, "R", &Control::new()),
         "R",
         "R[1099, 1099] = 1",
     );
@@ -42,7 +41,7 @@ fn semimetric_matrix_errors() {
     assert_invalid(
         gram_from_semimetric::<f64>(&[], 0, Base::Origin),
         "R",
-        "0 rows",
+        "R is empty (n = 0)",
     );
     assert_invalid(
         gram_from_semimetric::<f64>(&ok[..8], 3, Base::Origin),
@@ -59,7 +58,7 @@ fn semimetric_matrix_errors() {
     assert_invalid(
         gram_from_semimetric::<f64>(&bad, 3, Base::Origin),
         "R",
-        "NaN or infinity at (1, 2)",
+        "NaN or infinity at row 1, column 2",
     );
     let mut bad = ok;
     bad[4] = 0.5;

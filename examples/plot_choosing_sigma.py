@@ -22,8 +22,9 @@ from kgroups_rs.datasets import make_concentric_circles
 from sklearn.metrics import adjusted_rand_score
 
 X, y = make_concentric_circles(n=600, seed=0)
-default_sigma = kgroups_rs.bandwidth(X)
-sigmas = np.array([0.25, 0.35, 0.5, 0.7, 1.0, 1.4, 2.0, 2.8, default_sigma])
+default_sigma = kgroups_rs.bandwidth(X)  # sigma="mean", the default
+median_sigma = kgroups_rs.bandwidth(X, "median")  # sigma="median", the median heuristic
+sigmas = np.sort([0.25, 0.35, 0.5, 0.7, 1.0, 1.4, 2.0, median_sigma, default_sigma])
 
 
 def cluster(points, sigma):
@@ -33,7 +34,7 @@ def cluster(points, sigma):
 
 accuracy = np.array([kgroups_rs.clustering_accuracy(y, cluster(X, s)) for s in sigmas])
 for s, a in zip(sigmas, accuracy):
-    note = "  <- the default, bandwidth(X)" if s == default_sigma else ""
+    note = {default_sigma: "  <- the default, sigma='mean'", median_sigma: "  <- sigma='median'"}.get(s, "")
     print(f"sigma = {s:5.3f}: accuracy {a:.3f}{note}")
 
 # %%
@@ -66,7 +67,8 @@ print(f"most stable: sigma = {sigmas[best]:.3f}, accuracy {accuracy[best]:.3f}")
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.8))
 axes[0].semilogx(sigmas, accuracy, "o-", label="accuracy (uses the labels)")
 axes[0].semilogx(sigmas, stability, "s--", label="stability (no labels)")
-axes[0].axvline(default_sigma, color="grey", linestyle=":", label="default σ = bandwidth(X)")
+axes[0].axvline(default_sigma, color="grey", linestyle=":", label="default σ, sigma='mean'")
+axes[0].axvline(median_sigma, color="grey", linestyle="-.", label="sigma='median'")
 axes[0].set_xlabel("σ")
 axes[0].set_ylim(-0.05, 1.05)
 axes[0].legend(fontsize=8)

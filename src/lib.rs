@@ -24,6 +24,7 @@
 //! # Ok::<(), kgroups::KGroupsError>(())
 //! ```
 
+pub mod assignment;
 pub mod chunk_sweep;
 pub mod control;
 pub mod distance;
@@ -54,7 +55,10 @@ mod python;
 pub use control::{Control, Progress};
 pub use distance::{Points, Semimetric};
 pub use error::{KGroupsError, Result};
-pub use gram::{bandwidth, bandwidth_weighted, energy_gram, gram_from_semimetric, Base};
+pub use gram::{
+    bandwidth, bandwidth_median, bandwidth_median_weighted, bandwidth_weighted, energy_gram,
+    gram_from_semimetric, Base,
+};
 pub use init::Init;
 pub use kernel::{DenseKernel, Kernel, KernelElement};
 pub use lloyd::LloydVariant;

@@ -18,6 +18,7 @@ __all__ = [
     "energy_gram",
     "gram_from_semimetric",
     "bandwidth",
+    "linear_assignment",
     "energy_statistics",
     "energy_distance",
     "optimal_cuts_1d",
@@ -38,6 +39,7 @@ _InitMethod = Literal["k-means++", "random"]
 _Semimetric = Literal["power", "exponential", "gaussian"]
 _Base = Literal["mean", "origin", "centered"]
 _Landmarks = Literal["k-means++", "uniform"]
+_BandwidthRule = Literal["mean", "median"]
 _FloatMatrix = Union[npt.NDArray[np.float64], npt.NDArray[np.float32]]
 
 @final
@@ -139,7 +141,14 @@ def gram_from_semimetric(
     single_precision: bool,
     n_threads: Optional[int] = None,
 ) -> npt.NDArray[np.floating[Any]]: ...
-def bandwidth(x: npt.NDArray[np.float64]) -> float: ...
+def bandwidth(
+    x: npt.NDArray[np.float64],
+    rule: _BandwidthRule = "mean",
+    weights: Optional[npt.NDArray[np.float64]] = None,
+) -> float: ...
+def linear_assignment(
+    cost: npt.NDArray[np.float64], maximize: bool = False
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
 def energy_statistics(
     labels: npt.NDArray[np.int64],
     k: int,

@@ -15,11 +15,16 @@ PARAMS_DOC = """
         distance; 2 gives ordinary k-means). Ignored by the other kernels (but a value
         outside that range is refused whatever the kernel, as scikit-learn checks every
         parameter).
-    sigma : float, optional
-        Bandwidth of the "exponential" and "gaussian" kernels. ``None`` uses the data's
-        scale, ``sigma**2 = mean_ab ||x_a - x_b||**2`` over the training points (weighted
-        by ``sample_weight``); the value used is ``sigma_``. Ignored by the other kernels
-        (but must be None or a finite positive number).
+    sigma : float, "mean" or "median", optional
+        Bandwidth of the "exponential" and "gaussian" kernels: a positive number, or a rule
+        computing it from the training points of positive weight. "mean" (also ``None``, the
+        default): the root mean squared distance between points,
+        ``sigma**2 = sum_ab w_a w_b ||x_a - x_b||**2 / (sum_a w_a)**2`` (the kernel k-groups
+        paper's choice); "median": the median distance between pairs of points (pair
+        ``(a, b)`` weighing ``w_a w_b``; above 2000 points, over the pairs of a fixed-seed
+        sample of 2000; see :func:`kgroups_rs.bandwidth`), robust to outliers and far
+        clusters. The value used is ``sigma_``. Ignored by the other kernels (but must be
+        valid). The user guide's "Choosing the bandwidth" compares them.
     init : {"k-means++", "random"} or array_like of shape (n_samples,), default "k-means++"
         Initial partition: feature-space k-means++, uniform random labels, or the initial
         labels themselves (then ``n_init`` must be 1).
@@ -32,7 +37,9 @@ PARAMS_DOC = """
         Seed of the initialisations. ``None`` draws from numpy's global random state, as in
         scikit-learn. The same seed gives the same result for any number of threads.
     n_threads : int, optional
-        Threads for building the kernel and for the starts (default: all cores).
+        Threads for building the kernel and for the starts. ``None`` or -1: all cores
+        (default); -2, -3, ...: all cores but 1, 2, ... (joblib's convention,
+        ``n_cores + 1 + n_threads``); 0 and values leaving no thread are refused.
     kernel_storage : {"auto", "dense", "matrix-free"}, default "auto"
         How ``fit`` holds the training kernel (not for ``kernel="precomputed"``): "dense"
         builds the n x n matrix (8 n^2 bytes; fastest with several starts, as it is reused);
@@ -58,7 +65,11 @@ ATTRIBUTES_DOC = """
     converged_ : bool
         Whether the best start converged before ``max_iter``.
     cluster_weights_ : ndarray of float64, shape (n_clusters,)
-        Total sample weight ``s_l`` of each cluster (its size for unit weights).
+        Total sample weight ``s_l`` of the points of each cluster, the weighted cluster size
+        (equal to ``cluster_sizes_`` for unit weights).
+    cluster_sizes_ : ndarray of int64, shape (n_clusters,)
+        Number of training points in each cluster, ``bincount(labels_)`` (points of weight
+        0 counted in the cluster :meth:`predict` gives them).
     shift_ : ndarray of float64, shape (n_features,)
         The weighted mean of the training data, subtracted before building kernels (not set
         for ``kernel="precomputed"``).
@@ -73,9 +84,16 @@ ATTRIBUTES_DOC = """
 
     Notes
     -----
-    Why ``n_init=5`` here and 1 in the functions: the functions are the building blocks
-    (one start, at a cost the caller sees and composes); the estimators are the convenience
-    layer, used as scikit-learn's ``KMeans`` is, which ran 10 starts by default (until 1.4).
+    Convergence: when the best start stopped at ``max_iter`` sweeps, or found fewer
+    distinct clusters than ``n_clusters``, ``fit`` issues a warning that is both
+    scikit-learn's ``sklearn.exceptions.ConvergenceWarning`` and
+    :class:`kgroups_rs.ConvergenceWarning`.
+
+    Why ``n_init=5`` here and 1 in the functions (a deliberate difference): the functions
+    are the building blocks (one start, at a cost the caller sees and composes, and
+    ``kernel_kgroups(G, k, n_init=5)`` is one argument away); the estimators are the
+    convenience layer, used as scikit-learn's ``KMeans`` is, which ran 10 starts by default
+    (until 1.4).
     Hartigan's and Lloyd's methods stop at a local optimum that depends on the seeding, and
     the best of several starts guards against a poor one; the starts share the training
     kernel, whose construction is half or more of the cost of a fit, and run in parallel.

@@ -10,7 +10,14 @@ from typing import Any, Optional
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["BLOCK_ELEMENTS", "check_sample_weight", "cluster_means", "nearest_mean", "power_of_two_scale"]
+__all__ = [
+    "BLOCK_ELEMENTS",
+    "check_sample_weight",
+    "cluster_means",
+    "mean_distances",
+    "nearest_mean",
+    "power_of_two_scale",
+]
 
 _Float = npt.NDArray[np.float64]
 _Int = npt.NDArray[np.int64]
@@ -82,6 +89,14 @@ def cluster_means(
     A[np.arange(n), labels] = 1.0 if weights is None else weights
     s = A.sum(axis=0)
     return s, A / s, np.asarray(cluster_terms, dtype=np.float64) / s**2
+
+
+def mean_distances(K: Any, assign: _Float, mean_sq_norms: _Float, self_kernel: _Float) -> _Float:
+    """``D[i, l] = ||phi(x_i) - mu_l||^2 = K(x_i, x_i) - 2 m_l(x_i) / s_l + ||mu_l||^2`` for the
+    kernel rows ``K`` (n_new x n) between new and training points and ``K(x_i, x_i)``
+    (``self_kernel``); negative rounding residues are set to 0."""
+    scores = mean_sq_norms[None, :] - 2.0 * _kernel_times(K, assign) + self_kernel[:, None]
+    return np.maximum(scores, 0.0)
 
 
 def nearest_mean(K: Any, assign: _Float, mean_sq_norms: _Float) -> _Int:

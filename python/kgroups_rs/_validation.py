@@ -11,6 +11,7 @@ arguments only Python checks.
 from __future__ import annotations
 
 import numbers
+import os
 import secrets
 from typing import Any, Optional, Union
 
@@ -90,9 +91,37 @@ def check_int(value: Any, name: str, minimum: int, maximum: Optional[int] = None
     return as_count(number, name)
 
 
+def available_cores() -> int:
+    """The number of CPUs this process may run on (its affinity mask where the system has
+    one, as the core's thread pool counts them), at least 1."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    if affinity is not None:
+        return max(1, len(affinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
 def check_n_threads(n_threads: Optional[int]) -> Optional[int]:
-    """``None`` (all cores) or an int in ``[1, MAX_THREADS]``."""
-    return None if n_threads is None else check_int(n_threads, "n_threads", 1, MAX_THREADS)
+    """``None`` (all cores) or the thread count in ``[1, MAX_THREADS]``.
+
+    ``None`` and ``-1`` mean all cores. Other negative values follow joblib's convention:
+    ``n_cores + 1 + n_threads`` threads, so ``-2`` is all cores but one; a value that leaves
+    fewer than one thread is refused, as is 0.
+    """
+    if n_threads is None:
+        return None
+    number = _integer(n_threads, "n_threads")
+    if number == -1:
+        return None
+    if number <= 0:
+        cores = available_cores()
+        resolved = cores + 1 + number
+        if number == 0 or resolved < 1:
+            raise ValueError(
+                f"n_threads = {number} leaves no thread on this machine ({cores} cores): pass a "
+                "positive count, None or -1 for all cores, or -2, -3, ... for all cores but 1, 2, ..."
+            )
+        return min(resolved, MAX_THREADS)
+    return check_int(number, "n_threads", 1, MAX_THREADS)
 
 
 def as_float_array(values: Any, name: str) -> npt.NDArray[np.float64] | npt.NDArray[np.float32]:

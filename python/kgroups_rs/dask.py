@@ -59,7 +59,7 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -644,7 +644,7 @@ def kernel_kgroups_nystrom(
     n_components: int = 256,
     semimetric: str = "power",
     alpha: float = 1.0,
-    sigma: Optional[float] = None,
+    sigma: Union[float, Literal["mean", "median"], None] = None,
     landmarks: str = "k-means++",
     algorithm: DaskAlgorithm = "hartigan",
     weights: Any = None,
@@ -679,7 +679,10 @@ def kernel_kgroups_nystrom(
     n_components : int, default 256
         Number of landmarks m, ``k <= m <= n`` (and at most the sample size, 20 000).
     semimetric, alpha, sigma, landmarks
-        As in :func:`kgroups_rs.nystrom_features` (``sigma=None``: the bandwidth of X).
+        As in :func:`kgroups_rs.nystrom_features` (``sigma=None`` or ``"mean"``: the root
+        mean squared distance of X, from one pass over X; ``"median"``: the median rule on
+        the uniform sample brought to the client, so for n above 20 000 it is drawn from
+        other points than on one machine).
     algorithm : {"hartigan", "lloyd"}, default "hartigan"
         Kernel k-groups (one Hartigan sweep per chunk and round) or kernel k-means (one batch
         nearest-mean assignment per round).
@@ -733,8 +736,10 @@ def kernel_kgroups_nystrom(
             f"n_components = {m} exceeds the number of points n = {n} (or the sample of "
             f"{_SAMPLE_ROWS} rows the landmarks are chosen from)"
         )
-    if sigma is not None and not (isinstance(sigma, (int, float, np.floating)) and float(sigma) > 0):
-        raise ValueError(f"sigma must be a positive number, got {sigma!r}")
+    if isinstance(sigma, str):
+        _check_choice(sigma, "sigma", ("mean", "median"))
+    elif sigma is not None and not (isinstance(sigma, (int, float, np.floating)) and float(sigma) > 0):
+        raise ValueError(f"sigma must be a positive number, 'mean', 'median' or None, got {sigma!r}")
     if isinstance(init, str) and init != "k-means++":
         raise ValueError(f"init must be 'k-means++' or initial labels (a dask array); got {init!r}")
     seed = seed_from_random_state(random_state)
@@ -745,8 +750,8 @@ def kernel_kgroups_nystrom(
     mean, *bad_blocks = dask.compute(X.mean(axis=0), *bad)
     _raise_first_bad(bad_blocks, offsets)
     mean = np.asarray(mean, dtype=np.float64)
-    sigma_value = None if sigma is None else float(sigma)
-    if sigma_value is None and semimetric_name != "power":
+    sigma_value = None if sigma is None or isinstance(sigma, str) else float(sigma)
+    if sigma_value is None and sigma != "median" and semimetric_name != "power":
         spread = float(((X - mean) ** 2).sum(axis=1).mean().compute())
         sigma_value = math.sqrt(2.0 * spread) if spread > 0 else 1.0
 
@@ -756,6 +761,10 @@ def kernel_kgroups_nystrom(
     rows = np.sort(rng.choice(n, size=size, replace=False)) if size < n else np.arange(n)
     raw_sample = np.asarray(X[rows].compute(), dtype=np.float64)
     sample = np.ascontiguousarray(raw_sample - mean)
+    if sigma == "median" and semimetric_name != "power":
+        # The median rule on the client's uniform sample (the rule itself uses at most 2000
+        # points, drawn with a fixed seed), so X is read no further.
+        sigma_value = float(_core.bandwidth(sample, "median", None))
     chosen = _core.select_landmarks(
         sample, m, landmarks, semimetric_name, float(alpha), sigma_value, seed, n_threads=None
     )
@@ -823,7 +832,7 @@ class KernelKGroups:
         n_components: int = 256,
         semimetric: str = "power",
         alpha: float = 1.0,
-        sigma: Optional[float] = None,
+        sigma: Union[float, Literal["mean", "median"], None] = None,
         landmarks: str = "k-means++",
         algorithm: DaskAlgorithm = "hartigan",
         init: Any = "k-means++",

@@ -30,6 +30,7 @@ With several starts the dense matrix is built once and reused, and is faster.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from numbers import Integral, Real
 from typing import Any, Optional, TypeVar, cast
@@ -39,7 +40,9 @@ import numpy.typing as npt
 
 try:
     from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
-    from sklearn.utils import check_random_state
+    from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
+    from sklearn.utils import TransformerTags, check_random_state
+    from sklearn.utils._available_if import available_if
     from sklearn.utils._param_validation import Interval, StrOptions
     from sklearn.utils.validation import check_is_fitted, validate_data
 except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -55,16 +58,25 @@ from ._estimator_helpers import (
     BLOCK_ELEMENTS,
     check_sample_weight,
     cluster_means,
+    mean_distances,
     nearest_mean,
     power_of_two_scale,
 )
 from ._result import ClusteringResult
 from ._sparse_input import check_sparse_structure, is_sparse
-from ._validation import MAX_THREADS, RandomState
+from ._validation import MAX_THREADS, RandomState, check_n_threads
 from .clustering import kernel_kgroups
+from .exceptions import ConvergenceWarning, warn_if_degenerate
+from .gram import Sigma, bandwidth
 from .large import kernel_kgroups_from_data
 
-__all__ = ["KernelKGroups", "KernelKMeans", "DENSE_KERNEL_MAX_BYTES"]
+__all__ = ["KernelKGroups", "KernelKMeans", "DENSE_KERNEL_MAX_BYTES", "EstimatorConvergenceWarning"]
+
+
+class EstimatorConvergenceWarning(ConvergenceWarning, SklearnConvergenceWarning):  # type: ignore[misc]
+    """The estimators' convergence warning: both the package's :class:`ConvergenceWarning`
+    and scikit-learn's ``sklearn.exceptions.ConvergenceWarning``, so a filter on either
+    catches it."""
 
 _KERNELS = ("energy", "exponential", "gaussian", "precomputed")
 _SEMIMETRICS = {"energy": "power", "exponential": "exponential", "gaussian": "gaussian"}
@@ -87,6 +99,16 @@ def _validated_fit(fit: _Method) -> _Method:
     """scikit-learn's ``_fit_context``: ``fit`` first checks every parameter against
     ``_parameter_constraints`` (``InvalidParameterError``, a ValueError and a TypeError)."""
     return cast(_Method, _fit_context(prefer_skip_nested_validation=True)(fit))
+
+
+def _has_points(estimator: Any) -> bool:
+    """``transform`` and ``score`` exist (``hasattr``) only for kernels built from points:
+    they need ``K(x, x)`` of new points, which a precomputed cross kernel lacks."""
+    return bool(estimator.kernel != "precomputed")
+
+
+#: ``available_if(_has_points)``, typed.
+_if_points = cast(Callable[[_Method], _Method], available_if(_has_points))
 
 
 def _default_sigma(X: _Float, w: Optional[_Float]) -> float:
@@ -123,7 +145,7 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         # Checked whatever the kernel, as scikit-learn checks every parameter; the default
         # (1.0) and None are always valid.
         "alpha": [Interval(Real, 0, 2, closed="right")],
-        "sigma": [Interval(Real, 0, np.inf, closed="neither"), None],
+        "sigma": [Interval(Real, 0, np.inf, closed="neither"), StrOptions({"mean", "median"}), None],
         "init": [StrOptions({"k-means++", "random"}), "array-like"],
         "n_init": [Interval(Integral, 1, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -135,14 +157,19 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
             np.random.Generator,
             None,
         ],
-        "n_threads": [Interval(Integral, 1, MAX_THREADS, closed="both"), None],
+        # None and -1: all cores; -2, -3, ...: all but 1, 2, ... (joblib's convention).
+        "n_threads": [
+            Interval(Integral, 1, MAX_THREADS, closed="both"),
+            Interval(Integral, None, -1, closed="right"),
+            None,
+        ],
         "kernel_storage": [StrOptions(set(_STORAGES))],
     }
 
     n_clusters: int
     kernel: str
     alpha: float
-    sigma: Optional[float]
+    sigma: Sigma
     init: Any
     n_init: int
     max_iter: int
@@ -158,6 +185,7 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
     n_iter_: int
     converged_: bool
     cluster_weights_: _Float
+    cluster_sizes_: _Int
     sigma_: float
     shift_: _Float
     kernel_storage_: str
@@ -179,19 +207,32 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
             "n_init": int(self.n_init),
             "max_iter": int(self.max_iter),
             "random_state": seed,
-            "n_threads": None if self.n_threads is None else int(self.n_threads),
+            "n_threads": self._threads(),
         }
+
+    def _threads(self) -> Optional[int]:
+        """``n_threads`` as the core takes it (None: all cores)."""
+        return check_n_threads(self.n_threads)
 
     def _cluster(
         self, data: Any, k: int, init: Any, weights: Optional[_Float], seed: Any, matrix_free: bool
     ) -> ClusteringResult:
         """Cluster the kernel matrix ``data``, or with ``matrix_free`` the points ``data``."""
         options = self._core_options(seed)
-        if matrix_free:
-            return kernel_kgroups_from_data(
-                data, k, init, weights=weights, **options, **self._semimetric_kwargs()
-            )
-        return kernel_kgroups(data, k, init, weights=weights, **options)
+        with warnings.catch_warnings():
+            # Reissued below as scikit-learn's ConvergenceWarning (a subclass of both).
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            if matrix_free:
+                result = kernel_kgroups_from_data(
+                    data, k, init, weights=weights, **options, **self._semimetric_kwargs()
+                )
+            else:
+                result = kernel_kgroups(data, k, init, weights=weights, **options)
+        warn_if_degenerate(
+            k, int(self.max_iter), result.converged, result.n_distinct_clusters or k,
+            stacklevel=4, category=EstimatorConvergenceWarning,
+        )
+        return result
 
     # ----------------------------------------------------------------------------- helpers
     def _validate_X(self, X: Any, reset: bool) -> Any:
@@ -242,10 +283,29 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
             kwargs["sigma"] = self.sigma_
         return kwargs
 
+    def _bandwidth(self, w_fit: Optional[_Float]) -> float:
+        """``sigma_``: the number given, or the rule's bandwidth of the (centred) training
+        points of positive weight, weighted by their sample weights."""
+        if self.sigma is None or self.sigma == "mean":
+            return _default_sigma(self._X_fit, w_fit)
+        if self.sigma == "median":
+            return bandwidth(self._X_fit, "median", weights=w_fit)
+        return float(self.sigma)
+
+    def _self_kernel(self, Xc: _Float) -> _Float:
+        """``K(x, x) = rho(x, 0)`` of the (translated) rows of ``Xc``: the kernel's base point
+        is the origin of the translated data."""
+        r = np.linalg.norm(Xc, axis=1)
+        if self.kernel == "energy":
+            return np.asarray(r ** float(self.alpha), dtype=np.float64)
+        if self.kernel == "exponential":
+            return np.asarray(-2.0 * np.expm1(-r / (2.0 * self.sigma_)), dtype=np.float64)
+        return np.asarray(-2.0 * np.expm1(-(r**2) / (2.0 * self.sigma_**2)), dtype=np.float64)
+
     def _cross_kernel(self, Xc: _Float) -> _Float:
         """Kernel between the (translated) rows of ``Xc`` and the retained training points."""
         return np.asarray(
-            energy_gram(Xc, self._X_fit, n_threads=self.n_threads, **self._semimetric_kwargs()),
+            energy_gram(Xc, self._X_fit, n_threads=self._threads(), **self._semimetric_kwargs()),
             dtype=np.float64,
         )
 
@@ -323,11 +383,11 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
             X = X - self.shift_  # centred: see the module's docstring
             self._X_fit = X if support is None else X[support]
             if self.kernel != "energy":
-                self.sigma_ = _default_sigma(self._X_fit, w_fit) if self.sigma is None else float(self.sigma)
+                self.sigma_ = self._bandwidth(w_fit)
             self.kernel_storage_ = self._storage(n_fit)
             if self.kernel_storage_ == "dense":
                 G = energy_gram(
-                    self._X_fit, dtype=self._kernel_dtype, n_threads=self.n_threads,
+                    self._X_fit, dtype=self._kernel_dtype, n_threads=self._threads(),
                     **self._semimetric_kwargs(),
                 )
                 result = self._cluster(G, k, init, weights_arg, seed, False)
@@ -335,6 +395,7 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
                 result = self._cluster(self._X_fit, k, init, weights_arg, seed, True)
         self._store_result(result, w_run, exponent)
         self.labels_ = self._label_zero_weights(X, w, support, self.labels_)
+        self.cluster_sizes_ = np.bincount(self.labels_, minlength=k).astype(np.int64)
         return self
 
     def _training_kernel(self, X: Any, support: Optional[_Int]) -> Any:
@@ -344,7 +405,7 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         # Only the positive-weight block is clustered, but the kernel passed must obey the one
         # symmetry rule as a whole (its other rows label the zero-weight points).
         if not is_sparse(X):
-            _core.check_kernel(np.ascontiguousarray(X, dtype=np.float64), self.n_threads)
+            _core.check_kernel(np.ascontiguousarray(X, dtype=np.float64), self._threads())
         return X[support][:, support]
 
     def _store_result(self, result: ClusteringResult, w_run: Optional[_Float], exponent: int) -> None:
@@ -416,11 +477,87 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
             return self._nearest_mean(X if self._support is None else X[:, self._support])
         return self._nearest_mean_of_points(X - self.shift_)
 
+    @_if_points
+    def transform(self, X: Any) -> _Float:
+        """Squared feature-space distance of each point to each cluster's weighted mean.
+
+        ``D[i, l] = ||phi(x_i) - mu_l||^2 = K(x_i, x_i) - (2 / s_l) sum_{y in C_l} w_y K(x_i, y)
+        + ||mu_l||^2``, the mean ``mu_l`` of cluster ``l`` weighted by ``sample_weight`` and
+        ``s_l`` its weight (``cluster_weights_``). ``argmin_l D[i, l]`` is :meth:`predict`'s
+        label. Values that rounding would make slightly negative are set to 0.
+
+        Not available for ``kernel="precomputed"`` (the attribute does not exist then): the
+        kernel between new and training points lacks ``K(x, x)`` of the new points
+        (:meth:`predict` works without it).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_new, n_features)
+            New points.
+
+        Returns
+        -------
+        ndarray of float64, shape (n_new, n_clusters)
+            The squared distances.
+        """
+        check_is_fitted(self, "labels_")
+        X = self._validate_X(X, reset=False)
+        Xc = X - self.shift_
+        out = np.empty((Xc.shape[0], int(self.n_clusters)), dtype=np.float64)
+        step = max(1, BLOCK_ELEMENTS // max(1, self._X_fit.shape[0]))
+        for start in range(0, Xc.shape[0], step):
+            rows = slice(start, start + step)
+            out[rows] = mean_distances(
+                self._cross_kernel(Xc[rows]), self._assign, self._mean_sq_norms,
+                self._self_kernel(Xc[rows]),
+            )
+        return out
+
+    @_if_points
+    def fit_transform(
+        self, X: Any, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None
+    ) -> _Float:
+        """Cluster ``X`` and return :meth:`transform` of ``X``."""
+        return self.fit(X, sample_weight=sample_weight).transform(X)
+
+    @_if_points
+    def score(self, X: Any, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None) -> float:
+        """Opposite of the within-cluster dispersion of ``X`` under the fitted clusters.
+
+        ``score = - sum_i w_i min_l ||phi(x_i) - mu_l||^2``: each point goes to its nearest
+        fitted mean (:meth:`predict`) and contributes its weighted squared feature-space
+        distance to that mean (the row minimum of :meth:`transform`), as
+        ``KMeans.score`` is minus the inertia. The means stay those of the fit, so on the
+        training data of a converged fit the score is ``-within_`` (up to rounding). Larger
+        is better.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_new, n_features)
+            Points (not for ``kernel="precomputed"``, see :meth:`transform`).
+        y : ignored
+            Present for API consistency.
+        sample_weight : array_like of shape (n_new,), optional
+            Point weights ``w_i >= 0`` (default 1).
+
+        Returns
+        -------
+        float
+            The score, ``<= 0``.
+        """
+        D = self.transform(X)
+        w = check_sample_weight(sample_weight, D.shape[0])
+        nearest = D.min(axis=1)
+        return -float(nearest.sum() if w is None else w @ nearest)
+
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         precomputed = self.kernel == "precomputed"
         tags.input_tags.pairwise = precomputed
         tags.input_tags.sparse = precomputed
+        # transform (the distances to the cluster means) only for kernels built from points
+        # (see _has_points); not a TransformerMixin, whose set_output wrapping would hide that.
+        tags.transformer_tags = None if precomputed else TransformerTags(preserves_dtype=["float64"])
         return tags
 
 
@@ -464,7 +601,7 @@ class KernelKGroups(_KernelClustering):
         *,
         kernel: str = "energy",
         alpha: float = 1.0,
-        sigma: Optional[float] = None,
+        sigma: Sigma = None,
         algorithm: Algorithm = "hartigan",
         init: Any = "k-means++",
         n_init: int = 5,
@@ -521,7 +658,7 @@ class KernelKMeans(_KernelClustering):
         *,
         kernel: str = "energy",
         alpha: float = 1.0,
-        sigma: Optional[float] = None,
+        sigma: Sigma = None,
         algorithm: Algorithm = "lloyd",
         init: Any = "k-means++",
         n_init: int = 5,

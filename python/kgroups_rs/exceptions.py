@@ -16,21 +16,27 @@ class ConvergenceWarning(UserWarning):
 
 
 def warn_if_degenerate(
-    k: int, max_iter: int, converged: bool, n_distinct_clusters: int, *, stacklevel: int
+    k: int,
+    max_iter: int,
+    converged: bool,
+    n_distinct_clusters: int,
+    *,
+    stacklevel: int,
+    category: type[Warning] = ConvergenceWarning,
 ) -> None:
-    """Issue a :class:`ConvergenceWarning` for a run that did not converge or whose
-    clusters coincide."""
+    """Issue a :class:`ConvergenceWarning` (or ``category``) for a run that did not converge
+    or whose clusters coincide."""
     if not converged:
         warnings.warn(
             f"the local search stopped after max_iter = {max_iter} sweeps without converging "
             "(the last sweep still moved points); increase max_iter",
-            ConvergenceWarning,
+            category,
             stacklevel=stacklevel + 1,
         )
     if n_distinct_clusters < k:
         warnings.warn(
             f"only {n_distinct_clusters} distinct clusters were found for k = {k}: some cluster "
             "means coincide, possibly because the data hold fewer than k distinct points",
-            ConvergenceWarning,
+            category,
             stacklevel=stacklevel + 1,
         )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional, TypeVar
+import numbers
+from typing import Any, Literal, Optional, TypeVar, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -57,8 +58,35 @@ def _check_choice(value: str, name: str, allowed: tuple[_Choice, ...]) -> _Choic
     return value
 
 
-def _sigma(sigma: Optional[float]) -> Optional[float]:
-    return None if sigma is None else float(sigma)
+#: The bandwidth rules that ``sigma`` may name instead of a number.
+BandwidthRule = Literal["mean", "median"]
+_BANDWIDTH_RULES: tuple[BandwidthRule, ...] = ("mean", "median")
+#: What ``sigma`` accepts: a positive number, a rule, or None (the "mean" rule).
+Sigma = Union[float, BandwidthRule, None]
+
+
+def resolve_sigma(
+    sigma: Any, points: Optional[FloatArray], semimetric: str, weights: Optional[FloatArray] = None
+) -> Optional[float]:
+    """The bandwidth to pass to the core: a number, or None for its default (the "mean" rule).
+
+    ``"median"`` is computed here from ``points`` (and ``weights``); a number is passed on
+    (the core checks that it is finite and positive). For the power semimetric, which has no
+    bandwidth, or without points (a semimetric or kernel matrix given instead), a valid rule
+    is ignored.
+    """
+    if sigma is None:
+        return None
+    if isinstance(sigma, str):
+        rule = _check_choice(sigma, "sigma", _BANDWIDTH_RULES)
+        if points is None or semimetric == "power" or (rule == "mean" and weights is None):
+            return None
+        return float(_core.bandwidth(points, rule, weights))
+    if isinstance(sigma, (bool, np.bool_)) or not isinstance(sigma, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(
+            f"sigma must be a positive number, 'mean', 'median' or None, got {type(sigma).__name__}"
+        )
+    return float(sigma)
 
 
 def energy_gram(
@@ -67,7 +95,7 @@ def energy_gram(
     *,
     semimetric: str = "power",
     alpha: float = 1.0,
-    sigma: Optional[float] = None,
+    sigma: Sigma = None,
     base: str = "mean",
     dtype: Any = np.float64,
     n_threads: Optional[int] = None,
@@ -113,8 +141,11 @@ def energy_gram(
     semimetric : {"power", "exponential", "gaussian"}
     alpha : float, default 1.0
         Exponent of the power semimetric.
-    sigma : float, optional
-        Bandwidth of the exponential and gaussian semimetrics; default :func:`bandwidth` (X).
+    sigma : float, "mean" or "median", optional
+        Bandwidth of the exponential and gaussian semimetrics: a positive number, or the rule
+        that computes it from ``X`` (see :func:`bandwidth`): "mean" (the default, also for
+        None), ``sigma^2`` = the mean squared distance between the points; "median", the
+        median distance between the points.
     base : {"mean", "origin", "centered"}, default "mean"
         The base point (see above).
     dtype : float64 or float32
@@ -150,7 +181,8 @@ def energy_gram(
             "use base='mean' (the mean of Y) or base='origin'"
         )
     result: npt.NDArray[np.floating[Any]] = _core.energy_gram(
-        points, other, semimetric_name, float(alpha), _sigma(sigma), base_name, single,
+        points, other, semimetric_name, float(alpha), resolve_sigma(sigma, points, semimetric_name),
+        base_name, single,
         n_threads=check_n_threads(n_threads),
     )
     return result
@@ -183,11 +215,58 @@ def gram_from_semimetric(
     return result
 
 
-def bandwidth(X: Any) -> float:
-    """The bandwidth ``sigma`` with ``sigma^2 = (1/n^2) sum_ab ||x_a - x_b||^2``.
+def bandwidth(X: Any, rule: str = "mean", *, weights: Any = None) -> float:
+    """The default bandwidth ``sigma`` of the exponential and gaussian semimetrics.
 
-    Computed in O(n D) as ``2 (mean ||x - mean x||^2)``, accurately for data of any finite
-    magnitude. Raises ValueError when every point is the same (then pass ``sigma``
-    explicitly).
+    - ``rule="mean"`` (the default everywhere): the root mean squared distance between the
+      points, ``sigma^2 = (1/n^2) sum_ab ||x_a - x_b||^2`` (the rule of the kernel k-groups
+      paper), computed in O(n D) as ``2 mean ||x - mean x||^2``. With ``weights``,
+      ``sigma^2 = sum_ab w_a w_b ||x_a - x_b||^2 / (sum_a w_a)^2``.
+    - ``rule="median"``: the median heuristic, the median of the distances
+      ``||x_a - x_b||`` over the pairs ``a < b`` (for an even number of pairs the lower of
+      the two middle values). When there are more than 2000 points (of positive weight) it is
+      the median over the pairs of 2000 of them drawn uniformly without replacement with a
+      fixed seed, so it costs O(D 2000^2) at most and depends only on the data. With
+      ``weights`` it is the weighted lower median, pair ``(a, b)`` weighing ``w_a w_b``,
+      over the points of positive weight. It is robust to outliers and to a few far
+      clusters, which inflate the mean rule.
+
+    Both are computed accurately for data of any finite magnitude.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, D) or (n,)
+        The data.
+    rule : {"mean", "median"}, default "mean"
+        The rule (above).
+    weights : array_like of shape (n,), optional
+        Point weights ``w_a >= 0``, not all 0 (default: all 1).
+
+    Returns
+    -------
+    float
+        ``sigma > 0``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown rule or bad weights; when ``sigma`` would be 0 (every point the same
+        for "mean"; at least half of the pairs coinciding, or a single point, for "median"):
+        then pass ``sigma`` explicitly.
+
+    Examples
+    --------
+    >>> import kgroups_rs
+    >>> kgroups_rs.bandwidth([0.0, 1.0, 4.0], rule="median")  # distances 1, 3, 4
+    3.0
     """
-    return float(_core.bandwidth(as_points(X, "X")))
+    rule_name = _check_choice(rule, "rule", _BANDWIDTH_RULES)
+    points = as_points(X, "X")
+    w = None
+    if weights is not None:
+        w = np.ascontiguousarray(weights, dtype=np.float64)
+        if w.shape != (points.shape[0],):
+            raise ValueError(
+                f"weights must have shape (n,) = ({points.shape[0]},), got {w.shape}"
+            )
+    return float(_core.bandwidth(points, rule_name, w))

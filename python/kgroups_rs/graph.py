@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -223,7 +223,7 @@ def graph_partition(
     max_iter: int = 300,
     random_state: RandomState = None,
     n_threads: Optional[int] = None,
-    progress: Optional[ProgressCallback] = None,
+    progress: Union[ProgressCallback, bool, None] = None,
 ) -> ClusteringResult:
     """Partition a graph by weighted kernel k-groups (paper §3.1).
 
@@ -272,13 +272,13 @@ def graph_partition(
         k_shift = check_int(k, "k", 1) * shift
 
         def shifted_progress(start: int, sweep: int, moves: int, objective_value: float) -> None:
-            assert progress is not None
+            assert callable(progress)
             progress(start, sweep, moves, objective_value + k_shift)
 
         result = kernel_kgroups(
             G, k, init, weights=weights, n_init=n_init, max_iter=max_iter,
             random_state=random_state, n_threads=n_threads,
-            progress=progress if progress is None or shift == 0.0 else shifted_progress,
+            progress=progress if not callable(progress) or shift == 0.0 else shifted_progress,
         )
         return _with_shift(result, shift, weights)
     G, weights = graph_kernel(A, objective, shift=shift)

@@ -4,7 +4,7 @@ low-rank kernel k-groups for millions of points."""
 from __future__ import annotations
 
 import functools
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -14,7 +14,7 @@ from ._algorithm import Algorithm
 from ._result import ClusteringResult
 from ._validation import RandomState, as_count, check_int, check_n_threads, seed_from_random_state
 from .clustering import ProgressCallback, run_clustering
-from .gram import _SEMIMETRICS, Base, _check_choice, as_points, energy_gram
+from .gram import _SEMIMETRICS, Base, Sigma, _check_choice, as_points, energy_gram, resolve_sigma
 
 #: How Nyström landmarks are chosen.
 Landmarks = Literal["k-means++", "uniform"]
@@ -36,7 +36,7 @@ def kernel_kgroups_from_data(
     *,
     semimetric: str = "power",
     alpha: float = 1.0,
-    sigma: Optional[float] = None,
+    sigma: Sigma = None,
     base: str = "mean",
     algorithm: Algorithm = "hartigan",
     weights: Any = None,
@@ -44,7 +44,7 @@ def kernel_kgroups_from_data(
     max_iter: int = 300,
     random_state: RandomState = None,
     n_threads: Optional[int] = None,
-    progress: Optional[ProgressCallback] = None,
+    progress: Union[ProgressCallback, bool, None] = None,
 ) -> ClusteringResult:
     """Exact kernel k-groups on data without storing the n x n kernel matrix.
 
@@ -62,7 +62,8 @@ def kernel_kgroups_from_data(
     k, init, weights, n_init, max_iter, random_state, n_threads, progress
         As in :func:`kernel_kgroups`.
     semimetric, alpha, sigma
-        As in :func:`energy_gram` (``sigma=None``: :func:`bandwidth` of X).
+        As in :func:`energy_gram` (``sigma`` None or "mean": :func:`bandwidth` of X; "median":
+        ``bandwidth(X, "median")``).
     base : {"mean", "origin"}, default "mean"
         The base point ``x0``: the mean of the points (translation invariant, accurate for
         data far from the origin) or 0. It changes the reported objective Q by a constant,
@@ -78,7 +79,7 @@ def kernel_kgroups_from_data(
     semimetric_name = _check_choice(semimetric, "semimetric", _SEMIMETRICS)
     base_name = _check_choice(base, "base", _DATA_BASES)
     points = as_points(X, "X")
-    sigma_value = None if sigma is None else float(sigma)
+    sigma_value = resolve_sigma(sigma, points, semimetric_name)
     run = functools.partial(_core.cluster_data, points, semimetric_name, float(alpha), sigma_value, base_name)
     return run_clustering(
         run, k, init, algorithm=algorithm, weights=weights,
@@ -93,7 +94,7 @@ def nystrom_features(
     *,
     semimetric: str = "power",
     alpha: float = 1.0,
-    sigma: Optional[float] = None,
+    sigma: Sigma = None,
     landmarks: str = "k-means++",
     random_state: RandomState = None,
     rcond: float = 1e-10,
@@ -131,7 +132,7 @@ def nystrom_features(
             f"(value {points[row, col]}); all values must be finite"
         )
     centred = points - points.mean(axis=0)
-    sigma_value = None if sigma is None else float(sigma)
+    sigma_value = resolve_sigma(sigma, centred, semimetric_name)
     chosen = _core.select_landmarks(
         centred, m, landmarks, semimetric_name, float(alpha), sigma_value,
         seed_from_random_state(random_state), n_threads=n_threads,
@@ -167,7 +168,7 @@ def kernel_kgroups_nystrom(
     n_components: int = 256,
     semimetric: str = "power",
     alpha: float = 1.0,
-    sigma: Optional[float] = None,
+    sigma: Sigma = None,
     landmarks: str = "k-means++",
     algorithm: Algorithm = "hartigan",
     weights: Any = None,
@@ -175,7 +176,7 @@ def kernel_kgroups_nystrom(
     max_iter: int = 300,
     random_state: RandomState = None,
     n_threads: Optional[int] = None,
-    progress: Optional[ProgressCallback] = None,
+    progress: Union[ProgressCallback, bool, None] = None,
 ) -> ClusteringResult:
     """Approximate kernel k-groups for very large n with a Nyström low-rank kernel.
 

@@ -64,14 +64,14 @@ def match_labels(y_true: npt.ArrayLike, y_pred: npt.ArrayLike) -> npt.NDArray[np
     errors by the accuracy. Both inputs must be integer labels ``>= 0``. Clusters left without
     a class (more clusters than classes) get labels after the largest class label.
     """
-    from scipy.optimize import linear_sum_assignment
+    from . import _core
 
     t = np.asarray(y_true, dtype=np.int64)
     p = np.asarray(y_pred, dtype=np.int64)
     k_t, k_p = int(t.max()) + 1, int(p.max()) + 1
     table = np.zeros((k_p, k_t), dtype=np.int64)
     np.add.at(table, (p, t), 1)
-    rows, cols = linear_sum_assignment(table, maximize=True)
+    rows, cols = _core.linear_assignment(table.astype(np.float64), maximize=True)
     mapping = np.full(k_p, -1, dtype=np.int64)
     mapping[rows] = cols
     unmatched = np.flatnonzero(mapping < 0)
@@ -98,12 +98,17 @@ def plot_clusters(
     names: Optional[Sequence[str]] = None,
     log_x: bool = False,
     thresholds: Optional[npt.ArrayLike] = None,
+    feature_names: Optional[Sequence[str]] = None,
+    equal_aspect: bool = True,
 ) -> None:
     """Draw a clustering on ``ax``: one colour per cluster and a legend.
 
     One-dimensional data are drawn as a stacked histogram (one colour per cluster),
     two-dimensional data as a scatter plot, and higher-dimensional data as a scatter plot of
-    their first two principal components.
+    their first two principal components -- or, when the second component carries
+    essentially none of the variance (below 0.1%: the points lie on a line), as a histogram
+    of the first. Clusters are named as their labels are numbered, ``cluster 0`` to
+    ``cluster k-1``.
 
     Parameters
     ----------
@@ -125,6 +130,11 @@ def plot_clusters(
         Logarithmic x axis (histograms of positive, skewed data).
     thresholds : array_like of float, optional
         Cut points to mark with dashed vertical lines (one-dimensional data).
+    feature_names : sequence of str, optional
+        Names of the columns of ``X`` (for one- and two-dimensional data, the axis labels).
+    equal_aspect : bool, default True
+        One unit the same length on both axes of a two-dimensional scatter plot (pass False
+        for columns in different units).
     """
     A = np.asarray(X, dtype=np.float64)
     if A.ndim == 1:
@@ -138,12 +148,18 @@ def plot_clusters(
     clusters = np.unique(lab)
 
     def base_name(j: int) -> str:
-        return names[j] if names is not None and j < len(names) else f"cluster {j + 1}"
+        return names[j] if names is not None and j < len(names) else f"cluster {j}"
 
     def name(j: int) -> str:
         prefix = "cluster: " if y_true is not None and names is not None else ""
         return f"{prefix}{base_name(j)} (n = {int(np.sum(lab == j))})"
 
+    x_label = feature_names[0] if feature_names is not None and A.shape[1] == 1 else "x"
+    if A.shape[1] > 2:
+        projected, frac = _pca_2d(A)
+        if frac[1] < 1e-3:  # the points lie on a line: a histogram of it
+            A = projected[:, :1]
+            x_label = f"principal component 1 ({100 * frac[0]:.0f}% of variance)"
     if A.shape[1] == 1:
         x = A[:, 0]
         bins: Any
@@ -174,15 +190,16 @@ def plot_clusters(
                               if thresholds is not None else []):
             ax.axvline(t, color="#D55E00", linestyle="--", linewidth=1.5,
                        label="1D exact threshold" if i == 0 else None)
-        ax.set_xlabel("x (log scale)" if log_x else "x")
+        ax.set_xlabel(f"{x_label} (log scale)" if log_x else x_label)
         ax.set_ylabel("number of points")
     else:
         if A.shape[1] == 2:
             P = A
-            ax.set_xlabel("x₁")
-            ax.set_ylabel("x₂")
+            x_name, y_name = feature_names[:2] if feature_names is not None else ("x₁", "x₂")
+            ax.set_xlabel(x_name)
+            ax.set_ylabel(y_name)
         else:
-            P, frac = _pca_2d(A)
+            P = projected
             ax.set_xlabel(f"principal component 1 ({100 * frac[0]:.0f}% of variance)")
             ax.set_ylabel(f"principal component 2 ({100 * frac[1]:.0f}% of variance)")
         size = float(np.clip(6000.0 / max(1, A.shape[0]), 4.0, 30.0))
@@ -193,7 +210,7 @@ def plot_clusters(
         if wrong.any():
             ax.scatter(P[wrong, 0], P[wrong, 1], s=size * 1.6, marker="x", color="black",
                        linewidths=0.9, label=f"in the wrong cluster ({int(wrong.sum())})")
-        if A.shape[1] == 2:
+        if A.shape[1] == 2 and equal_aspect:
             ax.set_aspect("equal", adjustable="datalim")
     if title:
         ax.set_title(title, fontsize=10)
@@ -207,16 +224,23 @@ def save_clusters_figure(
     *,
     title: Optional[str] = None,
     dpi: int = 120,
+    feature_names: Optional[Sequence[str]] = None,
+    log_x: bool = False,
+    equal_aspect: bool = True,
 ) -> Path:
     """Write a PNG (or any format matplotlib knows from the suffix) of one clustering.
 
-    Returns the path written. See :func:`plot_clusters` for how the data are drawn.
+    Returns the path written. See :func:`plot_clusters` for how the data are drawn (and
+    ``feature_names``, ``log_x``, ``equal_aspect``).
     """
     require_matplotlib()
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(7, 6), layout="constrained")
-    plot_clusters(fig.add_subplot(), X, labels, title=title)
+    plot_clusters(
+        fig.add_subplot(), X, labels, title=title, feature_names=feature_names, log_x=log_x,
+        equal_aspect=equal_aspect,
+    )
     return save_figure(fig, path, dpi=dpi)
 
 

@@ -10,7 +10,7 @@ import numpy.typing as npt
 
 from . import _core
 from ._validation import as_weights, check_n_threads
-from .gram import Semimetric, as_points
+from .gram import Semimetric, Sigma, as_points, resolve_sigma
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def energy_statistics(
     weights: Any = None,
     semimetric: str = "power",
     alpha: float = 1.0,
-    sigma: Optional[float] = None,
+    sigma: Sigma = None,
     n_threads: Optional[int] = None,
 ) -> EnergyStatistics:
     """W, S and ``g`` of a partition, from data ``X``, a semimetric matrix ``R`` or a Gram
@@ -123,7 +123,7 @@ def _compute(
     weights: Any = None,
     semimetric: str = "power",
     alpha: float = 1.0,
-    sigma: Optional[float] = None,
+    sigma: Sigma = None,
     n_threads: Optional[int] = None,
     with_g: bool,
 ) -> tuple[float, float, float, npt.NDArray[np.float64], Optional[npt.NDArray[np.float64]]]:
@@ -146,7 +146,7 @@ def _compute(
         label_array, k, x, square(R, "R"), square(G, "G"),
         # The core checks the name (and says which ones it knows).
         as_weights(weights), cast(Semimetric, semimetric), float(alpha),
-        None if sigma is None else float(sigma), with_g=with_g,
+        resolve_sigma(sigma, x, semimetric), with_g=with_g,
         n_threads=check_n_threads(n_threads),
     )
     return float(within), float(between), float(total), sizes, g
@@ -203,7 +203,7 @@ def energy_distance(
     *,
     semimetric: str = "power",
     alpha: float = 1.0,
-    sigma: Optional[float] = None,
+    sigma: Sigma = None,
     n_threads: Optional[int] = None,
 ) -> float:
     """Two-sample energy distance
@@ -211,7 +211,8 @@ def energy_distance(
 
     Means run over all pairs (including ``a = a'``); with ``rho = ||x - y||`` this is the
     classical energy distance of Székely and Rizzo. ``X`` and ``Y`` need the same number of
-    columns. ``sigma=None`` uses :func:`bandwidth` of ``X``. Ctrl-C interrupts the computation
+    columns. ``sigma=None`` or ``"mean"`` uses :func:`bandwidth` of ``X``, ``"median"``
+    ``bandwidth(X, "median")``. Ctrl-C interrupts the computation
     (``KeyboardInterrupt``).
 
     Parameters
@@ -236,7 +237,7 @@ def energy_distance(
     a, b = as_points(X, "X"), as_points(Y, "Y")
     return float(
         _core.energy_distance(
-            a, b, cast(Semimetric, semimetric), float(alpha), None if sigma is None else float(sigma),
+            a, b, cast(Semimetric, semimetric), float(alpha), resolve_sigma(sigma, a, semimetric),
             n_threads=check_n_threads(n_threads),
         )
     )

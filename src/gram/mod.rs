@@ -32,6 +32,7 @@ use crate::validate::all_finite;
 
 mod bandwidth;
 mod frame;
+mod median;
 mod semimetric_matrix;
 #[cfg(test)]
 mod tests;
@@ -41,6 +42,7 @@ mod tiles;
 // `kgroups::gram::{Points, Semimetric, ...}` keeps working.
 pub use crate::distance::{semimetric_row, squared_distances_from, Points, Semimetric};
 pub use bandwidth::{bandwidth, bandwidth_weighted};
+pub use median::{bandwidth_median, bandwidth_median_weighted, MEDIAN_SAMPLE};
 pub use semimetric_matrix::{gram_from_semimetric, gram_from_semimetric_into};
 
 pub(crate) use frame::{base_kernel_value, Frame};

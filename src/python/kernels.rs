@@ -1,14 +1,16 @@
 //! Kernel matrices from data or a semimetric matrix, the bandwidth, and Nyström landmarks.
 
-use super::arrays::{new_zeros, points, square};
+use super::arrays::{contiguous, new_zeros, points, square};
 use super::detach::run_detached;
 use super::options::{parse_base, parse_landmarks, parse_semimetric};
 use crate::control::Control;
 use crate::error::KGroupsError;
 use crate::gram::{energy_gram_cross_into, energy_gram_into, gram_from_semimetric_into};
 use crate::lowrank::select_landmarks as landmarks;
-use crate::{bandwidth, Base, KernelElement};
-use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray2};
+use crate::{
+    bandwidth, bandwidth_median, bandwidth_median_weighted, bandwidth_weighted, Base, KernelElement,
+};
+use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
@@ -111,11 +113,40 @@ fn gram_from_semimetric<'py>(
     }
 }
 
-/// σ with σ² = mean over pairs of ‖x_a − x_b‖².
+/// The bandwidth σ by `rule`: "mean", σ² = mean over pairs of ‖x_a − x_b‖²; "median", the
+/// median of ‖x_a − x_b‖ over pairs (on a fixed subsample of large data); optionally weighted.
 #[pyfunction(name = "bandwidth")]
-fn bandwidth_of(py: Python<'_>, x: PyReadonlyArray2<'_, f64>) -> PyResult<f64> {
+#[pyo3(signature = (x, rule="mean", weights=None))]
+fn bandwidth_of(
+    py: Python<'_>,
+    x: PyReadonlyArray2<'_, f64>,
+    rule: &str,
+    weights: Option<PyReadonlyArray1<'_, f64>>,
+) -> PyResult<f64> {
     let points = points(&x, "X")?;
-    run_detached(py, None, None, |control| bandwidth(&points, control))
+    let weights = weights
+        .as_ref()
+        .map(|w| contiguous(w, "weights"))
+        .transpose()?;
+    let median = match rule {
+        "mean" => false,
+        "median" => true,
+        other => {
+            return Err(KGroupsError::invalid(
+                "sigma",
+                format!(
+                    "unknown bandwidth rule {other:?}; use 'mean', 'median' or a positive number"
+                ),
+            )
+            .into())
+        }
+    };
+    run_detached(py, None, None, |control| match (median, weights) {
+        (false, None) => bandwidth(&points, control),
+        (false, Some(w)) => bandwidth_weighted(&points, w, control),
+        (true, None) => bandwidth_median(&points, control),
+        (true, Some(w)) => bandwidth_median_weighted(&points, w, control),
+    })
 }
 
 /// Indices of m landmarks: "uniform" (without replacement) or "k-means++" (D² sampling in

@@ -14,6 +14,7 @@
 //! `error::human_bytes`). Split when a second binding or a separately released core appears.
 
 mod arrays;
+mod assignment;
 mod cluster;
 mod dask;
 mod detach;
@@ -35,6 +36,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     stats::register(m)?;
     one_d::register(m)?;
     dask::register(m)?;
+    assignment::register(m)?;
     m.add_function(wrap_pyfunction!(detach::_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(detach::_sleep_for_tests, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

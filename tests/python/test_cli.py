@@ -429,3 +429,238 @@ def test_a_rewritten_labels_file_keeps_its_permissions(
     assert np.loadtxt(out, dtype=np.int64).shape == (200,)
 
 
+
+
+# ----------------------------------------------------------------------------- real files
+
+
+@pytest.fixture
+def table_csv(tmp_path: Path) -> tuple[Path, np.ndarray]:
+    """An id column of text, two measured columns in different units, a header."""
+    rng = np.random.default_rng(8)
+    X = np.vstack([
+        rng.normal([1.7, 60.0], [0.05, 3.0], (40, 2)),
+        rng.normal([1.2, 25.0], [0.05, 3.0], (40, 2)),
+    ])
+    path = tmp_path / "people.csv"
+    with path.open("w") as handle:
+        handle.write("id,height,weight\n")
+        for i, (h, w) in enumerate(X):
+            handle.write(f"p{i:03d},{float(h)!r},{float(w)!r}\n")
+    return path, X
+
+
+@pytest.mark.parametrize("columns", ["height,weight", "1,2", "height,2"])
+def test_columns_by_name_or_index_leave_out_an_id_column(
+    table_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any, columns: str
+) -> None:
+    path, X = table_csv
+    out = tmp_path / "labels.txt"
+    assert main(["cluster", str(path), "-k", "2", "--columns", columns, "-o", str(out), "--seed", "1"]) == 0
+    summary = capsys.readouterr().out
+    assert "(columns height, weight)" in summary
+    expected = kgroups_rs.KernelKGroups(2, random_state=1).fit(X).labels_
+    assert np.array_equal(np.loadtxt(out, dtype=np.int64), expected)
+    sizes = np.bincount(expected, minlength=2)
+    assert f"cluster sizes  0: {sizes[0]}, 1: {sizes[1]}" in summary
+
+
+def test_columns_errors(table_csv: tuple[Path, np.ndarray], capsys: Any) -> None:
+    path, _ = table_csv
+    assert main(["cluster", str(path), "-k", "2", "--columns", "age"]) == 2
+    err = capsys.readouterr().err
+    assert "--columns: no column named 'age'" in err and "'height'" in err
+    assert main(["cluster", str(path), "-k", "2", "--columns", "7"]) == 2
+    assert "column 7 does not exist" in capsys.readouterr().err
+    assert main(["cluster", str(path), "-k", "2", "--columns", "1,height"]) == 2
+    assert "given twice" in capsys.readouterr().err
+    # without --columns the text id column is not a number
+    assert main(["cluster", str(path), "-k", "2"]) == 2
+    assert "'p000' is not a number" in capsys.readouterr().err
+
+
+def test_columns_of_an_npy_file(tmp_path: Path) -> None:
+    X = np.random.default_rng(9).normal(size=(30, 3))
+    X[:, 0] = np.arange(30)  # an id column
+    path = tmp_path / "d.npy"
+    np.save(path, X)
+    out = tmp_path / "l.txt"
+    assert main(["cluster", str(path), "-k", "2", "--columns", "1,2", "-o", str(out), "--seed", "0"]) == 0
+    expected = kgroups_rs.KernelKGroups(2, random_state=0).fit(X[:, 1:]).labels_
+    assert np.array_equal(np.loadtxt(out, dtype=np.int64), expected)
+
+
+def test_standardize(table_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any) -> None:
+    path, X = table_csv
+    out = tmp_path / "labels.txt"
+    args = ["cluster", str(path), "-k", "2", "--columns", "height,weight", "-o", str(out), "--seed", "0"]
+    assert main([*args, "--standardize"]) == 0
+    assert "standardized" in capsys.readouterr().out
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    expected = kgroups_rs.KernelKGroups(2, random_state=0).fit(Z).labels_
+    assert np.array_equal(np.loadtxt(out, dtype=np.int64), expected)
+    # a constant column becomes 0 and is named in the summary
+    const = tmp_path / "const.csv"
+    np.savetxt(const, np.column_stack([X[:, 0], np.full(80, 3.0)]), delimiter=",", header="a,b", comments="")
+    assert main(["cluster", str(const), "-k", "2", "--standardize"]) == 0
+    assert "constant, set to 0: b" in capsys.readouterr().out
+
+
+def test_log_x_needs_one_positive_column(
+    table_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any
+) -> None:
+    path, _ = table_csv
+    assert main(["cluster", str(path), "-k", "2", "--columns", "1,2", "--log-x"]) == 2
+    assert "--log-x is for one column of positive values" in capsys.readouterr().err
+    negative = tmp_path / "neg.csv"
+    np.savetxt(negative, np.linspace(-1, 1, 20))
+    assert main(["cluster", str(negative), "-k", "2", "--log-x"]) == 2
+    assert "values <= 0" in capsys.readouterr().err
+
+
+def test_sigma_rule_and_threads_options(
+    circles_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any
+) -> None:
+    path, X = circles_csv
+    out = tmp_path / "l.txt"
+    assert main(["cluster", str(path), "-k", "2", "--kernel", "gaussian", "--sigma", "median",
+                 "--threads", "-1", "-o", str(out)]) == 0
+    summary = capsys.readouterr().out
+    sigma = kgroups_rs.bandwidth(X, "median")
+    assert f"sigma = {sigma:.6g} (median rule)" in summary
+    assert main(["cluster", str(path), "-k", "2", "--threads", "0"]) == 2
+    assert "'n_threads' parameter" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["cluster", str(path), "-k", "2", "--kernel", "gaussian", "--sigma", "mode"])
+    assert exit_info.value.code == 2
+    assert "'mode' is not a number, 'mean' or 'median'" in capsys.readouterr().err
+
+
+def test_figure_axes_and_legend_follow_the_file(table_csv: tuple[Path, np.ndarray]) -> None:
+    pytest.importorskip("matplotlib")
+    from kgroups_rs.plotting import plot_clusters
+    from matplotlib.figure import Figure
+
+    _, X = table_csv
+    labels = (X[:, 1] < 40).astype(np.int64)
+    ax = Figure().add_subplot()
+    plot_clusters(ax, X, labels, feature_names=["height", "weight"], equal_aspect=False)
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("height", "weight")
+    assert ax.get_aspect() == "auto"
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["cluster 0 (n = 40)", "cluster 1 (n = 40)"]  # as in the labels file
+    # one skewed positive column: a histogram on a log axis, named by the header
+    ax = Figure().add_subplot()
+    plot_clusters(ax, np.exp(X[:, 1] / 10), labels, feature_names=["income"], log_x=True)
+    assert ax.get_xlabel() == "income (log scale)" and ax.get_xscale() == "log"
+    # wide data on a line: no second principal component of 0% variance
+    t = np.linspace(0, 1, 50)
+    line = np.outer(t, np.arange(1, 6))
+    ax = Figure().add_subplot()
+    plot_clusters(ax, line, (t > 0.5).astype(np.int64))
+    assert ax.get_xlabel().startswith("principal component 1 (100% of variance)")
+    assert ax.get_ylabel() == "number of points"
+
+
+def test_plot_option_draws_with_header_names(table_csv: tuple[Path, np.ndarray], tmp_path: Path,
+                                             monkeypatch: Any) -> None:
+    pytest.importorskip("matplotlib")
+    import kgroups_rs.plotting
+
+    seen: dict[str, Any] = {}
+    real = kgroups_rs.plotting.save_clusters_figure
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.update(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(kgroups_rs.plotting, "save_clusters_figure", spy)
+    path, _ = table_csv
+    png = tmp_path / "f.png"
+    assert main(["cluster", str(path), "-k", "2", "--columns", "weight", "--log-x", "--plot", str(png)]) == 0
+    assert seen["feature_names"] == ["weight"] and seen["log_x"] is True
+    assert png.read_bytes().startswith(PNG_MAGIC)
+    assert main(["cluster", str(path), "-k", "2", "--columns", "height,weight", "--standardize",
+                 "--plot", str(png)]) == 0
+    assert seen["feature_names"] == ["height", "weight"] and seen["equal_aspect"] is False
+
+
+# ----------------------------------------------------------------------------- progress bar
+
+
+class _Terminal:
+    """A stream that says it is a terminal."""
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+
+    def write(self, s: str) -> int:
+        self.text.append(s)
+        return len(s)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_on_a_terminal_only() -> None:
+    import argparse
+
+    from kgroups_rs._progress import ProgressBar
+    from kgroups_rs.cli.cluster import _progress
+
+    args = argparse.Namespace(verbose=False, no_progress=False, n_init=3, max_iter=10)
+    pytest.importorskip("tqdm")
+    assert isinstance(_progress(args, _Terminal()), ProgressBar)
+    assert _progress(args, sys.stderr if not sys.stderr.isatty() else open(os.devnull, "w")) is None
+    args.no_progress = True
+    assert _progress(args, _Terminal()) is None
+
+
+@pytest.mark.parametrize("use_tqdm", [False, True])
+def test_progress_bar_counts_finished_starts(use_tqdm: bool) -> None:
+    if use_tqdm:
+        pytest.importorskip("tqdm")
+    from kgroups_rs._progress import ProgressBar
+
+    stream = _Terminal()
+    bar = ProgressBar(2, 5, stream, use_tqdm=use_tqdm)
+    bar(0, 1, 4, 1.0)
+    bar(1, 1, 3, 2.0)
+    bar(0, 2, 0, 1.5)  # start 0 converged
+    assert bar.finished == {0} and bar.best == 2.0
+    bar(1, 5, 2, 2.5)  # start 1 reached max_iter
+    assert bar.finished == {0, 1}
+    bar.close()  # again, as the clustering functions do: nothing more is drawn
+    bar(0, 3, 0, 9.0)
+    text = "".join(stream.text)
+    assert "2/2" in text and "9.0" not in text
+    if not use_tqdm:
+        assert "best Q = 2.5" in text and text.endswith("\n") and text.count("\n") == 1
+
+
+def test_progress_bar_is_closed_when_the_run_ends(capsys: Any) -> None:
+    # A run that stops at max_iter = 1: every start's last event finishes it, or the
+    # function closes the bar; either way the line ends.
+    X = np.random.default_rng(11).normal(size=(300, 2))
+    G = kgroups_rs.energy_gram(X)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", kgroups_rs.ConvergenceWarning)
+        kgroups_rs.kernel_kgroups(G, 5, n_init=2, max_iter=1, init="random", random_state=0, progress=True)
+    err = capsys.readouterr().err
+    assert err.endswith("\n") and "2/2" in err
+
+
+def test_progress_true_in_the_library(capsys: Any) -> None:
+    X = np.random.default_rng(10).normal(size=(200, 2))
+    G = kgroups_rs.energy_gram(X)
+    quiet = kgroups_rs.kernel_kgroups(G, 3, n_init=3, random_state=4)
+    shown = kgroups_rs.kernel_kgroups(G, 3, n_init=3, random_state=4, progress=True)
+    assert np.array_equal(quiet.labels, shown.labels)
+    assert "3/3" in capsys.readouterr().err
+    with pytest.raises(TypeError, match="progress must be True"):
+        kgroups_rs.kernel_kgroups(G, 3, progress="yes")

@@ -356,7 +356,8 @@ def _invalid(name: str, allowed: str) -> str:
         # alpha is checked whatever the kernel, as scikit-learn checks every parameter
         ({"kernel": "gaussian", "alpha": 3.0}, ValueError, _invalid("alpha", "a float .*")),
         ({"kernel": "gaussian", "sigma": -1.0}, ValueError,
-         _invalid("sigma", r"a float in the range \(0\.0, inf\) or None")),
+         _invalid("sigma", r"a float in the range \(0\.0, inf\), a str among \{.*'median'.*\} or None")),
+        ({"kernel": "gaussian", "sigma": "mode"}, ValueError, _invalid("sigma", "a float .*")),
         ({"kernel": "exponential", "sigma": float("nan")}, ValueError, _invalid("sigma", "a float .*")),
         ({"kernel": "gaussian", "sigma": float("inf")}, ValueError, _invalid("sigma", "a float .*")),
         ({"n_clusters": 0}, ValueError, _invalid("n_clusters", r"an int in the range \[1, inf\)")),
@@ -368,7 +369,9 @@ def _invalid(name: str, allowed: str) -> str:
         ({"init": [0, 1, 0]}, ValueError, "init labels must have shape"),
         ({"n_init": 0}, ValueError, _invalid("n_init", r"an int in the range \[1, inf\)")),
         ({"max_iter": 0}, ValueError, _invalid("max_iter", r"an int in the range \[1, inf\)")),
-        ({"n_threads": 0}, ValueError, _invalid("n_threads", r"an int in the range \[1, 1024\] or None")),
+        ({"n_threads": 0}, ValueError,
+         _invalid("n_threads", r"an int in the range \[1, 1024\], an int in the range \(-inf, -1\] or None")),
+        ({"n_threads": -10_000}, ValueError, "n_threads = -10000 leaves no thread"),
         ({"random_state": -1}, ValueError, _invalid("random_state", r"an int in the range \[0, inf\).*")),
         ({"random_state": "seed"}, TypeError, _invalid("random_state", ".*Generator.* or None")),
         ({"kernel_storage": "sparse"}, ValueError,
@@ -452,3 +455,108 @@ def test_auto_storage_chooses_by_expected_time() -> None:
     assert KernelKGroups(3, n_init=1, random_state=0).fit(wide).kernel_storage_ == "dense"
     lloyd = KernelKGroups(3, n_init=1, algorithm="lloyd", random_state=0).fit(X)
     assert lloyd.kernel_storage_ == "dense"
+
+
+# ----------------------------------------------------------------------------- transform, score
+
+
+def _direct_distances(model: Any, X_train: np.ndarray, X_new: np.ndarray, w: Any = None) -> np.ndarray:
+    """||phi(x) - mu_l||^2 from one kernel matrix of the new and training points together
+    (base point: the training mean, as the estimator), by the definition of the mean."""
+    kw = {"semimetric": "power", "alpha": model.alpha} if model.kernel == "energy" else {
+        "semimetric": model.kernel, "sigma": model.sigma_}
+    both = np.vstack([X_new, X_train]) - model.shift_
+    G = kgroups_rs.energy_gram(both, base="origin", **kw)
+    m = X_new.shape[0]
+    K_new, K_cross, K_train = np.diag(G)[:m], G[:m, m:], G[m:, m:]
+    w = np.ones(X_train.shape[0]) if w is None else np.asarray(w, float)
+    out = np.empty((m, model.n_clusters))
+    for cluster in range(model.n_clusters):
+        a = w * (model.labels_ == cluster)
+        s = a.sum()
+        out[:, cluster] = K_new - 2 * K_cross @ a / s + a @ K_train @ a / s**2
+    return out
+
+
+@pytest.mark.parametrize("params", [
+    {"kernel": "energy"}, {"kernel": "energy", "alpha": 0.5}, {"kernel": "gaussian"},
+    {"kernel": "exponential", "sigma": "median"}, {"kernel": "energy", "kernel_storage": "matrix-free"},
+])
+def test_transform_is_the_squared_distance_to_each_mean(params: dict[str, Any]) -> None:
+    X = blobs(n=150, seed=21)
+    X_new = blobs(n=40, seed=22)
+    w = np.random.default_rng(3).uniform(0.5, 2.0, X.shape[0])
+    model = KernelKGroups(3, random_state=0, **params).fit(X, sample_weight=w)
+    D = model.transform(X_new)
+    assert D.shape == (40, 3) and np.all(D >= 0)
+    np.testing.assert_allclose(D, _direct_distances(model, X, X_new, w), rtol=1e-9, atol=1e-9)
+    assert np.array_equal(D.argmin(axis=1), model.predict(X_new))
+    assert np.array_equal(model.transform(X).argmin(axis=1), model.labels_)
+    assert np.array_equal(KernelKGroups(3, random_state=0, **params).fit_transform(X, sample_weight=w),
+                          model.transform(X))
+
+
+def test_score_is_minus_the_within_dispersion_under_the_fitted_means() -> None:
+    X = blobs(n=200, seed=31)
+    w = np.random.default_rng(4).uniform(0.5, 2.0, 200)
+    model = KernelKGroups(3, random_state=0).fit(X, sample_weight=w)
+    # On the training data of a converged fit: every point is nearest its own mean, so the
+    # score is -W.
+    assert model.converged_
+    assert model.score(X, sample_weight=w) == pytest.approx(-model.within_, rel=1e-10)
+    X_new = blobs(n=50, seed=32)
+    direct = _direct_distances(model, X, X_new, w).min(axis=1)
+    assert model.score(X_new) == pytest.approx(-direct.sum(), rel=1e-10)
+    v = np.arange(50) % 3
+    assert model.score(X_new, sample_weight=v) == pytest.approx(-(v @ direct), rel=1e-10)
+    # farther points score lower
+    assert model.score(X_new + 100.0) < model.score(X_new)
+
+
+def test_transform_and_score_do_not_exist_for_a_precomputed_kernel() -> None:
+    X = blobs(n=30, seed=33)
+    G = kgroups_rs.energy_gram(X)
+    model = KernelKGroups(2, kernel="precomputed", random_state=0).fit(G)
+    assert not hasattr(model, "transform") and not hasattr(model, "score")
+    with pytest.raises(AttributeError, match="transform"):
+        model.transform(G)
+
+
+def test_cluster_sizes() -> None:
+    X = blobs(n=90, seed=34)
+    w = np.zeros(90)
+    w[:60] = 2.5
+    model = KernelKGroups(3, random_state=0).fit(X, sample_weight=w)
+    assert model.cluster_sizes_.dtype == np.int64
+    assert np.array_equal(model.cluster_sizes_, np.bincount(model.labels_, minlength=3))
+    assert model.cluster_sizes_.sum() == 90  # weight-0 points counted where predict puts them
+    np.testing.assert_allclose(model.cluster_weights_, np.bincount(model.labels_[:60], minlength=3) * 2.5)
+
+
+def test_convergence_warning_is_scikit_learns() -> None:
+    from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
+
+    X = blobs(n=300, seed=35, spread=4.0)
+    with pytest.warns(SklearnConvergenceWarning, match="max_iter = 1"):
+        KernelKGroups(5, max_iter=1, n_init=1, init="random", random_state=0).fit(X)
+    with pytest.warns(kgroups_rs.ConvergenceWarning, match="max_iter = 1"):
+        KernelKGroups(5, max_iter=1, n_init=1, init="random", random_state=0).fit(X)
+    duplicates = np.repeat([[0.0, 0.0], [1.0, 1.0]], 10, axis=0)
+    with pytest.warns(SklearnConvergenceWarning, match="only 2 distinct clusters were found for k = 3"):
+        KernelKGroups(3, random_state=0).fit(duplicates)
+
+
+def test_sigma_rules_and_n_threads_in_the_estimator() -> None:
+    X = blobs(n=120, seed=36)
+    w = np.random.default_rng(5).integers(0, 3, 120).astype(float)
+    model = KernelKGroups(3, kernel="gaussian", sigma="median", random_state=0).fit(X, sample_weight=w)
+    support = w > 0
+    expected = kgroups_rs.bandwidth(X[support], "median", weights=w[support])
+    assert model.sigma_ == pytest.approx(expected, rel=1e-12)
+    mean = KernelKGroups(3, kernel="gaussian", sigma="mean", random_state=0).fit(X)
+    default = KernelKGroups(3, kernel="gaussian", random_state=0).fit(X)
+    assert mean.sigma_ == default.sigma_ == pytest.approx(kgroups_rs.bandwidth(X), rel=1e-12)
+    one = KernelKGroups(3, random_state=0, n_threads=1).fit(X)
+    for threads in (-1, None):
+        other = KernelKGroups(3, random_state=0, n_threads=threads).fit(X)
+        assert np.array_equal(other.labels_, one.labels_)

@@ -480,9 +480,15 @@ def draw_k(data: st.DataObject, ch: Chooser, n: int, name: str = "k") -> tuple[A
 
 
 def draw_threads(data: st.DataObject, ch: Chooser) -> tuple[Any, list[str], bool]:
-    t = ch.pick("n_threads", [None, None, 1, 2, np.int64(2)], [0, -1, 1025, 2**64, True, 1.5])
+    t = ch.pick(
+        "n_threads", [None, None, 1, 2, np.int64(2), -1, np.int64(-1)], [0, -(10**6), 1025, 2**64, True, 1.5]
+    )
     if t is None:
         return None, [], False
+    if not isinstance(t, (bool, np.bool_)) and isinstance(t, (int, np.integer)) and int(t) == -1:
+        return t, [], False  # all cores, as None
+    if not isinstance(t, (bool, np.bool_)) and isinstance(t, (int, np.integer)) and int(t) == -(10**6):
+        return t, ["n_threads = -10**6 leaves no thread"], False
     return (t, *int_problems(t, "n_threads", 1, 1024))
 
 

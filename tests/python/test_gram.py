@@ -659,8 +659,12 @@ def test_non_real_X_is_a_type_error(value: Any) -> None:
 
 
 def test_bad_n_threads() -> None:
-    with pytest.raises(ValueError, match=r"n_threads must be between 1 and 1024, got 0"):
+    with pytest.raises(ValueError, match=r"n_threads = 0 leaves no thread on this machine"):
         kgroups_rs.energy_gram(X_OK, n_threads=0)
+    with pytest.raises(ValueError, match=r"n_threads = -100000 leaves no thread"):
+        kgroups_rs.energy_gram(X_OK, n_threads=-100_000)
+    with pytest.raises(ValueError, match=r"n_threads must be between 1 and 1024, got 2000"):
+        kgroups_rs.energy_gram(X_OK, n_threads=2000)
     with pytest.raises(TypeError, match=r"n_threads must be an integer"):
         kgroups_rs.energy_gram(X_OK, n_threads=1.5)
 

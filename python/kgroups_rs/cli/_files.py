@@ -27,6 +27,7 @@ from ._common import CliError
 __all__ = [
     "check_output",
     "read_matrix",
+    "read_table",
     "same_file",
     "write_atomically",
     "write_labels",
@@ -60,7 +61,40 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _read_text(path: Path, delimiter: Optional[str]) -> npt.NDArray[np.float64]:
+def _select(
+    spec: Optional[str], header: Optional[list[str]], width: int, path: Path
+) -> list[int]:
+    """The 0-based column indices that ``--columns`` names: a comma-separated list of header
+    names or 0-based indices (a name wins over an index when the header has it); all
+    columns for None."""
+    if spec is None:
+        return list(range(width))
+    chosen: list[int] = []
+    for token in (t.strip() for t in spec.split(",")):
+        if not token:
+            raise CliError(f"--columns {spec!r}: an empty column name; separate columns by commas")
+        if header is not None and token in header:
+            index = header.index(token)
+        elif token.isdigit():
+            index = int(token)
+            if index >= width:
+                raise CliError(
+                    f"--columns: column {index} does not exist: {path} has {width} columns "
+                    f"(0-based indices 0 to {width - 1})"
+                )
+        else:
+            known = "" if header is None else " (columns: " + ", ".join(repr(h) for h in header) + ")"
+            extra = "" if header is not None else "; it has no header line, so give 0-based indices"
+            raise CliError(f"--columns: no column named {token!r} in {path}{known}{extra}")
+        if index in chosen:
+            raise CliError(f"--columns: column {token!r} is given twice")
+        chosen.append(index)
+    return chosen
+
+
+def _read_text(
+    path: Path, delimiter: Optional[str], columns: Optional[str] = None
+) -> tuple[npt.NDArray[np.float64], list[str]]:
     if delimiter is None:
         delimiter = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
     try:
@@ -69,27 +103,50 @@ def _read_text(path: Path, delimiter: Optional[str]) -> npt.NDArray[np.float64]:
     except UnicodeDecodeError:
         raise CliError(f"{path} is not a text (CSV) file; give a .csv, .tsv or .npy file") from None
     rows = [(i, row) for i, row in rows if any(cell.strip() for cell in row)]
+    header: Optional[list[str]] = None
     if rows and not any(_is_number(cell) for cell in rows[0][1]):
-        rows = rows[1:]  # a header line: every cell is text
+        header = [cell.strip() for cell in rows[0][1]]  # a header line: every cell is text
+        rows = rows[1:]
     if not rows:
         raise CliError(f"{path} holds no data rows")
     width = len(rows[0][1])
-    data = np.empty((len(rows), width), dtype=np.float64)
+    if header is not None and len(header) != width:
+        raise CliError(
+            f"{path}: the header line has {len(header)} names, but the first data line has "
+            f"{width} values"
+        )
+    chosen = _select(columns, header, width, path)
+    data = np.empty((len(rows), len(chosen)), dtype=np.float64)
     for r, (line, row) in enumerate(rows):
         if len(row) != width:
             raise CliError(
                 f"{path}, line {line}: {len(row)} values, but the first data line has {width}"
             )
-        data[r] = [_parse_cell(cell, path, line, c) for c, cell in enumerate(row, 1)]
-    return data
+        data[r] = [_parse_cell(row[c], path, line, c + 1) for c in chosen]
+    names = [header[c] if header is not None else f"column {c}" for c in chosen]
+    return data, names
 
 
 def read_matrix(path: Path | str, delimiter: Optional[str] = None) -> npt.NDArray[np.float64]:
-    """The data of a ``.npy`` file or a delimited text file as a float64 ``(n, D)`` array.
+    """The data of a ``.npy`` file or a delimited text file as a float64 ``(n, D)`` array
+    (every column; :func:`read_table` selects columns and gives their names)."""
+    return read_table(path, delimiter)[0]
+
+
+def read_table(
+    path: Path | str, delimiter: Optional[str] = None, columns: Optional[str] = None
+) -> tuple[npt.NDArray[np.float64], list[str]]:
+    """The data of a ``.npy`` file or a delimited text file as a float64 ``(n, D)`` array,
+    and the names of its columns.
 
     Text files: comma-separated (tab-separated for ``.tsv``/``.tab``, or ``delimiter``), one
     point per line, an optional header line whose cells are all non-numeric, blank lines
     ignored. A one-dimensional ``.npy`` array is read as ``n`` points in one dimension.
+
+    ``columns`` keeps only some columns, in the order given: a comma-separated list of
+    header names or 0-based column indices (``"x,y"``, ``"1,2"``), e.g. to leave out an id
+    column, which need not hold numbers. The names are the header's, or ``"column i"``
+    (0-based) without a header.
 
     Raises
     ------
@@ -102,26 +159,27 @@ def read_matrix(path: Path | str, delimiter: Optional[str] = None) -> npt.NDArra
         raise CliError(f"no such file: {p}")
     if p.is_dir():
         raise CliError(f"{p} is a directory, not a data file")
-    if p.suffix.lower() == ".npy":
-        try:
-            raw = np.load(p, allow_pickle=False)
-        except ValueError as exc:
-            raise CliError(f"{p} is not a readable .npy array of numbers ({exc})") from None
-        if raw.dtype.kind not in "biuf":
-            raise CliError(f"{p} holds {raw.dtype} data, not real numbers")
-        data = np.asarray(raw, dtype=np.float64)
-        if data.ndim == 1:
-            data = data[:, None]
-        if data.ndim != 2:
-            raise CliError(f"{p} holds a {data.ndim}-D array; expected (n,) or (n, D)")
-        if data.size == 0:
-            raise CliError(f"{p} holds no data")
-        bad = np.argwhere(~np.isfinite(data))
-        if bad.size:
-            row, col = (int(v) for v in bad[0])
-            raise CliError(f"{p}, row {row}, column {col}: {data[row, col]} is not a finite number")
-        return data
-    return _read_text(p, delimiter)
+    if p.suffix.lower() != ".npy":
+        return _read_text(p, delimiter, columns)
+    try:
+        raw = np.load(p, allow_pickle=False)
+    except ValueError as exc:
+        raise CliError(f"{p} is not a readable .npy array of numbers ({exc})") from None
+    if raw.dtype.kind not in "biuf":
+        raise CliError(f"{p} holds {raw.dtype} data, not real numbers")
+    data = np.asarray(raw, dtype=np.float64)
+    if data.ndim == 1:
+        data = data[:, None]
+    if data.ndim != 2:
+        raise CliError(f"{p} holds a {data.ndim}-D array; expected (n,) or (n, D)")
+    if data.size == 0:
+        raise CliError(f"{p} holds no data")
+    chosen = _select(columns, None, data.shape[1], p)
+    bad = np.argwhere(~np.isfinite(data[:, chosen]))
+    if bad.size:
+        row, col = int(bad[0][0]), chosen[int(bad[0][1])]
+        raise CliError(f"{p}, row {row}, column {col}: {data[row, col]} is not a finite number")
+    return data[:, chosen], [f"column {c}" for c in chosen]
 
 
 # ----------------------------------------------------------------------------- output

@@ -45,11 +45,21 @@ def _alpha(text: str) -> float:
     return value
 
 
-def _sigma(text: str) -> float:
+def _threads(text: str) -> int:
+    """``--threads``: an integer; -1 is all cores, -2 all but one, ... (checked when used)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+
+
+def _sigma(text: str) -> float | str:
+    if text in ("mean", "median"):
+        return text
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number, 'mean' or 'median'") from None
     if not (np.isfinite(value) and value > 0.0):
         raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
     return value
@@ -78,8 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="figure to write (default: kgroups_demo.png)")
     demo.add_argument("--no-plot", action="store_true", help="do not write the figure")
     demo.add_argument("--seed", type=_nonnegative_int, default=0, help="random seed (default 0)")
-    demo.add_argument("--threads", type=_positive_int, default=None,
-                      help="threads to use (default: all cores)")
+    demo.add_argument("--threads", type=_threads, default=None,
+                      help="threads to use (default: all cores; -1: all cores, -2: all but one, ...)")
     demo.add_argument("-v", "--verbose", action="store_true",
                       help="print progress (restart, sweep, moves) on stderr")
     demo.set_defaults(run=demo_command.run)
@@ -99,8 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--alpha", type=_alpha, default=1.0,
                     help="exponent of the energy kernel, 0 < alpha <= 2 (default 1)")
     cl.add_argument("--sigma", type=_sigma, default=None,
-                    help="bandwidth of the exponential/gaussian kernels (default: the data's "
-                    "scale, sigma^2 = mean squared distance between points)")
+                    help="bandwidth of the exponential/gaussian kernels: a positive number, "
+                    "'mean' (default: sigma^2 = mean squared distance between points) or "
+                    "'median' (the median distance between points)")
     cl.add_argument("--algorithm", choices=ALGORITHMS, default="hartigan",
                     help="hartigan = kernel k-groups (default); lloyd / lloyd-online = "
                     "kernel k-means, batch / online")
@@ -120,8 +131,19 @@ def build_parser() -> argparse.ArgumentParser:
                     "(n <= 16384 in float64), matrix-free above")
     cl.add_argument("--delimiter", default=None,
                     help="column separator of a text file (default: ',' or tab for .tsv)")
-    cl.add_argument("--threads", type=_positive_int, default=None,
-                    help="threads to use (default: all cores)")
+    cl.add_argument("--threads", type=_threads, default=None,
+                    help="threads to use (default: all cores; -1: all cores, -2: all but one, ...)")
+    cl.add_argument("--columns", default=None, metavar="COLS",
+                    help="cluster only these columns, comma-separated header names or 0-based "
+                    "indices (e.g. to leave out an id column): --columns x,y or --columns 1,2")
+    cl.add_argument("--standardize", action="store_true",
+                    help="scale every column to mean 0 and standard deviation 1 before "
+                    "clustering (columns in different units); a constant column becomes 0")
+    cl.add_argument("--log-x", action="store_true",
+                    help="logarithmic x axis in the figure of one-dimensional positive data "
+                    "(skewed data such as incomes)")
+    cl.add_argument("--no-progress", action="store_true",
+                    help="no progress bar (shown on a terminal when tqdm is installed)")
     cl.add_argument("-o", "--output", default=None,
                     help="labels file: one label per line (.npy: an int64 array; '-': stdout, "
                     "the summary then goes to stderr)")

@@ -10,16 +10,19 @@ either way. The estimator, and so this command, needs scikit-learn.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, TextIO
 
 import numpy as np
 import numpy.typing as npt
 
+from .._progress import ProgressBar
+from ..clustering import ProgressCallback
 from ._common import CliError, progress_printer, shown
-from ._files import check_output, read_matrix, same_file, write_labels
+from ._files import check_output, read_table, same_file, write_labels
 
 if TYPE_CHECKING:
     from ._model import CommandLineKGroups
@@ -72,8 +75,27 @@ def _model(args: argparse.Namespace) -> CommandLineKGroups:
         n_threads=args.threads,
         kernel_storage=args.kernel_storage,
     )
-    progress = progress_printer(args.n_init, sys.stderr) if args.verbose else None
+    progress = _progress(args, sys.stderr)
     return model.configure(dtype=args.dtype, progress=progress, memory_bytes=_physical_memory())
+
+
+def _progress(args: argparse.Namespace, stream: TextIO) -> Optional[ProgressCallback]:
+    """Lines per sweep with ``-v``; otherwise a progress bar when ``stream`` is a terminal and
+    tqdm is installed (the bar of ``progress=True``), unless ``--no-progress``."""
+    if args.verbose:
+        return progress_printer(args.n_init, stream)
+    if args.no_progress or not stream.isatty() or importlib.util.find_spec("tqdm") is None:
+        return None
+    return ProgressBar(args.n_init, args.max_iter, stream, use_tqdm=True)
+
+
+def standardize(data: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], list[int]]:
+    """``(x - mean) / std`` per column (population standard deviation), and the indices of
+    the constant columns, which become 0."""
+    mean = data.mean(axis=0)
+    std = data.std(axis=0)
+    constant = [int(c) for c in np.flatnonzero(std == 0)]
+    return (data - mean) / np.where(std == 0, 1.0, std), constant
 
 
 def _kernel_note(args: argparse.Namespace, model: CommandLineKGroups) -> str:
@@ -81,7 +103,9 @@ def _kernel_note(args: argparse.Namespace, model: CommandLineKGroups) -> str:
         return "precomputed"
     if args.kernel == "energy":
         return f"energy, rho = ||x - y||^{args.alpha:g}"
-    default = " (bandwidth of the data)" if args.sigma is None else ""
+    default = {None: " (mean rule)", "mean": " (mean rule)", "median": " (median rule)"}.get(
+        args.sigma if isinstance(args.sigma, str) or args.sigma is None else "", ""
+    )
     return f"{args.kernel}, sigma = {model.sigma_:.6g}{default}"
 
 
@@ -116,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
     model = _model(args)
     _check_outputs(args)
     summary = sys.stderr if args.output == "-" else sys.stdout
-    data = read_matrix(args.data, args.delimiter)
+    data, names = read_table(args.data, args.delimiter, args.columns)
     n, dim = data.shape
     if not 1 <= args.k <= n:
         raise CliError(f"-k must be between 1 and the number of points n = {n}, got {args.k}")
@@ -131,7 +155,18 @@ def run(args: argparse.Namespace) -> int:
             f"machine has {_gib(model.memory_bytes or 0)} of memory; use --kernel-storage auto "
             "or matrix-free"
         )
-    model.fit(data)
+    if args.log_x and (precomputed or dim != 1 or np.any(data <= 0)):
+        raise CliError(
+            "--log-x is for one column of positive values (the figure's x axis); "
+            f"the data have {dim} columns" + ("" if dim != 1 else " and values <= 0")
+        )
+    clustered = data
+    constant: list[int] = []
+    if args.standardize:
+        if precomputed:
+            raise CliError("--standardize scales data columns; it does not apply to a kernel matrix")
+        clustered, constant = standardize(data)
+    model.fit(clustered)
     result = model.result
     assert result is not None  # set by every fit
 
@@ -146,7 +181,10 @@ def run(args: argparse.Namespace) -> int:
     converged = "converged" if model.converged_ else "max_iter reached"
     lines = [
         f"data           {args.data}: n = {n} points, D = {dim} "
-        + ("(kernel matrix)" if precomputed else "dimensions"),
+        + ("(kernel matrix)" if precomputed else "dimensions")
+        + ("" if args.columns is None else f" (columns {', '.join(names)})")
+        + ("" if not args.standardize else ", standardized"
+           + ("" if not constant else f"; constant, set to 0: {', '.join(names[c] for c in constant)}")),
         f"kernel         {kernel_note}",
         f"storage        {_storage_note(args, model, n)}",
         f"algorithm      {args.algorithm}, k = {args.k}, best of n_init = {args.n_init} "
@@ -154,7 +192,8 @@ def run(args: argparse.Namespace) -> int:
         f"objective Q    {model.objective_:.12g}",
         f"within W       {model.within_:.12g}",
         f"iterations     {model.n_iter_} ({converged}), {result.n_moves} moves",
-        f"cluster sizes  {', '.join(str(int(s)) for s in sizes)}",
+        # named as the labels file numbers the clusters (0-based), like the figure's legend
+        f"cluster sizes  {', '.join(f'{j}: {int(size)}' for j, size in enumerate(sizes))}",
         f"time           {_time_note(model)}",
     ]
     if written is not None:
@@ -162,13 +201,17 @@ def run(args: argparse.Namespace) -> int:
     elif args.output is None:
         lines.append("labels         not saved (give -o FILE)")
     if args.plot is not None:
-        lines.append(_plot(args, data, model, kernel_note))
+        lines.append(_plot(args, data, names, model, kernel_note))
     print("\n".join(lines), file=summary)
     return 0
 
 
 def _plot(
-    args: argparse.Namespace, data: npt.NDArray[np.float64], model: CommandLineKGroups, kernel_note: str
+    args: argparse.Namespace,
+    data: npt.NDArray[np.float64],
+    names: list[str],
+    model: CommandLineKGroups,
+    kernel_note: str,
 ) -> str:
     """Write the figure of the clusters; the summary line saying so."""
     if args.kernel == "precomputed":
@@ -177,7 +220,11 @@ def _plot(
 
     title = f"{Path(args.data).name}: {args.algorithm}, k = {args.k}, {kernel_note}"
     try:
-        figure = save_clusters_figure(args.plot, data, model.labels_, title=title)
+        figure = save_clusters_figure(
+            args.plot, data, model.labels_, title=title, feature_names=names, log_x=args.log_x,
+            # standardized columns are in different units: no common scale on the axes
+            equal_aspect=not args.standardize,
+        )
     except OSError as exc:
         raise CliError(f"cannot write {args.plot}: {exc.strerror or exc}") from None
     return f"plot           written to {shown(args.plot, figure)}"

@@ -142,11 +142,13 @@ pub(crate) fn check_cluster_sums_args(
         .and_then(|len| len.checked_mul(2))
         .ok_or_else(|| out_of_memory::<f64>(usize::MAX, "k", "the n × k cluster sums"))?;
     // Probe only: untouched memory costs nothing, the callers then allocate for real.
-    drop(try_filled_uninit::<f64>(
+    // `black_box` keeps the optimiser from removing the unused allocation (and with it the
+    // check: a later infallible allocation would then abort the process).
+    drop(std::hint::black_box(try_filled_uninit::<f64>(
         len,
         "k",
         "the n × k cluster sums",
-    )?);
+    )?));
     Ok(())
 }
 

@@ -106,16 +106,37 @@ fn new_matrix<T: KernelElement>(
     let len = rows
         .checked_mul(cols)
         .ok_or_else(|| matrix_out_of_memory::<T>(rows, cols, arg))?;
-    // Probe first (malloc of untouched memory is cheap), then let `vec!` use the zeroed, lazily
-    // committed allocation.
-    let mut probe: Vec<T> = Vec::new();
-    probe
-        .try_reserve_exact(len)
-        .map_err(|_| matrix_out_of_memory::<T>(rows, cols, arg))?;
-    drop(probe);
-    let mut m = vec![T::narrow(0.0); len];
+    let mut m = try_zeroed::<T>(len).ok_or_else(|| matrix_out_of_memory::<T>(rows, cols, arg))?;
     fill(&mut m)?;
     Ok(m)
+}
+
+/// `len` zeros of `T`, or `None` when the allocation fails. A zeroed allocation is committed
+/// lazily by the operating system, so the one write of the caller's fill is the first touch
+/// of the memory. (A probe allocation followed by `vec!` does not work: the optimiser may
+/// remove an allocation that is never used, and `vec!` then aborts the process.)
+fn try_zeroed<T: KernelElement>(len: usize) -> Option<Vec<T>> {
+    use std::alloc::{alloc_zeroed, Layout};
+    use std::any::TypeId;
+    let is_float =
+        TypeId::of::<T>() == TypeId::of::<f64>() || TypeId::of::<T>() == TypeId::of::<f32>();
+    let layout = Layout::array::<T>(len).ok()?;
+    if !is_float || layout.size() == 0 {
+        // Other element types (the trait is public): reserve fallibly, then write the zeros.
+        let mut v: Vec<T> = Vec::new();
+        v.try_reserve_exact(len).ok()?;
+        v.resize(len, T::narrow(0.0));
+        return Some(v);
+    }
+    // SAFETY: `layout` has a non-zero size, as `alloc_zeroed` requires. A non-null result is
+    // an allocation of the global allocator with exactly `Layout::array::<T>(len)`, which is
+    // what `Vec::from_raw_parts` needs for capacity `len`; its bytes are all zero, and T is f64
+    // or f32 (checked above), for which all-zero bits are the valid value 0.0, so all `len`
+    // elements are initialised.
+    unsafe {
+        let ptr = alloc_zeroed(layout).cast::<T>();
+        (!ptr.is_null()).then(|| Vec::from_raw_parts(ptr, len, len))
+    }
 }
 
 /// The dense n×n Gram matrix `G_ab = K(x_a, x_b)` (row-major), computed in parallel.

@@ -89,7 +89,8 @@ fig.tight_layout()
 #
 # Kernel k-groups' objective, like k-means', prefers clusters of comparable extent. When the
 # groups differ a lot in size or spread — scikit-learn's ``make_circles(noise=0.05,
-# factor=0.5)`` is such a case — the partition with the smallest W may not be the one you
-# want for any σ. A nearest-neighbour graph (:func:`kgroups_rs.knn_kernel`) with a good start
-# is then the better tool (see the graph partitioning example).
+# factor=0.5)`` is such a case — the partition with the smallest W is the one you want only
+# in a narrow window of σ (around 0.14 there, and not for every draw of the data). A
+# nearest-neighbour graph (:func:`kgroups_rs.knn_kernel`) with a good start is then the more
+# reliable tool (see the graph partitioning example).
 plt.show()

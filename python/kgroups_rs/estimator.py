@@ -33,7 +33,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from numbers import Integral, Real
-from typing import Any, Optional, TypeVar, cast
+from typing import Any, Literal, Optional, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -111,21 +111,16 @@ def _has_points(estimator: Any) -> bool:
 _if_points = cast(Callable[[_Method], _Method], available_if(_has_points))
 
 
-def _default_sigma(X: _Float, w: Optional[_Float]) -> float:
-    """The bandwidth of the ``exponential``/``gaussian`` kernels when ``sigma=None``.
-
-    ``sigma^2 = sum_ab w_a w_b ||x_a - x_b||^2 / s^2 = 2 sum_a w_a ||x_a - m||^2 / s`` with
-    ``s = sum_a w_a`` (unit weights for ``w=None``), computed from ``X`` centred at its
-    weighted mean ``m`` (as ``fit`` passes it), so the second form needs no ``m``. When all
-    points coincide (``sigma = 0``) any bandwidth gives the same clustering: 1.
-
-    The weighted bandwidth is not in the core yet (:func:`kgroups_rs.bandwidth` is
-    unweighted and raises for identical points); this is the one place to swap it in.
+def _default_sigma(X: _Float, w: Optional[_Float], rule: Literal["mean", "median"]) -> float:
+    """The bandwidth of the ``exponential``/``gaussian`` kernels by ``rule`` (see
+    :func:`kgroups_rs.bandwidth`), over the training points of positive weight, weighted by
+    their sample weights. When those points all coincide any bandwidth gives the same
+    clustering: 1.
     """
-    weights = np.ones(X.shape[0]) if w is None else w
-    squared_norms = np.einsum("ij,ij->i", X, X)
-    sigma = float(np.sqrt(2.0 * (weights @ squared_norms) / weights.sum()))
-    return sigma if sigma > 0.0 else 1.0
+    points = X if w is None else X[w > 0]
+    if points.shape[0] == 0 or np.all(points == points[0]):
+        return 1.0
+    return bandwidth(X, rule, weights=w)
 
 
 class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
@@ -287,9 +282,9 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         """``sigma_``: the number given, or the rule's bandwidth of the (centred) training
         points of positive weight, weighted by their sample weights."""
         if self.sigma is None or self.sigma == "mean":
-            return _default_sigma(self._X_fit, w_fit)
+            return _default_sigma(self._X_fit, w_fit, "mean")
         if self.sigma == "median":
-            return bandwidth(self._X_fit, "median", weights=w_fit)
+            return _default_sigma(self._X_fit, w_fit, "median")
         return float(self.sigma)
 
     def _self_kernel(self, Xc: _Float) -> _Float:

@@ -66,32 +66,8 @@ pub fn bandwidth_weighted(x: &Points, weights: &[f64], control: &Control) -> Res
 /// The weights checked (one per point, finite, ≥ 0, not all 0) and divided by the power of
 /// two 2^e ≤ max w < 2^(e+1), so that no weighted sum overflows.
 fn scaled_weights(weights: &[f64], n: usize) -> Result<Vec<f64>> {
-    if weights.len() != n {
-        return Err(KGroupsError::invalid(
-            "weights",
-            format!(
-                "weights has length {} but X has n = {n} points; give one weight per point",
-                weights.len()
-            ),
-        ));
-    }
-    if let Some((i, &w)) = weights
-        .iter()
-        .enumerate()
-        .find(|(_, &w)| !(w.is_finite() && w >= 0.0))
-    {
-        return Err(KGroupsError::invalid(
-            "weights",
-            format!("weights[{i}] = {w}; every weight must be finite and >= 0"),
-        ));
-    }
+    crate::validate::sample_weights(weights, n, "weights")?;
     let largest = weights.iter().fold(0.0f64, |m, &w| m.max(w));
-    if largest == 0.0 {
-        return Err(KGroupsError::invalid(
-            "weights",
-            "all weights are 0; at least one point needs a positive weight",
-        ));
-    }
     let e = binary_exponent(largest);
     let mut scaled = try_filled(n, 0.0, "weights", "the point weights")?;
     for (s, &w) in scaled.iter_mut().zip(weights) {

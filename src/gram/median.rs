@@ -61,37 +61,8 @@ pub fn bandwidth_median(x: &Points, control: &Control) -> Result<f64> {
 /// assert_eq!(w, 3.0);
 /// ```
 pub fn bandwidth_median_weighted(x: &Points, weights: &[f64], control: &Control) -> Result<f64> {
-    check_weights(weights, x.n())?;
+    crate::validate::sample_weights(weights, x.n(), "weights")?;
     median_distance(x, Some(weights), control)
-}
-
-fn check_weights(weights: &[f64], n: usize) -> Result<()> {
-    if weights.len() != n {
-        return Err(KGroupsError::invalid(
-            "weights",
-            format!(
-                "weights has length {} but X has n = {n} points; give one weight per point",
-                weights.len()
-            ),
-        ));
-    }
-    if let Some((i, &w)) = weights
-        .iter()
-        .enumerate()
-        .find(|(_, &w)| !(w.is_finite() && w >= 0.0))
-    {
-        return Err(KGroupsError::invalid(
-            "weights",
-            format!("weights[{i}] = {w}; every weight must be finite and >= 0"),
-        ));
-    }
-    if !weights.iter().any(|&w| w > 0.0) {
-        return Err(KGroupsError::invalid(
-            "weights",
-            "all weights are 0; at least one point needs a positive weight",
-        ));
-    }
-    Ok(())
 }
 
 /// The indices the median is taken over: the points of positive weight, or a fixed-seed

@@ -148,7 +148,7 @@ fn weighted_bandwidth_errors() {
     assert_invalid(
         bandwidth_weighted(&x, &[1.0, 1.0], &none),
         "weights",
-        "weights has length 2 but X has n = 3 points",
+        "weights has length 2 but there are n = 3 points",
     );
     for bad in [-1.0, f64::NAN, f64::INFINITY, -0.0 - 1e-300] {
         assert_invalid(
@@ -160,7 +160,7 @@ fn weighted_bandwidth_errors() {
     assert_invalid(
         bandwidth_weighted(&x, &[0.0; 3], &none),
         "weights",
-        "all weights are 0",
+        "weights is zero for every point",
     );
     // only one point has weight: σ = 0
     assert_invalid(

@@ -15,12 +15,13 @@
 //! With a single chunk, a round is exactly one sweep of [`crate::fit`] on the same features.
 
 use crate::control::Control;
-use crate::error::{try_filled, KGroupsError, Result};
+use crate::error::{out_of_memory, try_filled, KGroupsError, Result};
 use crate::hartigan;
 use crate::kernel::Kernel;
 use crate::lloyd::{best_cluster, keep_clusters_non_empty};
 use crate::lowrank::FeatureKernel;
 use crate::partition::{dot, ClusterSums, Partition};
+use crate::validate;
 
 /// The local search one round runs on a chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -82,29 +83,14 @@ fn chunk_weights(weights: Option<&[f64]>, n: usize) -> Result<Vec<f64>> {
     match weights {
         None => try_filled(n, 1.0, "weights", "the point weights"),
         Some(w) => {
-            if w.len() != n {
-                return Err(KGroupsError::invalid(
-                    "weights",
-                    format!(
-                        "expected {n} weights for the chunk's {n} points, got {}",
-                        w.len()
-                    ),
-                ));
-            }
-            if let Some(p) = w.iter().position(|v| !(v.is_finite() && *v > 0.0)) {
-                return Err(KGroupsError::invalid(
-                    "weights",
-                    format!(
-                        "weight {} at chunk position {p} is not a finite positive number",
-                        w[p]
-                    ),
-                ));
-            }
+            validate::weights(w, n, "weights")?;
             Ok(w.to_vec())
         }
     }
 }
 
+/// Labels of one chunk: positions are the chunk's own (the caller knows its offset), so the
+/// message says so, unlike [`validate::labels_below_k`]'s.
 fn check_labels(labels: &[usize], n: usize, k: usize) -> Result<()> {
     if labels.len() != n {
         return Err(KGroupsError::invalid(
@@ -128,14 +114,14 @@ fn check_labels(labels: &[usize], n: usize, k: usize) -> Result<()> {
 }
 
 /// Partial cluster weights and counts of `labels`.
-fn partial_sizes(labels: &[usize], weights: &[f64], k: usize) -> (Vec<f64>, Vec<usize>) {
-    let mut sizes = vec![0.0; k];
-    let mut counts = vec![0usize; k];
+fn partial_sizes(labels: &[usize], weights: &[f64], k: usize) -> Result<(Vec<f64>, Vec<usize>)> {
+    let mut sizes = try_filled(k, 0.0, "k", "the cluster weights")?;
+    let mut counts = try_filled(k, 0usize, "k", "the cluster sizes")?;
     for (&l, &w) in labels.iter().zip(weights) {
         sizes[l] += w;
         counts[l] += 1;
     }
-    (sizes, counts)
+    Ok((sizes, counts))
 }
 
 /// The partial cluster state of one chunk (features `n × m`, row-major) for `labels` in
@@ -161,13 +147,16 @@ pub fn chunk_sums(
     let n = labels.len();
     check_labels(labels, n, k)?;
     let weights = chunk_weights(weights, n)?;
-    let mut sums = try_filled(k * m, 0.0, "k", "the k cluster feature sums")?;
+    let len = k
+        .checked_mul(m)
+        .ok_or_else(|| out_of_memory::<f64>(usize::MAX, "k", "the k cluster feature sums"))?;
+    let mut sums = try_filled(len, 0.0, "k", "the k cluster feature sums")?;
     if n == 0 {
         // An empty chunk (dask allows them) adds nothing.
         return Ok(ChunkSums {
             sums,
-            sizes: vec![0.0; k],
-            counts: vec![0; k],
+            sizes: try_filled(k, 0.0, "k", "the cluster weights")?,
+            counts: try_filled(k, 0usize, "k", "the cluster sizes")?,
             trace: 0.0,
         });
     }
@@ -180,7 +169,7 @@ pub fn chunk_sums(
         }
         trace += w * kernel.diagonal(i);
     }
-    let (sizes, counts) = partial_sizes(labels, &weights, k);
+    let (sizes, counts) = partial_sizes(labels, &weights, k)?;
     Ok(ChunkSums {
         sums,
         sizes,
@@ -250,7 +239,7 @@ pub fn chunk_round(
 ) -> Result<ChunkRound> {
     let n = labels.len();
     let k = state.sizes.len();
-    if k == 0 || state.sums.len() != k * m || state.counts.len() != k {
+    if k == 0 || k.checked_mul(m) != Some(state.sums.len()) || state.counts.len() != k {
         return Err(KGroupsError::invalid(
             "sums",
             format!(
@@ -276,7 +265,7 @@ pub fn chunk_round(
     }
     check_labels(labels, n, k)?;
     let weights = chunk_weights(weights, n)?;
-    let (sizes_before, counts_before) = partial_sizes(labels, &weights, k);
+    let (sizes_before, counts_before) = partial_sizes(labels, &weights, k)?;
     if n == 0 {
         return Ok(ChunkRound {
             labels: Vec::new(),
@@ -334,7 +323,7 @@ pub fn chunk_round(
             moves
         }
     };
-    let (sizes_after, counts_after) = partial_sizes(&partition.labels, &weights, k);
+    let (sizes_after, counts_after) = partial_sizes(&partition.labels, &weights, k)?;
     let sums = match partition.sums {
         ClusterSums::Features { sums, .. } => sums,
         ClusterSums::PerPoint(_) => {

@@ -16,6 +16,12 @@ Rows (best and median of ``--repeat`` calls; the sides alternate within each rep
 - ``kernel_kgroups, check`` / ``kernel_kgroups, check_symmetry=False``: the full call (one
   k-means++ start, ``random_state=0``), with the default check and without it.
 
+``--baseline-python PY`` adds the two ``kernel_kgroups`` rows of another build (for example
+the previous release installed in another virtual environment) as ``(baseline)`` rows: a
+worker process started with ``PY`` loads the same ``G`` and times the same calls when asked,
+alternating with this process's calls, so that before and after are measured side by side in
+one run on the same matrix.
+
 Same verdict and same error message for both checks (tested in
 ``src/validate/symmetry.rs``). The machine's load average is printed and stored: the CPU may be
 shared, so compare rows of one run only.
@@ -23,18 +29,21 @@ shared, so compare rows of one run only.
 Usage::
 
     python benches/bench_symmetry.py [--n 10000] [--k 2] [--repeat 5] [--n-threads N]
-        [--perturb] [--json bench_symmetry.json]
+        [--perturb] [--baseline-python PY] [--json bench_symmetry.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
 import statistics
+import subprocess
+import tempfile
 import time
-from typing import Callable
+from typing import Callable, cast
 
 import kgroups_rs
 import numpy as np
@@ -49,6 +58,7 @@ def main() -> None:
     parser.add_argument("--n-threads", type=int, default=None)
     parser.add_argument("--perturb", action="store_true")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--baseline-python", default=None)
     parser.add_argument("--json", default="bench_symmetry.json")
     args = parser.parse_args()
 
@@ -73,18 +83,30 @@ def main() -> None:
             g, args.k, random_state=0, n_threads=threads, check_symmetry=False
         ),
     }
+    baseline = None
+    if args.baseline_python:
+        baseline = Baseline(args.baseline_python, g, args.k, threads)
+        for name in ("kernel_kgroups, check", "kernel_kgroups, check_symmetry=False"):
+            sides[f"{name} (baseline)"] = functools.partial(baseline.time, name)
     times: dict[str, list[float]] = {name: [] for name in sides}
     for rep in range(args.repeat):
         order = list(sides) if rep % 2 == 0 else list(reversed(sides))
         for name in order:
+            if name.endswith("(baseline)"):
+                times[name].append(cast(float, sides[name]()))
+                continue
             start = time.perf_counter()
             sides[name]()
             times[name].append(time.perf_counter() - start)
     load_after = os.getloadavg()
+    if baseline is not None:
+        baseline.close()
 
     floor = min(times["numpy G.sum()"])
     records = []
     print(f"n = {args.n}, k = {args.k}, perturbed: {args.perturb}, load {load_before}")
+    if args.baseline_python:
+        print(f"baseline: {args.baseline_python}")
     print(f"{'':40s} {'best s':>8s} {'median s':>9s} {'best / G.sum()':>15s}")
     for name, values in times.items():
         best = min(values)
@@ -109,12 +131,66 @@ def main() -> None:
                 "perturbed": args.perturb,
                 "n_threads": threads,
                 "repeat": args.repeat,
+                "baseline_python": args.baseline_python,
                 "records": records,
             },
             out,
             indent=2,
         )
     print(f"table written to {args.json}")
+
+
+#: The worker run by the baseline interpreter: loads G, then for each line naming a call,
+#: runs it and prints its wall time.
+WORKER = """
+import sys, time
+import numpy as np
+import kgroups_rs
+g = np.load(sys.argv[1])
+k, threads = int(sys.argv[2]), (None if sys.argv[3] == "None" else int(sys.argv[3]))
+calls = {
+    "kernel_kgroups, check": lambda: kgroups_rs.kernel_kgroups(
+        g, k, random_state=0, n_threads=threads),
+    "kernel_kgroups, check_symmetry=False": lambda: kgroups_rs.kernel_kgroups(
+        g, k, random_state=0, n_threads=threads, check_symmetry=False),
+}
+print("ready", flush=True)
+for line in sys.stdin:
+    start = time.perf_counter()
+    calls[line.strip()]()
+    print(time.perf_counter() - start, flush=True)
+"""
+
+
+class Baseline:
+    """Another build's ``kernel_kgroups``, timed in a worker process on the same ``G``."""
+
+    def __init__(self, python: str, g: np.ndarray, k: int, threads: int | None) -> None:
+        self._dir = tempfile.TemporaryDirectory()
+        path = os.path.join(self._dir.name, "g.npy")
+        np.save(path, g)
+        self._proc = subprocess.Popen(
+            [python, "-c", WORKER, path, str(k), str(threads)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=self._dir.name,  # not the repository: import the baseline's installed package
+        )
+        assert self._proc.stdout is not None
+        if self._proc.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"the baseline worker ({python}) did not start")
+
+    def time(self, name: str) -> float:
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._proc.stdin.write(name + "\n")
+        self._proc.stdin.flush()
+        return float(self._proc.stdout.readline())
+
+    def close(self) -> None:
+        assert self._proc.stdin is not None
+        self._proc.stdin.close()
+        self._proc.wait()
+        self._dir.cleanup()
 
 
 if __name__ == "__main__":

@@ -123,7 +123,7 @@ fn batch_step<'a, K: Kernel>(
         .collect();
     // Updating M costs O(n) per changed point; past a fraction of n a rebuild is cheaper.
     if changed.len() * 4 > n {
-        *partition = Partition::new(kernel, new_labels, weights, partition.k, control)?;
+        *partition = Partition::new(kernel, new_labels, weights, partition.k, control, false)?;
     } else {
         for (count, &i) in changed.iter().enumerate() {
             if count % 1024 == 1023 {

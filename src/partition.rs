@@ -64,22 +64,31 @@ pub(crate) struct Partition<'a> {
 
 impl<'a> Partition<'a> {
     /// Build the state for `labels` (already validated: length n, values < k, no empty
-    /// cluster) with one pass over the kernel.
+    /// cluster) with one pass over the kernel; with `check_kernel`, the kernel's deferred
+    /// validation runs in the same pass ([`Kernel::cluster_sums_and_check`]).
     pub fn new<K: Kernel>(
         kernel: &'a K,
         labels: Vec<usize>,
         weights: &[f64],
         k: usize,
         control: &Control,
+        check_kernel: bool,
     ) -> Result<Self> {
         let n = kernel.n();
         let (sums, check) = match kernel.features() {
             None => {
-                let sums = kernel.cluster_sums(&labels, weights, k, control)?;
+                let sums = if check_kernel {
+                    kernel.cluster_sums_and_check(&labels, weights, k, control)?
+                } else {
+                    kernel.cluster_sums(&labels, weights, k, control)?
+                };
                 let check = sums.iter().position(|v| !v.is_finite()).map(|p| p % n);
                 (ClusterSums::PerPoint(sums), check)
             }
             Some((features, m)) => {
+                if check_kernel {
+                    kernel.check_deferred(control)?;
+                }
                 check_cluster_sums_args(n, &labels, weights, k)?;
                 let mut sums = try_filled(k * m, 0.0, "k", "the k cluster feature sums")?;
                 for (i, (&label, &w)) in labels.iter().zip(weights).enumerate() {

@@ -203,6 +203,12 @@ pub fn fit_checked<K: Kernel>(
             ),
         ));
     }
+    // A kernel whose validation was deferred (a dense matrix checked in its first pass) is
+    // checked in the single start's first pass, or before several starts run on it.
+    let check_in_first_pass = kernel.has_deferred_check() && options.n_init == 1;
+    if kernel.has_deferred_check() && !check_in_first_pass {
+        kernel.check_deferred(control)?;
+    }
     let exponent = options.weight_exponent;
     let seeds = derive_seeds(options.seed, options.n_init);
     // Reduce as results arrive (memory O(threads · n), not O(n_init · n)). The choice is a
@@ -216,7 +222,14 @@ pub fn fit_checked<K: Kernel>(
                 start,
                 weight_exponent: exponent,
             };
-            run_start(kernel, options, reporting, seed, control)
+            run_start(
+                kernel,
+                options,
+                reporting,
+                seed,
+                control,
+                check_in_first_pass,
+            )
         })
         .try_reduce_with(|a, b| {
             let a_wins = a.objective > b.objective
@@ -271,27 +284,38 @@ fn scale_back(mut result: Clustering, e: i32) -> Result<Clustering> {
     Ok(result)
 }
 
+/// One start: its first partition, then the local search. With `check_kernel`, the kernel's
+/// deferred validation runs in the pass that builds the first cluster sums (and, should the
+/// initialisation fail on an invalid kernel, the validation's error is the one reported).
 fn run_start<K: Kernel>(
     kernel: &K,
     options: &CheckedOptions,
     reporting: Reporting,
     seed: u64,
     control: &Control,
+    check_kernel: bool,
 ) -> Result<Clustering> {
     let (k, weights) = (options.k, &options.weights[..]);
     let start = reporting.start;
     control.checkpoint()?;
     let mut rng = Rng::new(seed);
     let labels = match options.init {
-        Init::Labels(labels) => labels.to_vec(),
-        Init::Random => random_labels(kernel.n(), k, &mut rng)?,
-        Init::KMeansPlusPlus => kmeans_plus_plus(kernel, k, weights, &mut rng, control)?,
+        Init::Labels(labels) => Ok(labels.to_vec()),
+        Init::Random => random_labels(kernel.n(), k, &mut rng),
+        Init::KMeansPlusPlus => kmeans_plus_plus(kernel, k, weights, &mut rng, control),
+    };
+    let labels = match labels {
+        Err(error) if check_kernel => {
+            kernel.check_deferred(control)?;
+            return Err(error);
+        }
+        labels => labels?,
     };
     validate::labels(&labels, kernel.n(), k, "init").map_err(|e| {
         KGroupsError::Internal(format!("initialisation produced invalid labels: {e}"))
     })?;
     control.checkpoint()?;
-    let mut partition = Partition::new(kernel, labels, weights, k, control)?;
+    let mut partition = Partition::new(kernel, labels, weights, k, control, check_kernel)?;
     let stats = match options.algorithm {
         Algorithm::Hartigan => hartigan::run(
             kernel,

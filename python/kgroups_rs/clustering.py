@@ -175,9 +175,11 @@ def kernel_kgroups(
         done and the best objective so far (drawn by tqdm when it is installed, otherwise
         as one line rewritten in place).
     check_symmetry : bool, default True
-        Check that a dense G is symmetric (an O(n^2) pass over G, comparable in cost to the
-        clustering itself for small k). Pass False only for a matrix built symmetric, e.g.
-        by :func:`energy_gram`; on an asymmetric G the result is then meaningless.
+        Check that a dense G is finite and symmetric. With one start the check is made in
+        the pass that builds the first cluster sums (each tile of G is compared with its
+        mirror while both are in cache), so it adds little to the call; with several starts
+        it is a separate pass before them. Pass False only for a matrix built symmetric,
+        e.g. by :func:`energy_gram`; on an asymmetric G the result is then meaningless.
         Non-finite entries are detected either way. Sparse kernels are always checked.
 
     Returns

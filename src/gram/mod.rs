@@ -36,7 +36,7 @@ mod median;
 mod semimetric_matrix;
 #[cfg(test)]
 mod tests;
-mod tiles;
+pub(crate) mod tiles;
 
 // The data types of the distance module, where they live now, are re-exported here so that
 // `kgroups::gram::{Points, Semimetric, ...}` keeps working.

@@ -32,7 +32,8 @@ fn dense_fit<T: KernelElement + numpy::Element>(
         )
     })?;
     if check_symmetry {
-        options.fit(g.py(), k, || DenseKernel::new(data, n))
+        // Checked in the fit's first pass over G, fused with the cluster sums.
+        options.fit(g.py(), k, || DenseKernel::with_deferred_check(data, n))
     } else {
         options.fit(g.py(), k, || DenseKernel::trusting_symmetry(data, n))
     }

@@ -32,7 +32,7 @@ pub fn pair_is_symmetric(upper: f64, lower: f64, root_a: f64, root_b: f64, toler
 }
 
 /// `√|G_ii|` for every `i` (the per-point scale of the rule).
-fn root_diagonal<T: KernelElement>(data: &[T], n: usize) -> Vec<f64> {
+pub(crate) fn root_diagonal<T: KernelElement>(data: &[T], n: usize) -> Vec<f64> {
     (0..n)
         .map(|i| data[i * n + i].widen().abs().sqrt())
         .collect()
@@ -206,7 +206,7 @@ fn greater(a: f64, b: f64) -> f64 {
 /// (`x − y > 0` iff `x > y` in IEEE arithmetic, and the scale is the same maximum), over four
 /// independent lanes so that the loop vectorises.
 #[inline]
-fn tile_is_bad<T: KernelElement>(
+pub(crate) fn tile_is_bad<T: KernelElement>(
     data: &[T],
     n: usize,
     rows: std::ops::Range<usize>,
@@ -257,7 +257,7 @@ const FAST_BLOCK: usize = 128;
 /// difference of 0 is within any tolerance). Widening is exact and one-to-one on finite values,
 /// so the test is the same for f32 and f64.
 #[inline]
-fn tile_differs_bitwise<T: KernelElement>(
+pub(crate) fn tile_differs_bitwise<T: KernelElement>(
     data: &[T],
     n: usize,
     rows: std::ops::Range<usize>,

@@ -1,0 +1,647 @@
+//! Dense kernel matrices: borrowed n × n buffers (f64 or f32), and the pass that builds their
+//! cluster sums — reading each pair of entries once, and able to check the symmetry rule in
+//! the same pass.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::control::Control;
+use crate::error::{try_filled, KGroupsError, Result};
+use crate::gram::tiles::for_each_block_pair;
+use crate::kernel::{check_cluster_sums_args, Kernel, KernelElement};
+use crate::validate::{self, symmetry};
+use rayon::prelude::*;
+
+/// When a dense kernel's symmetry rule (and finiteness) is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Check {
+    /// Already checked, or the caller vouches for it.
+    Done,
+    /// In the first pass over the matrix of a fit (see [`DenseKernel::with_deferred_check`]).
+    Deferred,
+}
+
+/// A dense symmetric `n × n` kernel matrix, borrowed.
+///
+/// The slice holds the matrix in row-major (C) order; because the matrix is symmetric, a
+/// column-major (Fortran) buffer is the same matrix, so both layouts are accepted as they are.
+#[derive(Debug, Clone, Copy)]
+pub struct DenseKernel<'a, T: KernelElement> {
+    data: &'a [T],
+    n: usize,
+    check: Check,
+}
+
+impl<'a, T: KernelElement> DenseKernel<'a, T> {
+    /// Borrow `data` (length `n * n`) as a kernel matrix after checking that it is square,
+    /// finite and symmetric by the crate's one rule ([`crate::validate::symmetry`]):
+    /// `|G_ab − G_ba| ≤ tol · max(|G_ab|, |G_ba|, √|G_aa|·√|G_bb|)`, tol = 1e-9 for f64 and
+    /// 1e-5 for f32.
+    ///
+    /// ```
+    /// use kgroups::DenseKernel;
+    /// assert!(DenseKernel::new(&[1.0, 0.5, 0.5, 1.0], 2).is_ok());
+    /// assert!(DenseKernel::new(&[1.0, 0.5, 0.4, 1.0], 2).is_err()); // not symmetric
+    /// assert!(DenseKernel::new(&[1.0, 0.5, 0.5], 2).is_err());      // not n × n
+    /// ```
+    pub fn new(data: &'a [T], n: usize) -> Result<Self> {
+        let kernel = Self::trusting_symmetry(data, n)?;
+        symmetry::check_dense(data, n, "G")?;
+        Ok(kernel)
+    }
+
+    /// Like [`DenseKernel::new`] but without the O(n²) symmetry check, for a matrix the
+    /// caller built symmetric (e.g. with [`crate::energy_gram`]); only the shape is checked
+    /// here. Non-finite entries are still caught when the cluster sums are built. If the
+    /// matrix is not symmetric the results are meaningless.
+    ///
+    /// ```
+    /// use kgroups::DenseKernel;
+    /// assert!(DenseKernel::trusting_symmetry(&[1.0, 0.5, 0.5, 1.0], 2).is_ok());
+    /// assert!(DenseKernel::trusting_symmetry(&[1.0, 0.5, 0.5], 2).is_err());
+    /// ```
+    pub fn trusting_symmetry(data: &'a [T], n: usize) -> Result<Self> {
+        validate::non_empty(n, "G")?;
+        validate::square(data.len(), n, "G")?;
+        Ok(DenseKernel {
+            data,
+            n,
+            check: Check::Done,
+        })
+    }
+
+    /// Checks the shape now and leaves the symmetry rule and finiteness of
+    /// [`DenseKernel::new`] to the fit ([`crate::fit`]), which checks them in the pass that
+    /// builds its first cluster sums, so that a one-start fit reads the matrix once instead
+    /// of twice. The fit fails with the same error as [`DenseKernel::new`] (naming the same
+    /// entry) when the matrix breaks the rule; with several starts it checks before they
+    /// begin. Use the kernel only through a fit: its other methods do not check.
+    ///
+    /// ```
+    /// use kgroups::{fit, Control, DenseKernel, Options};
+    /// let ok = [2.0, 1.9, 0.0, 1.9, 2.0, 0.0, 0.0, 0.0, 2.0];
+    /// let kernel = DenseKernel::with_deferred_check(&ok, 3)?;
+    /// assert!(fit(&kernel, 2, &Options::default(), &Control::new()).is_ok());
+    /// let asymmetric = [2.0, 1.9, 0.0, 1.5, 2.0, 0.0, 0.0, 0.0, 2.0];
+    /// let kernel = DenseKernel::with_deferred_check(&asymmetric, 3)?; // the shape is fine
+    /// let err = fit(&kernel, 2, &Options::default(), &Control::new()).unwrap_err();
+    /// assert!(err.to_string().contains("not symmetric"));
+    /// # Ok::<(), kgroups::KGroupsError>(())
+    /// ```
+    pub fn with_deferred_check(data: &'a [T], n: usize) -> Result<Self> {
+        Ok(DenseKernel {
+            check: Check::Deferred,
+            ..Self::trusting_symmetry(data, n)?
+        })
+    }
+
+    /// Row `i` as a slice.
+    #[inline]
+    pub fn row(&self, i: usize) -> &'a [T] {
+        &self.data[i * self.n..(i + 1) * self.n]
+    }
+
+    /// The cluster sums of [`Kernel::cluster_sums`], read from the upper triangle only
+    /// (`G_ab` with `a ≤ b`, mirrored: each pair of entries is read once), in
+    /// [`SUMS_BLOCK`]-square tiles visited in the thread-independent schedule of
+    /// [`for_each_block_pair`]. With `check`, each tile is also compared with its mirror
+    /// while both are in cache: bit for bit first, by the symmetry rule where the bits
+    /// differ; a matrix that breaks the rule gets [`symmetry::check_dense`]'s error.
+    fn sums_pass(
+        &self,
+        labels: &[usize],
+        weights: &[f64],
+        k: usize,
+        control: &Control,
+        check: bool,
+    ) -> Result<Vec<f64>> {
+        let n = self.n;
+        check_cluster_sums_args(n, labels, weights, k)?;
+        control.checkpoint()?;
+        let what = "the n × k cluster sums";
+        // Per block: `gathered` (its rows' sums over the columns to their right, point-major)
+        // and `scattered` (over the rows above them, cluster-major within the block).
+        let mut gathered = try_filled(n * k, 0.0, "k", what)?;
+        let mut scattered = try_filled(n * k, 0.0, "k", what)?;
+        let roots = if check {
+            symmetry::root_diagonal(self.data, n)
+        } else {
+            Vec::new()
+        };
+        let broken = AtomicBool::new(false);
+        let mut states: Vec<(&mut [f64], &mut [f64])> = gathered
+            .chunks_mut(SUMS_BLOCK * k.max(1))
+            .zip(scattered.chunks_mut(SUMS_BLOCK * k.max(1)))
+            .collect();
+        let finished = for_each_block_pair(&mut states, |masked, p, (gp, _), other| {
+            if control.checkpoint().is_err() {
+                return false;
+            }
+            if broken.load(Ordering::Relaxed) {
+                return true;
+            }
+            let rows = block_range(p, n);
+            let cols = other
+                .as_ref()
+                .map_or(rows.clone(), |(q, _)| block_range(*q, n));
+            if check && !self.tile_passes(rows.clone(), cols.clone(), &roots) {
+                broken.store(true, Ordering::Relaxed);
+                return true;
+            }
+            let scattered_q = other.map(|(_, (_, sq))| &mut **sq);
+            self.tile_sums(rows, cols, labels, weights, k, masked, gp, scattered_q);
+            true
+        });
+        drop(states);
+        if !finished {
+            control.checkpoint()?;
+            return Err(KGroupsError::Interrupted); // the pass stops early only when cancelled
+        }
+        if broken.into_inner() {
+            symmetry::check_dense(self.data, n, "G")?;
+            return Err(KGroupsError::Internal(
+                "a tile failed the symmetry rule but the whole matrix passed it".into(),
+            ));
+        }
+        let mut sums = try_filled(n * k, 0.0, "k", what)?;
+        sums.par_chunks_mut(n).enumerate().for_each(|(l, out)| {
+            for (y, o) in out.iter_mut().enumerate() {
+                let (block, inside) = (y / SUMS_BLOCK, y % SUMS_BLOCK);
+                let len = block_range(block, n).len();
+                let start = block * SUMS_BLOCK * k;
+                *o = gathered[y * k + l] + scattered[start + l * len + inside];
+            }
+        });
+        Ok(sums)
+    }
+
+    /// Whether the tile `rows × cols` of the upper triangle passes the symmetry rule
+    /// against its mirror (and is finite): bit for bit first (cheap), by the rule otherwise.
+    fn tile_passes(&self, rows: Range<usize>, cols: Range<usize>, roots: &[f64]) -> bool {
+        let (data, n) = (self.data, self.n);
+        !symmetry::tile_differs_bitwise(data, n, rows.clone(), cols.clone())
+            || !symmetry::tile_is_bad(data, n, rows, cols, T::SYMMETRY_TOLERANCE, roots)
+    }
+
+    /// Adds the tile `rows × cols` (`rows` not after `cols`; on a diagonal tile only its
+    /// upper triangle) to the sums: row `a` of `rows` gathers `w_b G_ab` by the label of `b`
+    /// into `gathered` (point-major, `rows.len() × k`), and row `b` of `cols` receives
+    /// `w_a G_ab` under the label of `a` in `scattered` (cluster-major, `k × cols.len()`;
+    /// the diagonal tile's own `scattered` block when `scattered_cols` is `None`).
+    #[allow(clippy::too_many_arguments)]
+    fn tile_sums(
+        &self,
+        rows: Range<usize>,
+        cols: Range<usize>,
+        labels: &[usize],
+        weights: &[f64],
+        k: usize,
+        masked: &mut Vec<f64>,
+        gathered: &mut [f64],
+        scattered_cols: Option<&mut [f64]>,
+    ) {
+        let width = cols.len();
+        let diagonal = scattered_cols.is_none();
+        // For few clusters, the gather is k dot products with the weights masked by label
+        // (branch-free, vectorised) instead of one read-modify-write per entry.
+        if k <= MASKED_MAX_K {
+            masked.clear();
+            masked.resize(k * width, 0.0);
+            for (j, b) in cols.clone().enumerate() {
+                masked[labels[b] * width + j] = weights[b];
+            }
+        }
+        let mut own_scattered = Vec::new();
+        let scattered = match scattered_cols {
+            Some(s) => s,
+            None => {
+                own_scattered.resize(k * width, 0.0);
+                &mut own_scattered[..]
+            }
+        };
+        for (i, a) in rows.clone().enumerate() {
+            // On the diagonal tile, row a's upper part starts at a itself.
+            let from = if diagonal { i } else { 0 };
+            let row = &self.data[a * self.n + cols.start + from..a * self.n + cols.end];
+            let sums_a = &mut gathered[i * k..(i + 1) * k];
+            if k <= MASKED_MAX_K {
+                for (l, s) in sums_a.iter_mut().enumerate() {
+                    *s += masked_dot(row, &masked[l * width + from..(l + 1) * width]);
+                }
+            } else {
+                for ((v, &label), &w) in row
+                    .iter()
+                    .zip(&labels[cols.start + from..cols.end])
+                    .zip(&weights[cols.start + from..cols.end])
+                {
+                    sums_a[label] += w * v.widen();
+                }
+            }
+            // Row b of cols receives G_ab = G_ba; on the diagonal tile only for b > a.
+            let skip = usize::from(diagonal);
+            let target = &mut scattered[labels[a] * width + from + skip..(labels[a] + 1) * width];
+            let w = weights[a];
+            for (t, v) in target.iter_mut().zip(&row[skip.min(row.len())..]) {
+                *t += w * v.widen();
+            }
+        }
+        if diagonal {
+            // The diagonal tile's "rows above" are its own rows: fold them into `gathered`.
+            let len = rows.len();
+            for (i, sums_a) in gathered.chunks_exact_mut(k).enumerate().take(len) {
+                for (l, s) in sums_a.iter_mut().enumerate() {
+                    *s += own_scattered[l * width + i];
+                }
+            }
+        }
+    }
+}
+
+/// Side of the tiles of the cluster-sums pass: a 128 × 128 tile and its mirror (2 × 128 KiB
+/// in f64) stay in L2 while they are compared, and each row is read in 1 KiB segments.
+/// The value must not depend on the number of threads (it fixes the order of the sums).
+const SUMS_BLOCK: usize = 128;
+
+/// Up to this many clusters the gather uses masked dot products.
+const MASKED_MAX_K: usize = 4;
+
+/// The points of block `p` of [`SUMS_BLOCK`] out of `n`.
+fn block_range(p: usize, n: usize) -> Range<usize> {
+    let start = p * SUMS_BLOCK;
+    start..(start + SUMS_BLOCK).min(n)
+}
+
+/// `Σ_j values[j] · masked[j]` over four independent lanes (so that it vectorises), added in
+/// a fixed order.
+#[inline]
+fn masked_dot<T: KernelElement>(values: &[T], masked: &[f64]) -> f64 {
+    const LANES: usize = 4;
+    let mut acc = [0.0f64; LANES];
+    let mut chunks = values.chunks_exact(LANES).zip(masked.chunks_exact(LANES));
+    for (v, m) in &mut chunks {
+        for t in 0..LANES {
+            acc[t] += v[t].widen() * m[t];
+        }
+    }
+    let tail = values.len() - values.len() % LANES;
+    let mut rest = 0.0;
+    for (v, m) in values[tail..].iter().zip(&masked[tail..]) {
+        rest += v.widen() * m;
+    }
+    ((acc[0] + acc[1]) + (acc[2] + acc[3])) + rest
+}
+
+impl<T: KernelElement> Kernel for DenseKernel<'_, T> {
+    #[inline]
+    fn n(&self) -> usize {
+        self.n
+    }
+
+    #[inline]
+    fn diagonal(&self, i: usize) -> f64 {
+        self.data[i * self.n + i].widen()
+    }
+
+    #[inline]
+    fn for_each_in_row<F: FnMut(usize, f64)>(&self, i: usize, mut visit: F) {
+        for (y, value) in self.row(i).iter().enumerate() {
+            visit(y, value.widen());
+        }
+    }
+
+    #[inline]
+    fn add_scaled_row(&self, i: usize, scale: f64, out: &mut [f64]) {
+        for (o, v) in out.iter_mut().zip(self.row(i)) {
+            *o += scale * v.widen();
+        }
+    }
+
+    fn move_point(&self, i: usize, weight: f64, leaving: &mut [f64], joining: &mut [f64]) {
+        const PARALLEL_MIN_N: usize = 1 << 16;
+        const CHUNK: usize = 1 << 14;
+        let row = self.row(i);
+        let update = |(row, (leaving, joining)): (&[T], (&mut [f64], &mut [f64]))| {
+            for ((v, l), j) in row.iter().zip(leaving.iter_mut()).zip(joining.iter_mut()) {
+                let delta = weight * v.widen();
+                *l -= delta;
+                *j += delta;
+            }
+        };
+        if self.n >= PARALLEL_MIN_N {
+            row.par_chunks(CHUNK)
+                .zip(
+                    leaving
+                        .par_chunks_mut(CHUNK)
+                        .zip(joining.par_chunks_mut(CHUNK)),
+                )
+                .for_each(update);
+        } else {
+            update((row, (leaving, joining)));
+        }
+    }
+
+    fn cluster_sums(
+        &self,
+        labels: &[usize],
+        weights: &[f64],
+        k: usize,
+        control: &Control,
+    ) -> Result<Vec<f64>> {
+        self.sums_pass(labels, weights, k, control, false)
+    }
+
+    fn has_deferred_check(&self) -> bool {
+        self.check == Check::Deferred
+    }
+
+    fn check_deferred(&self, _control: &Control) -> Result<()> {
+        if self.check == Check::Deferred {
+            symmetry::check_dense(self.data, self.n, "G")?;
+        }
+        Ok(())
+    }
+
+    fn cluster_sums_and_check(
+        &self,
+        labels: &[usize],
+        weights: &[f64],
+        k: usize,
+        control: &Control,
+    ) -> Result<Vec<f64>> {
+        self.sums_pass(labels, weights, k, control, self.check == Check::Deferred)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::TestRng;
+
+    #[test]
+    fn rejects_bad_matrices() {
+        let nan = [1.0, f64::NAN, f64::NAN, 1.0];
+        let err = DenseKernel::new(&nan, 2).unwrap_err().to_string();
+        assert!(err.contains("NaN"), "{err}");
+        let asym = [1.0, 0.5, 0.6, 1.0];
+        let err = DenseKernel::new(&asym, 2).unwrap_err().to_string();
+        assert!(err.contains("not symmetric"), "{err}");
+        assert!(DenseKernel::<f64>::new(&[], 0).is_err());
+        assert!(DenseKernel::new(&[1.0, 2.0, 3.0], 2).is_err());
+    }
+
+    #[test]
+    fn asymmetry_far_from_the_first_block_is_found() {
+        let n = 200;
+        let mut g = vec![0.0; n * n];
+        for i in 0..n {
+            g[i * n + i] = 1.0;
+        }
+        g[150 * n + 199] = 0.25;
+        assert!(DenseKernel::new(&g, n).is_err());
+        g[199 * n + 150] = 0.25;
+        assert!(DenseKernel::new(&g, n).is_ok());
+    }
+
+    #[test]
+    fn every_defect_is_found_wherever_it_is() {
+        // n not a multiple of the tile, so edge tiles and remainders are exercised.
+        let n = 150;
+        let base: Vec<f64> = (0..n * n)
+            .map(|p| {
+                let (a, b) = (p / n, p % n);
+                ((a.min(b) * 7 + a.max(b) * 3) % 11) as f64 - 5.0 + if a == b { 20.0 } else { 0.0 }
+            })
+            .collect();
+        assert!(DenseKernel::new(&base, n).is_ok());
+        let max_diagonal = (0..n).map(|i| base[i * n + i].abs()).fold(0.0, f64::max);
+        for &(a, b) in &[
+            (0, 1),
+            (1, 0),
+            (3, 3),
+            (10, 140),
+            (140, 10),
+            (149, 148),
+            (63, 64),
+            (64, 63),
+            (149, 0),
+        ] {
+            for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+                let mut g = base.clone();
+                g[a * n + b] = bad;
+                let err = DenseKernel::new(&g, n).unwrap_err().to_string();
+                assert!(err.contains("NaN or infinity"), "({a}, {b}) = {bad}: {err}");
+            }
+            if a == b {
+                continue;
+            }
+            let value = base[a * n + b];
+            let allowed = 1e-9 * (2.0 * value.abs() + max_diagonal);
+            let mut g = base.clone();
+            g[a * n + b] = value + 2.0 * allowed;
+            let err = DenseKernel::new(&g, n).unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("G[{}, {}]", a.min(b), a.max(b))),
+                "{err}"
+            );
+            g[a * n + b] = value + 0.25 * allowed;
+            assert!(
+                DenseKernel::new(&g, n).is_ok(),
+                "({a}, {b}) within the tolerance"
+            );
+        }
+        // Huge but finite (u + l would overflow): accepted.
+        let mut huge = base.clone();
+        huge[10 * n + 140] = 1.5e308;
+        huge[140 * n + 10] = 1.5e308;
+        assert!(DenseKernel::new(&huge, n).is_ok());
+        let single: Vec<f32> = base.iter().map(|&v| v as f32).collect();
+        assert!(DenseKernel::new(&single, n).is_ok());
+        let mut single_bad = single.clone();
+        single_bad[140 * n + 10] += 1e-3;
+        assert!(DenseKernel::new(&single_bad, n).is_err());
+    }
+
+    fn naive_sums(g: &[f64], n: usize, labels: &[usize], weights: &[f64], k: usize) -> Vec<f64> {
+        let mut out = vec![0.0; k * n];
+        for y in 0..n {
+            for i in 0..n {
+                out[labels[i] * n + y] += weights[i] * g[y * n + i];
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn cluster_sums_match_naive_for_small_and_large_k() {
+        let n = 37;
+        let mut g = vec![0.0; n * n];
+        for a in 0..n {
+            for b in 0..=a {
+                let v = ((a * 31 + b * 17) % 13) as f64 / 7.0 - 0.5;
+                g[a * n + b] = v;
+                g[b * n + a] = v;
+            }
+        }
+        let weights: Vec<f64> = (0..n).map(|i| 0.5 + (i % 5) as f64).collect();
+        for k in [1, 3, 20] {
+            let labels: Vec<usize> = (0..n).map(|i| (i * 7) % k).collect();
+            let kernel = DenseKernel::new(&g, n).unwrap();
+            let fast = kernel
+                .cluster_sums(&labels, &weights, k, &Control::new())
+                .unwrap();
+            let slow = naive_sums(&g, n, &labels, &weights, k);
+            for (a, b) in fast.iter().zip(&slow) {
+                assert!((a - b).abs() < 1e-12, "k = {k}: {a} vs {b}");
+            }
+        }
+    }
+
+    /// A symmetric n × n matrix (bit for bit) with a positive diagonal.
+    fn symmetric(n: usize, rng: &mut TestRng) -> Vec<f64> {
+        let mut g = vec![0.0; n * n];
+        for a in 0..n {
+            for b in a..n {
+                let v = if a == b {
+                    3.0 + rng.next_f64()
+                } else {
+                    rng.normal_ish()
+                };
+                g[a * n + b] = v;
+                g[b * n + a] = v;
+            }
+        }
+        g
+    }
+
+    /// The tiled pass against the naive sums, across tile boundaries (n not a multiple of
+    /// the tile, several blocks), for the masked (k ≤ 4) and gathering (k > 4) kernels, with
+    /// and without the fused check, in f64 and f32, on 1 and 2 threads (same bits).
+    #[test]
+    fn tiled_sums_match_naive_and_do_not_depend_on_threads_or_check() {
+        let mut rng = TestRng(5);
+        for &n in &[1usize, 2, 127, 128, 129, 300, 515] {
+            let g = symmetric(n, &mut rng);
+            let g32: Vec<f32> = g.iter().map(|&v| v as f32).collect();
+            let g32_wide: Vec<f64> = g32.iter().map(|&v| v as f64).collect();
+            let weights: Vec<f64> = (0..n).map(|_| 0.25 + rng.next_f64()).collect();
+            for k in [1usize, 2, 4, 5, 9] {
+                let k = k.min(n);
+                let labels: Vec<usize> = (0..n).map(|i| (i * 7 + i / 3) % k).collect();
+                let control = Control::new();
+                let slow = naive_sums(&g, n, &labels, &weights, k);
+                let kernel = DenseKernel::new(&g, n).unwrap();
+                let deferred = DenseKernel::with_deferred_check(&g, n).unwrap();
+                let runs: Vec<Vec<f64>> = [1, 2]
+                    .iter()
+                    .flat_map(|&threads| {
+                        crate::test_support::in_pool(threads, || {
+                            vec![
+                                kernel.cluster_sums(&labels, &weights, k, &control).unwrap(),
+                                deferred
+                                    .cluster_sums_and_check(&labels, &weights, k, &control)
+                                    .unwrap(),
+                            ]
+                        })
+                    })
+                    .collect();
+                for run in &runs {
+                    assert_eq!(run, &runs[0], "n = {n}, k = {k}");
+                }
+                for (a, b) in runs[0].iter().zip(&slow) {
+                    assert!(
+                        (a - b).abs() <= 1e-12 * (1.0 + b.abs()),
+                        "n = {n}, k = {k}: {a} vs {b}"
+                    );
+                }
+                let single = DenseKernel::new(&g32, n).unwrap();
+                let fast = single.cluster_sums(&labels, &weights, k, &control).unwrap();
+                let slow = naive_sums(&g32_wide, n, &labels, &weights, k);
+                for (a, b) in fast.iter().zip(&slow) {
+                    assert!(
+                        (a - b).abs() <= 1e-12 * (1.0 + b.abs()),
+                        "f32 n = {n}, k = {k}: {a} vs {b}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The check fused into the first pass gives the eager check's verdict and error (the
+    /// same first offending entry), wherever the defect is and whatever it is.
+    #[test]
+    fn fused_check_reports_what_the_eager_check_reports() {
+        let mut rng = TestRng(9);
+        let n = 300;
+        let base = symmetric(n, &mut rng);
+        let labels: Vec<usize> = (0..n).map(|i| i % 3).collect();
+        let weights = vec![1.0; n];
+        let control = Control::new();
+        let mut rejected = 0;
+        for trial in 0..40 {
+            let mut g = base.clone();
+            let a = (rng.next_f64() * n as f64) as usize % n;
+            let b = (rng.next_f64() * n as f64) as usize % n;
+            let v = g[a * n + b];
+            g[a * n + b] = match trial % 5 {
+                0 => v * (1.0 + 1e-12), // within the tolerance: accepted
+                1 => v * (1.0 + 1e-6),
+                2 => v + 1.0,
+                3 => f64::NAN,
+                _ => f64::NEG_INFINITY,
+            };
+            let eager = DenseKernel::new(&g, n).err().map(|e| e.to_string());
+            let kernel = DenseKernel::with_deferred_check(&g, n).unwrap();
+            let fused = kernel
+                .cluster_sums_and_check(&labels, &weights, 3, &control)
+                .err()
+                .map(|e| e.to_string());
+            assert_eq!(fused, eager, "trial {trial}: ({a}, {b})");
+            let separate = kernel.check_deferred(&control).err().map(|e| e.to_string());
+            assert_eq!(separate, eager, "trial {trial}");
+            rejected += usize::from(eager.is_some());
+        }
+        assert!(rejected >= 20, "too few defects rejected: {rejected}");
+    }
+
+    /// A fit on a kernel with a deferred check fails as the eager constructor does (one
+    /// start: in the first pass; several starts: before them), and otherwise gives the same
+    /// result as on the eagerly checked kernel.
+    #[test]
+    fn fit_with_deferred_check_matches_eager() {
+        use crate::{fit, Init, Options};
+        let mut rng = TestRng(3);
+        let n = 260;
+        let g = symmetric(n, &mut rng);
+        let control = Control::new();
+        for n_init in [1, 3] {
+            for init in [Init::KMeansPlusPlus, Init::Random] {
+                let options = Options {
+                    n_init,
+                    init,
+                    ..Options::default()
+                };
+                let eager = fit(&DenseKernel::new(&g, n).unwrap(), 3, &options, &control);
+                let deferred = DenseKernel::with_deferred_check(&g, n).unwrap();
+                assert_eq!(
+                    fit(&deferred, 3, &options, &control).unwrap(),
+                    eager.unwrap()
+                );
+                let mut bad = g.clone();
+                bad[7 * n + 250] += 1e-3;
+                let expected = DenseKernel::new(&bad, n).unwrap_err().to_string();
+                let deferred = DenseKernel::with_deferred_check(&bad, n).unwrap();
+                let err = fit(&deferred, 3, &options, &control)
+                    .unwrap_err()
+                    .to_string();
+                assert_eq!(err, expected);
+                bad[7 * n + 250] = f64::NAN;
+                let expected = DenseKernel::new(&bad, n).unwrap_err().to_string();
+                let deferred = DenseKernel::with_deferred_check(&bad, n).unwrap();
+                let err = fit(&deferred, 3, &options, &control)
+                    .unwrap_err()
+                    .to_string();
+                assert_eq!(err, expected);
+            }
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! The one abstraction over "the kernel the algorithms read".
+//!
+//! Hartigan, Lloyd and the initialisations are written once, against [`Kernel`]: the number
+//! of points, the diagonal, and row `i` visited entry by entry. Dense matrices (f64 or f32,
+//! borrowed, never copied) implement it here; sparse CSR matrices and kernels computed on the
+//! fly from data implement it in their own modules.
+
+use crate::control::Control;
+use crate::error::{out_of_memory, try_filled_uninit, Result};
+use crate::validate;
+use rayon::prelude::*;
+
+/// Element type of a dense kernel matrix: `f64` or `f32`. Arithmetic is always done in `f64`.
+pub trait KernelElement: Copy + Send + Sync + 'static {
+    /// Widen to `f64` (exact).
+    fn widen(self) -> f64;
+    /// Round from `f64` (for matrices this crate writes).
+    fn narrow(value: f64) -> Self;
+    /// Relative tolerance of the symmetry rule ([`crate::validate::symmetry`]) for this precision.
+    const SYMMETRY_TOLERANCE: f64;
+}
+
+impl KernelElement for f64 {
+    #[inline(always)]
+    fn widen(self) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn narrow(value: f64) -> Self {
+        value
+    }
+    const SYMMETRY_TOLERANCE: f64 = 1e-9;
+}
+
+impl KernelElement for f32 {
+    #[inline(always)]
+    fn widen(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn narrow(value: f64) -> Self {
+        value as f32
+    }
+    const SYMMETRY_TOLERANCE: f64 = 1e-5;
+}
+
+/// A symmetric kernel (Gram) matrix as the clustering algorithms see it.
+///
+/// Implementors promise symmetry: `G[i, y] == G[y, i]`. Entries not visited by
+/// [`Kernel::for_each_in_row`] are zero.
+///
+/// ```
+/// use kgroups::{DenseKernel, Kernel};
+/// let g = [2.0, 1.0, 1.0, 3.0];
+/// let kernel = DenseKernel::new(&g, 2).unwrap();
+/// assert_eq!(kernel.n(), 2);
+/// assert_eq!(kernel.diagonal(1), 3.0);
+/// let mut row = vec![];
+/// kernel.for_each_in_row(0, |y, v| row.push((y, v)));
+/// assert_eq!(row, vec![(0, 2.0), (1, 1.0)]);
+/// ```
+pub trait Kernel: Sync {
+    /// Number of points `n`.
+    fn n(&self) -> usize;
+
+    /// `G[i, i]`.
+    fn diagonal(&self, i: usize) -> f64;
+
+    /// Call `visit(y, G[i, y])` for every (non-zero, for sparse kernels) entry of row `i`,
+    /// in increasing `y`.
+    fn for_each_in_row<F: FnMut(usize, f64)>(&self, i: usize, visit: F);
+
+    /// For a low-rank kernel `G = Φ Φᵀ`: the features Φ (n × m, row-major) and m. The
+    /// algorithms then keep per-cluster feature sums instead of the k × n matrix of sums.
+    fn features(&self) -> Option<(&[f64], usize)> {
+        None
+    }
+
+    /// Row `i` written into `out` (`out.len() == n`).
+    fn row_into(&self, i: usize, out: &mut [f64]) {
+        out.iter_mut().for_each(|o| *o = 0.0);
+        self.for_each_in_row(i, |y, v| out[y] = v);
+    }
+
+    /// `out[y] += scale * G[i, y]` for every `y` (`out.len() == n`).
+    fn add_scaled_row(&self, i: usize, scale: f64, out: &mut [f64]) {
+        self.for_each_in_row(i, |y, v| out[y] += scale * v);
+    }
+
+    /// Apply one move of point `i` (weight `weight`) between two rows of the cluster-sum
+    /// matrix: `leaving[y] -= weight * G[i, y]` and `joining[y] += weight * G[i, y]`.
+    fn move_point(&self, i: usize, weight: f64, leaving: &mut [f64], joining: &mut [f64]) {
+        self.for_each_in_row(i, |y, v| {
+            let delta = weight * v;
+            leaving[y] -= delta;
+            joining[y] += delta;
+        });
+    }
+
+    /// Whether part of the kernel's validation was left to the first pass of a fit (see
+    /// [`DenseKernel::with_deferred_check`]); the fit then builds its first cluster sums with
+    /// [`Kernel::cluster_sums_and_check`], or runs [`Kernel::check_deferred`] first.
+    fn has_deferred_check(&self) -> bool {
+        false
+    }
+
+    /// The validation left to the first pass, on its own. Errors as the kernel's eager
+    /// constructor would have.
+    fn check_deferred(&self, _control: &Control) -> Result<()> {
+        Ok(())
+    }
+
+    /// [`Kernel::cluster_sums`] together with [`Kernel::check_deferred`], in one pass over the
+    /// kernel where the kernel can fuse them.
+    fn cluster_sums_and_check(
+        &self,
+        labels: &[usize],
+        weights: &[f64],
+        k: usize,
+        control: &Control,
+    ) -> Result<Vec<f64>> {
+        self.check_deferred(control)?;
+        self.cluster_sums(labels, weights, k, control)
+    }
+
+    /// The per-point cluster sums, cluster-major: `sums[l * n + y] = Σ_{i ∈ C_l} w_i G[y, i]`.
+    ///
+    /// One pass over the kernel, parallel over rows. The result is the same for any number
+    /// of threads: each row's sums are computed by one thread in a fixed order. Stops with
+    /// [`crate::KGroupsError::Interrupted`] when `control` is cancelled; errors when `labels`
+    /// or `weights` do not have length n, a label is not below `k`, or the n × k sums cannot
+    /// be allocated.
+    fn cluster_sums(
+        &self,
+        labels: &[usize],
+        weights: &[f64],
+        k: usize,
+        control: &Control,
+    ) -> Result<Vec<f64>> {
+        let n = self.n();
+        check_cluster_sums_args(n, labels, weights, k)?;
+        let mut point_major = vec![0.0; n * k];
+        point_major
+            .par_chunks_mut(k.max(1))
+            .enumerate()
+            .try_for_each(|(y, sums)| {
+                control.checkpoint()?;
+                self.for_each_in_row(y, |i, v| sums[labels[i]] += weights[i] * v);
+                Ok(())
+            })?;
+        Ok(transpose_to_cluster_major(&point_major, n, k))
+    }
+}
+
+/// The arguments of [`Kernel::cluster_sums`]: `labels` and `weights` of length `n`, every
+/// label below `k` (empty clusters allowed), and room for the n × k sums (twice:
+/// point-major and cluster-major).
+pub(crate) fn check_cluster_sums_args(
+    n: usize,
+    labels: &[usize],
+    weights: &[f64],
+    k: usize,
+) -> Result<()> {
+    validate::labels_below_k(labels, n, k, "labels")?;
+    validate::weights_len(weights, n, "weights")?;
+    let len = n
+        .checked_mul(k)
+        .and_then(|len| len.checked_mul(2))
+        .ok_or_else(|| out_of_memory::<f64>(usize::MAX, "k", "the n × k cluster sums"))?;
+    // Probe only: untouched memory costs nothing, the callers then allocate for real.
+    // `black_box` keeps the optimiser from removing the unused allocation (and with it the
+    // check: a later infallible allocation would then abort the process).
+    drop(std::hint::black_box(try_filled_uninit::<f64>(
+        len,
+        "k",
+        "the n × k cluster sums",
+    )?));
+    Ok(())
+}
+
+/// Turn an `n × k` point-major matrix into `k × n` cluster-major.
+pub(crate) fn transpose_to_cluster_major(point_major: &[f64], n: usize, k: usize) -> Vec<f64> {
+    let mut out = vec![0.0; n * k];
+    for (y, sums) in point_major.chunks_exact(k.max(1)).enumerate() {
+        for (l, &value) in sums.iter().enumerate() {
+            out[l * n + y] = value;
+        }
+    }
+    out
+}
+
+mod dense;
+pub use dense::DenseKernel;

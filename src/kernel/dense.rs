@@ -144,12 +144,18 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
             let cols = other
                 .as_ref()
                 .map_or(rows.clone(), |(q, _)| block_range(*q, n));
-            if check && !self.tile_passes(rows.clone(), cols.clone(), &roots) {
-                broken.store(true, Ordering::Relaxed);
-                return true;
-            }
+            let tile = Tile {
+                rows,
+                cols,
+                labels,
+                weights,
+                k,
+            };
             let scattered_q = other.map(|(_, (_, sq))| &mut **sq);
-            self.tile_sums(rows, cols, labels, weights, k, masked, gp, scattered_q);
+            let roots = check.then_some(&roots[..]);
+            if !self.tile_pass(&tile, roots, masked, gp, scattered_q) {
+                broken.store(true, Ordering::Relaxed);
+            }
             true
         });
         drop(states);
@@ -175,12 +181,68 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
         Ok(sums)
     }
 
-    /// Whether the tile `rows × cols` of the upper triangle passes the symmetry rule
-    /// against its mirror (and is finite): bit for bit first (cheap), by the rule otherwise.
-    fn tile_passes(&self, rows: Range<usize>, cols: Range<usize>, roots: &[f64]) -> bool {
-        let (data, n) = (self.data, self.n);
-        !symmetry::tile_differs_bitwise(data, n, rows.clone(), cols.clone())
-            || !symmetry::tile_is_bad(data, n, rows, cols, T::SYMMETRY_TOLERANCE, roots)
+    /// One tile of the pass, on the widest vectors the CPU has: with `roots` (the square
+    /// roots of the diagonal's magnitudes), first the symmetry rule against the tile's mirror
+    /// (false, and no sums, when it fails), then [`DenseKernel::tile_sums`].
+    fn tile_pass(
+        &self,
+        tile: &Tile,
+        roots: Option<&[f64]>,
+        masked: &mut Vec<f64>,
+        gathered: &mut [f64],
+        scattered_cols: Option<&mut [f64]>,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: `tile_pass_avx2` requires only that the CPU supports AVX2, which was
+            // just detected at run time.
+            return unsafe { self.tile_pass_avx2(tile, roots, masked, gathered, scattered_cols) };
+        }
+        self.tile_pass_portable(tile, roots, masked, gathered, scattered_cols)
+    }
+
+    /// [`DenseKernel::tile_pass_portable`] compiled with AVX2: the same IEEE operations in the
+    /// same order (Rust never contracts `a * b + c` into an FMA), so the same bits, four lanes
+    /// per instruction instead of two.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 (the caller detects it first). The body is safe code; only
+    /// the instruction set it is compiled for needs the check.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn tile_pass_avx2(
+        &self,
+        tile: &Tile,
+        roots: Option<&[f64]>,
+        masked: &mut Vec<f64>,
+        gathered: &mut [f64],
+        scattered_cols: Option<&mut [f64]>,
+    ) -> bool {
+        self.tile_pass_portable(tile, roots, masked, gathered, scattered_cols)
+    }
+
+    /// The body of [`DenseKernel::tile_pass`], compiled into both instruction sets.
+    #[inline(always)]
+    fn tile_pass_portable(
+        &self,
+        tile: &Tile,
+        roots: Option<&[f64]>,
+        masked: &mut Vec<f64>,
+        gathered: &mut [f64],
+        scattered_cols: Option<&mut [f64]>,
+    ) -> bool {
+        if let Some(roots) = roots {
+            let (data, n) = (self.data, self.n);
+            let (rows, cols) = (tile.rows.clone(), tile.cols.clone());
+            // Bit for bit first (cheap), by the rule only where the bits differ.
+            let passes = !symmetry::tile_differs_bitwise(data, n, rows.clone(), cols.clone())
+                || !symmetry::tile_is_bad(data, n, rows, cols, T::SYMMETRY_TOLERANCE, roots);
+            if !passes {
+                return false;
+            }
+        }
+        self.tile_sums(tile, masked, gathered, scattered_cols);
+        true
     }
 
     /// Adds the tile `rows × cols` (`rows` not after `cols`; on a diagonal tile only its
@@ -188,18 +250,21 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
     /// into `gathered` (point-major, `rows.len() × k`), and row `b` of `cols` receives
     /// `w_a G_ab` under the label of `a` in `scattered` (cluster-major, `k × cols.len()`;
     /// the diagonal tile's own `scattered` block when `scattered_cols` is `None`).
-    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn tile_sums(
         &self,
-        rows: Range<usize>,
-        cols: Range<usize>,
-        labels: &[usize],
-        weights: &[f64],
-        k: usize,
+        tile: &Tile,
         masked: &mut Vec<f64>,
         gathered: &mut [f64],
         scattered_cols: Option<&mut [f64]>,
     ) {
+        let Tile {
+            rows,
+            cols,
+            labels,
+            weights,
+            k,
+        } = tile.clone();
         let width = cols.len();
         let diagonal = scattered_cols.is_none();
         // For few clusters, the gather is k dot products with the weights masked by label
@@ -220,6 +285,9 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
             }
         };
         for (i, a) in rows.clone().enumerate() {
+            if a + PREFETCH_ROWS < rows.end {
+                prefetch_run(&self.data[(a + PREFETCH_ROWS) * self.n + cols.start..][..width]);
+            }
             // On the diagonal tile, row a's upper part starts at a itself.
             let from = if diagonal { i } else { 0 };
             let row = &self.data[a * self.n + cols.start + from..a * self.n + cols.end];
@@ -257,10 +325,42 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
     }
 }
 
-/// Side of the tiles of the cluster-sums pass: a 128 × 128 tile and its mirror (2 × 128 KiB
-/// in f64) stay in L2 while they are compared, and each row is read in 1 KiB segments.
-/// The value must not depend on the number of threads (it fixes the order of the sums).
-const SUMS_BLOCK: usize = 128;
+/// Side of the tiles of the cluster-sums pass: each tile row is read as a 2 KiB run (long
+/// enough for the hardware prefetchers; 1 KiB runs left the pass waiting on memory), and the
+/// mirror rows a tile's comparison reads stay in L2. The value must not depend on the number
+/// of threads (it fixes the order of the sums).
+const SUMS_BLOCK: usize = 256;
+
+/// A tile of the pass and what its sums need.
+#[derive(Clone)]
+struct Tile<'s> {
+    rows: Range<usize>,
+    cols: Range<usize>,
+    labels: &'s [usize],
+    weights: &'s [f64],
+    k: usize,
+}
+
+/// Rows ahead whose run of the tile is prefetched: the runs are too short for the hardware
+/// prefetchers to reach full speed on their own.
+const PREFETCH_ROWS: usize = 4;
+
+/// Asks the CPU to start loading every cache line of `run` (a hint: no effect on results).
+#[inline(always)]
+fn prefetch_run<T>(run: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        const LINE: usize = 64;
+        let bytes = std::mem::size_of_val(run);
+        let start = run.as_ptr().cast::<i8>();
+        for offset in (0..bytes).step_by(LINE) {
+            // SAFETY: a prefetch never faults and has no visible effect; the address is
+            // inside `run` (offset < its size in bytes).
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.add(offset)) };
+        }
+    }
+}
 
 /// Up to this many clusters the gather uses masked dot products.
 const MASKED_MAX_K: usize = 4;
@@ -273,7 +373,7 @@ fn block_range(p: usize, n: usize) -> Range<usize> {
 
 /// `Σ_j values[j] · masked[j]` over four independent lanes (so that it vectorises), added in
 /// a fixed order.
-#[inline]
+#[inline(always)]
 fn masked_dot<T: KernelElement>(values: &[T], masked: &[f64]) -> f64 {
     const LANES: usize = 4;
     let mut acc = [0.0f64; LANES];

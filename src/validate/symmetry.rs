@@ -256,37 +256,51 @@ const FAST_BLOCK: usize = 128;
 /// finite. A tile for which this is false passes [`pair_is_symmetric`] in every pair (a
 /// difference of 0 is within any tolerance). Widening is exact and one-to-one on finite values,
 /// so the test is the same for f32 and f64.
-#[inline]
+#[inline(always)]
 pub(crate) fn tile_differs_bitwise<T: KernelElement>(
     data: &[T],
     n: usize,
     rows: std::ops::Range<usize>,
     cols: std::ops::Range<usize>,
 ) -> bool {
-    const LANES: usize = 4;
+    const M: usize = 4;
     // differ: OR of u ^ l over the bits; non_finite: Σ u·0 (0 unless some u is NaN or
     // infinite; where u and l have the same bits, l is finite exactly when u is).
-    let mut differ = [0u64; LANES];
-    let mut non_finite = [0.0f64; LANES];
-    for a in rows {
-        let upper = &data[a * n + cols.start..a * n + cols.end];
-        let mut chunks = upper.chunks_exact(LANES);
-        let mut b = cols.start;
-        for u in &mut chunks {
-            let l: [f64; LANES] = std::array::from_fn(|t| data[(b + t) * n + a].widen());
-            for t in 0..LANES {
-                let u = u[t].widen();
-                differ[t] |= u.to_bits() ^ l[t].to_bits();
-                non_finite[t] += u * 0.0;
+    let mut differ = [0u64; M];
+    let mut non_finite = [0.0f64; M];
+    // M × M blocks: M contiguous runs of the tile against M contiguous runs of its mirror
+    // (rows b.. at columns a..), so every load is a short vector instead of a strided scalar.
+    let full_rows = rows.start + (rows.len() - rows.len() % M);
+    let full_cols = cols.start + (cols.len() - cols.len() % M);
+    for a in (rows.start..full_rows).step_by(M) {
+        for b in (cols.start..full_cols).step_by(M) {
+            let upper: [[f64; M]; M] = std::array::from_fn(|t| {
+                let run = &data[(a + t) * n + b..(a + t) * n + b + M];
+                std::array::from_fn(|s| run[s].widen())
+            });
+            let mirror: [[f64; M]; M] = std::array::from_fn(|s| {
+                let run = &data[(b + s) * n + a..(b + s) * n + a + M];
+                std::array::from_fn(|t| run[t].widen())
+            });
+            for t in 0..M {
+                for s in 0..M {
+                    differ[s] |= upper[t][s].to_bits() ^ mirror[s][t].to_bits();
+                    non_finite[s] += upper[t][s] * 0.0;
+                }
             }
-            b += LANES;
         }
-        for u in chunks.remainder() {
-            let u = u.widen();
-            differ[0] |= u.to_bits() ^ data[b * n + a].widen().to_bits();
-            non_finite[0] += u * 0.0;
-            b += 1;
-        }
+    }
+    // The edges: the last rows (all columns) and the last columns (the full rows).
+    let mut scalar = |a: usize, b: usize| {
+        let u = data[a * n + b].widen();
+        differ[0] |= u.to_bits() ^ data[b * n + a].widen().to_bits();
+        non_finite[0] += u * 0.0;
+    };
+    for a in full_rows..rows.end {
+        cols.clone().for_each(|b| scalar(a, b));
+    }
+    for a in rows.start..full_rows {
+        (full_cols..cols.end).for_each(|b| scalar(a, b));
     }
     differ.iter().any(|&v| v != 0) || non_finite.iter().any(|&v| v != 0.0)
 }

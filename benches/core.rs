@@ -3,11 +3,13 @@
 //! kernel, and every path that evaluates pairs of points from data (the dense and cross Gram
 //! builders, matrix-free rows and cluster sums, the energy statistics and distance); the
 //! symmetry check beside its former version; and the sparse path (CSR cluster sums and one
-//! Hartigan sweep on a stochastic block model).
+//! Hartigan sweep on a stochastic block model); and ρ of the exponential and gaussian
+//! semimetrics (their expm1 against libm's).
 //!
 //! Run: `cargo bench --bench core` (one group: `cargo bench --bench core -- pairwise`).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use kgroups::distance::{semimetric_row, squared_distances_from};
 use kgroups::gram::energy_gram_cross;
 use kgroups::rng::Rng;
 use kgroups::stats::PairwiseSource;
@@ -228,5 +230,92 @@ fn bench_pairwise(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_algorithms, bench_pairwise, bench_sparse);
+/// ρ of the exponential and gaussian semimetrics: the vectorisable expm1 the library uses
+/// against libm's scalar `exp_m1` (the former evaluation, written out here as the reference),
+/// on a slice of 4096 squared distances (t in [0, 8]) and on a full row of n = 20 000 points in
+/// D = 10 (squared distances + ρ: `semimetric_row` against the same squared distances then
+/// libm); then whole rows through the matrix-free kernel (the AVX2 path) and `energy_gram` at
+/// n = 10 000, D = 10, each beside the power semimetric (α = 1, a square root per pair: the
+/// floor these rows can reach).
+fn bench_exp(c: &mut Criterion) {
+    let mut group = c.benchmark_group("exp");
+    group.sample_size(20);
+    let sigma = 1.0;
+    let libm_rho = |sm: Semimetric, d2: f64| match sm {
+        Semimetric::Exponential { sigma } => -2.0 * (-(d2.sqrt() / (2.0 * sigma))).exp_m1(),
+        Semimetric::Gaussian { sigma } => -2.0 * (-(0.5 * (d2 / sigma / sigma))).exp_m1(),
+        Semimetric::Power { .. } => unreachable!("only the exponential semimetrics"),
+    };
+    let mut rng = Rng::new(11);
+    let d2: Vec<f64> = (0..4096).map(|_| 16.0 * rng.next_f64()).collect();
+    let mut out = d2.clone();
+    for (name, sm) in [
+        ("exponential", Semimetric::Exponential { sigma }),
+        ("gaussian", Semimetric::Gaussian { sigma }),
+    ] {
+        group.bench_function(BenchmarkId::new("slice4096_libm", name), |b| {
+            b.iter(|| {
+                for (o, &v) in out.iter_mut().zip(&d2) {
+                    *o = libm_rho(sm, std::hint::black_box(v));
+                }
+            })
+        });
+        group.bench_function(BenchmarkId::new("slice4096_vectorised", name), |b| {
+            b.iter(|| {
+                out.copy_from_slice(std::hint::black_box(&d2));
+                sm.apply_to_squared_distances(&mut out);
+            })
+        });
+    }
+    let (n, dim) = (20_000, 10);
+    let data = eq56_data(n, dim, 12);
+    let x = Points::new(&data, n, dim).expect("points");
+    let mut row = vec![0.0; n];
+    let exponential = Semimetric::Exponential { sigma: 2.0 };
+    group.bench_function("row_n20000_exponential_libm", |b| {
+        b.iter(|| {
+            squared_distances_from(&x, 7, &mut row).expect("row");
+            row.iter_mut().for_each(|v| *v = libm_rho(exponential, *v));
+        })
+    });
+    group.bench_function("row_n20000_exponential_vectorised", |b| {
+        b.iter(|| semimetric_row(&x, exponential, 7, &mut row).expect("row"))
+    });
+    for (name, sm) in [
+        ("power", Semimetric::Power { alpha: 1.0 }),
+        ("exponential", exponential),
+        ("gaussian", Semimetric::Gaussian { sigma: 2.0 }),
+    ] {
+        let kernel = DataKernel::new(x, sm, Base::Mean).expect("kernel");
+        group.bench_function(BenchmarkId::new("matrix_free_100_rows_n20000", name), |b| {
+            b.iter(|| {
+                for i in 0..100 {
+                    kernel.row_into(i * 37, &mut row);
+                }
+            })
+        });
+    }
+    group.sample_size(10);
+    let n = 10_000;
+    let data = eq56_data(n, dim, 13);
+    let x = Points::new(&data, n, dim).expect("points");
+    for (name, sm) in [
+        ("power", Semimetric::Power { alpha: 1.0 }),
+        ("exponential", exponential),
+        ("gaussian", Semimetric::Gaussian { sigma: 2.0 }),
+    ] {
+        group.bench_function(BenchmarkId::new("energy_gram_n10000", name), |b| {
+            b.iter(|| energy_gram::<f64>(&x, sm, Base::Mean).expect("gram"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_algorithms,
+    bench_pairwise,
+    bench_sparse,
+    bench_exp
+);
 criterion_main!(benches);

@@ -23,6 +23,7 @@
 //! # Ok::<(), kgroups::KGroupsError>(())
 //! ```
 
+mod exp;
 mod points;
 mod rows;
 mod semimetric;

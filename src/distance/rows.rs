@@ -83,7 +83,7 @@ impl RunEpilogue for () {
 /// The smallest dimension D whose squared distances are expanded, ‖x‖² + ‖y‖² − 2⟨x, y⟩
 /// (see [`DataRows`]). Below it, summing coordinate differences is as fast (`benches/core.rs`,
 /// group `gram_tile`, measures both).
-pub(crate) const EXPANSION_MIN_DIM: usize = 16;
+pub(crate) const EXPANSION_MIN_DIM: usize = 20;
 
 /// The largest dimension D whose squared distances are expanded: the cancellation guard
 /// ([`expansion_guard`]) grows with D, and from here on would send too many pairs (those with

@@ -433,35 +433,3 @@ fn cancelling_expansions_are_recomputed_from_differences() {
         }
     }
 }
-
-#[test]
-#[ignore]
-fn tmp_tile_timing() {
-    use crate::control::Control;
-    let n = 1280;
-    for dim in [8usize, 16, 24, 100] {
-        let mut rng = TestRng(5);
-        let data = rng.data(n, dim, 1.0, 0.0);
-        let x = Points::new(&data, n, dim).unwrap();
-        for ov in [Some(usize::MAX), Some(1)] {
-            set_expansion_min_dim(ov.map(|o: usize| o.min(if o == usize::MAX { o } else { 1 })));
-            let rows = DataRows::new(x, 1.0, Semimetric::Power { alpha: 2.0 }, "X").unwrap();
-            let mut out = vec![0.0; BLOCK * BLOCK];
-            let mut best = f64::INFINITY;
-            for _ in 0..20 {
-                let t = std::time::Instant::now();
-                for q in 0..4 {
-                    rows.tile(0..BLOCK, (q + 1) * BLOCK, &mut out, &Control::new());
-                }
-                best = best.min(t.elapsed().as_secs_f64());
-            }
-            let pc = (4 * BLOCK * BLOCK * dim) as f64;
-            println!(
-                "D {dim} {ov:?}: {:.3} ms, {:.2} Gpair-coord/s",
-                best * 1e3,
-                pc / best / 1e9
-            );
-        }
-        set_expansion_min_dim(None);
-    }
-}

@@ -306,7 +306,7 @@ mod tests {
                 let dense: Vec<f64> = energy_gram(&points, semimetric, base).unwrap();
                 let kernel = DataKernel::new(points, semimetric, base).unwrap();
                 let mut row = vec![0.0; n];
-                for i in [0, 1, 777, n - 1] {
+                for i in [0, 1, 377, n - 1] {
                     kernel.row_into(i, &mut row);
                     assert_eq!(row, dense[i * n..(i + 1) * n], "{semimetric:?} row {i}");
                     assert_eq!(kernel.diagonal(i), dense[i * n + i]);

@@ -6,7 +6,8 @@
 //! Hartigan sweep on a stochastic block model); and ρ of the exponential and gaussian
 //! semimetrics (their expm1 against libm's).
 //!
-//! Run: `cargo bench --bench core` (one group: `cargo bench --bench core -- pairwise`).
+//! Run: `cargo bench --bench core` (one group: `cargo bench --bench core -- pairwise`; the
+//! two routines of squared distances side by side: `cargo bench --bench core -- gram_tile`).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use kgroups::distance::{semimetric_row, squared_distances_from};
@@ -311,10 +312,52 @@ fn bench_exp(c: &mut Criterion) {
     group.finish();
 }
 
+/// The two routines of squared distances side by side on the same data (eq. 56, n = 2000):
+/// coordinate differences and the expanded ‖x‖² + ‖y‖² − 2⟨x, y⟩ with its cancellation
+/// guard, in the dense builder (tiles of four rows) and the matrix-free cluster sums (the same
+/// tiles turned into kernel values), around the threshold (D = 20) and beyond.
+fn bench_gram_tile(c: &mut Criterion) {
+    let mut group = c.benchmark_group("gram_tile");
+    group.sample_size(10);
+    let power = Semimetric::Power { alpha: 1.0 };
+    let n = 2000;
+    for dim in [10usize, 24, 100] {
+        let data = eq56_data(n, dim, 11);
+        let x = Points::new(&data, n, dim).expect("points");
+        let labels: Vec<usize> = (0..n).map(|i| i % 2).collect();
+        let weights = vec![1.0; n];
+        for (routine, min_dim) in [("differences", usize::MAX), ("expanded", 1)] {
+            kgroups::distance::set_expansion_min_dim(Some(min_dim));
+            group.bench_function(
+                BenchmarkId::new(format!("energy_gram_n2000_{routine}"), dim),
+                |b| {
+                    kgroups::distance::set_expansion_min_dim(Some(min_dim));
+                    b.iter(|| energy_gram::<f64>(&x, power, Base::Mean).expect("gram"))
+                },
+            );
+            group.bench_function(
+                BenchmarkId::new(format!("matrix_free_sums_n2000_k2_{routine}"), dim),
+                |b| {
+                    kgroups::distance::set_expansion_min_dim(Some(min_dim));
+                    let kernel = DataKernel::new(x, power, Base::Mean).expect("kernel");
+                    b.iter(|| {
+                        kernel
+                            .cluster_sums(&labels, &weights, 2, &Control::new())
+                            .expect("sums")
+                    })
+                },
+            );
+        }
+        kgroups::distance::set_expansion_min_dim(None);
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     bench_algorithms,
     bench_pairwise,
+    bench_gram_tile,
     bench_sparse,
     bench_exp
 );

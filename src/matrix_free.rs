@@ -13,6 +13,7 @@ use crate::error::{KGroupsError, Result};
 use crate::gram::{base_kernel_value, for_each_tile, refuse_base, Base, Frame};
 use crate::kernel::{check_cluster_sums_args, transpose_to_cluster_major, Kernel};
 use rayon::prelude::*;
+use std::ops::Range;
 
 /// Rows are computed and consumed in chunks of this many entries (fits in L1/L2).
 const CHUNK: usize = 2048;
@@ -90,15 +91,20 @@ impl<'a> DataKernel<'a> {
         })
     }
 
-    /// `out[j] = G[i, start + j]`.
+    /// The epilogue that turns ρ(x_i, ·) into row i of G.
     #[inline]
-    fn row_chunk(&self, i: usize, start: usize, out: &mut [f64]) {
-        let to_kernel = ToKernel {
+    fn to_kernel(&self, i: usize) -> ToKernel<'_> {
+        ToKernel {
             r_i: self.to_base[i],
             to_base: &self.to_base,
             factors: self.factors,
-        };
-        self.rows.rho_row_then(i, start, out, &to_kernel);
+        }
+    }
+
+    /// `out[j] = G[i, start + j]`.
+    #[inline]
+    fn row_chunk(&self, i: usize, start: usize, out: &mut [f64]) {
+        self.rows.rho_row_then(i, start, out, &self.to_kernel(i));
     }
 }
 
@@ -117,6 +123,13 @@ impl PairwiseRows for KernelRows<'_, '_> {
 
     fn cost_per_value(&self) -> usize {
         3 * self.0.points.dim() + 20
+    }
+
+    fn tile(&self, rows: Range<usize>, start: usize, out: &mut [f64], control: &Control) -> bool {
+        let kernel = self.0;
+        kernel
+            .rows
+            .rho_tile_then(rows, start, out, control, |i| kernel.to_kernel(i))
     }
 }
 
@@ -269,7 +282,17 @@ mod tests {
 
     #[test]
     fn matrix_free_equals_dense_bit_for_bit() {
-        let (n, dim) = (2100, 3); // more than one chunk
+        // D = 3: differences; D = 24: expanded squared distances (tiles of four rows in the
+        // dense builder, single rows here).
+        for dim in [3, 24] {
+            matrix_free_equals_dense_bit_for_bit_in(dim);
+        }
+    }
+
+    fn matrix_free_equals_dense_bit_for_bit_in(dim: usize) {
+        // More than one chunk of a row at D = 3; at D = 24 (slow in debug builds) three
+        // blocks, a partial one last, are enough for the tiles.
+        let n = if dim < 20 { 2100 } else { 600 };
         let mut rng = crate::rng::Rng::new(2);
         let data: Vec<f64> = (0..n * dim).map(|_| rng.next_f64() * 4.0).collect();
         let points = Points::new(&data, n, dim).unwrap();
@@ -283,7 +306,7 @@ mod tests {
                 let dense: Vec<f64> = energy_gram(&points, semimetric, base).unwrap();
                 let kernel = DataKernel::new(points, semimetric, base).unwrap();
                 let mut row = vec![0.0; n];
-                for i in [0, 1, 777, n - 1] {
+                for i in [0, 1, 377, n - 1] {
                     kernel.row_into(i, &mut row);
                     assert_eq!(row, dense[i * n..(i + 1) * n], "{semimetric:?} row {i}");
                     assert_eq!(kernel.diagonal(i), dense[i * n + i]);
@@ -308,9 +331,15 @@ mod tests {
 
     #[test]
     fn tiled_sums_do_not_depend_on_thread_count_and_match_rows() {
+        // Several blocks, the last one partial; differences and expanded squared distances.
+        for dim in [4, 20] {
+            tiled_sums_do_not_depend_on_thread_count_and_match_rows_in(dim);
+        }
+    }
+
+    fn tiled_sums_do_not_depend_on_thread_count_and_match_rows_in(dim: usize) {
         use crate::test_support::in_pool;
-        // Several blocks, the last one partial.
-        let (n, dim, k) = (3 * SUMS_BLOCK + 37, 4, 3);
+        let (n, k) = (3 * SUMS_BLOCK + 37, 3);
         let mut rng = crate::rng::Rng::new(9);
         let data: Vec<f64> = (0..n * dim).map(|_| rng.next_f64() * 3.0 - 1.0).collect();
         let points = Points::new(&data, n, dim).unwrap();
@@ -327,6 +356,20 @@ mod tests {
         let one = sums(1);
         assert_eq!(one, sums(2));
         assert_eq!(one, sums(3));
+        // The tiles of the sums hold the values of the rows, bit for bit, for groups of rows
+        // that start anywhere and runs across blocks.
+        let rows = KernelRows(&kernel);
+        for (first, count, start, width) in
+            [(0, 9, 0, n), (5, 6, SUMS_BLOCK - 3, 40), (n - 7, 7, 1, 300)]
+        {
+            let mut tile = vec![f64::NAN; count * width];
+            assert!(rows.tile(first..first + count, start, &mut tile, &Control::new()));
+            for (a, values) in (first..first + count).zip(tile.chunks_exact(width)) {
+                let mut want = vec![0.0; width];
+                kernel.row_chunk(a, start, &mut want);
+                assert_eq!(values, want, "dim {dim} row {a}");
+            }
+        }
         // Against the definition, row by row: m_l(y) = Σ_{i ∈ C_l} w_i G[y, i].
         let mut row = vec![0.0; n];
         for y in [0, 1, SUMS_BLOCK - 1, SUMS_BLOCK, 2 * SUMS_BLOCK + 5, n - 1] {
@@ -389,7 +432,13 @@ mod tests {
         // Tiny, huge and far-from-the-origin data: the scaled frame and the mean base point
         // are the same for rows and the dense matrix, so the bits are too (the AVX2 and
         // portable pair kernels agree bit for bit: see the tests of `distance`).
-        let (n, dim) = (300, 4);
+        for dim in [4, 20] {
+            matrix_free_equals_dense_at_any_magnitude_and_offset_in(dim);
+        }
+    }
+
+    fn matrix_free_equals_dense_at_any_magnitude_and_offset_in(dim: usize) {
+        let n = 300;
         let mut rng = crate::rng::Rng::new(8);
         let unit: Vec<f64> = (0..n * dim).map(|_| rng.next_f64() * 2.0 - 1.0).collect();
         for (factor, offset) in [

@@ -6,9 +6,15 @@
 //! - exponential:  ρ(x,y) = 2 − 2·exp(−‖x−y‖ / (2σ)), σ > 0;
 //! - gaussian:     ρ(x,y) = 2 − 2·exp(−‖x−y‖² / (2σ²)), σ > 0.
 //!
-//! Squared distances are always computed from coordinate differences, Σ_k (x_k − y_k)², summed
-//! in the order k = 0, 1, …, D−1, so they are exact to rounding even for near-identical points
-//! and agree bit for bit with the naive formula, on every vector width. The dense Gram builders
+//! Squared distances of D < 20 coordinates (and D > 1024) are computed from coordinate
+//! differences, Σ_k (x_k − y_k)², summed in the order k = 0, 1, …, D−1, so they are exact to
+//! rounding even for near-identical points and agree bit for bit with the naive formula. For
+//! 20 ≤ D ≤ 1024 the pair kernel expands them, ‖x‖² + ‖y‖² − 2⟨x, y⟩ (half the arithmetic, and
+//! the dense builders evaluate four points against each load of the others), and recomputes
+//! from differences every pair where the expansion may have cancelled, so that the relative
+//! error stays below 1e-12 (the bound is derived at `rows::expansion_guard`). Either way a
+//! pair's value depends only on the two points, never on the vector width, the thread count or
+//! whether it is computed in a row or in a tile. The dense Gram builders
 //! ([`crate::gram`]), the matrix-free kernel ([`crate::DataKernel`]) and the statistics
 //! ([`crate::stats`]) all evaluate pairs through one abstraction, rows of ρ along runs of
 //! points (`rows::PairwiseRows`), whose vectorised pair kernel lives in `simd`, with every
@@ -32,6 +38,8 @@ mod simd;
 mod tests;
 
 pub use points::Points;
+#[doc(hidden)]
+pub use rows::set_expansion_min_dim;
 pub use rows::{semimetric_row, squared_distances_from};
 pub use semimetric::Semimetric;
 

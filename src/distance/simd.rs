@@ -1,12 +1,15 @@
 //! The pair kernel on the widest vectors the CPU has. This file holds every `unsafe` block of
 //! the distance evaluation, each with the reason it is sound.
 //!
-//! The hot loop (squared distances of one point to a run of transposed points, then ρ) is
+//! The hot loops (squared distances, or dot products for the expanded form, of one point or of
+//! a group of [`TILE_ROWS`](super::rows::TILE_ROWS) points to a run of points, then ρ) are
 //! compiled twice: as is (SSE2, the baseline of every x86-64 wheel) and with AVX2 enabled, and
 //! [`wide_vectors`] picks one at run time. Both do the same IEEE operations in the same order
 //! (Rust never contracts `a * b + c` into an FMA, and `sqrt` is correctly rounded on every
 //! path), so their results are bit-identical; AVX2 only does four lanes per instruction
-//! instead of two.
+//! instead of two. FMA is deliberately not used: it would change the last bits between CPUs
+//! with and without it, and on the AMD Zen cores measured here a separate multiply and add
+//! have the same throughput (two multiply and two add pipes).
 
 use super::rows::{DataRows, RunEpilogue};
 
@@ -23,12 +26,14 @@ pub(super) fn wide_vectors() -> bool {
     }
 }
 
-/// `out[j] = ρ(xa, y_{start + j})` for the points y of `rows`, `xa` already in their frame,
-/// then `epilogue` (see [`DataRows::rho_in_frame_portable`]), on the widest vectors the CPU has.
+/// `out[j] = ρ(xa, y_{start + j})` for the points y of `rows`, `xa` already in their frame
+/// (`norm_a` its squared norm when expanded), then `epilogue` (see
+/// [`DataRows::rho_in_frame_portable`]), on the widest vectors the CPU has.
 #[inline]
 pub(super) fn rho_in_frame<E: RunEpilogue>(
     rows: &DataRows,
     xa: &[f64],
+    norm_a: f64,
     start: usize,
     out: &mut [f64],
     epilogue: &E,
@@ -37,10 +42,10 @@ pub(super) fn rho_in_frame<E: RunEpilogue>(
     if wide_vectors() {
         // SAFETY: `rho_in_frame_avx2` requires only that the CPU supports AVX2, which
         // `wide_vectors` has just detected at run time.
-        unsafe { rho_in_frame_avx2(rows, xa, start, out, epilogue) };
+        unsafe { rho_in_frame_avx2(rows, xa, norm_a, start, out, epilogue) };
         return;
     }
-    rows.rho_in_frame_portable(xa, start, out, epilogue);
+    rows.rho_in_frame_portable(xa, norm_a, start, out, epilogue);
 }
 
 /// [`DataRows::rho_in_frame_portable`] compiled with AVX2.
@@ -53,11 +58,51 @@ pub(super) fn rho_in_frame<E: RunEpilogue>(
 unsafe fn rho_in_frame_avx2<E: RunEpilogue>(
     rows: &DataRows,
     xa: &[f64],
+    norm_a: f64,
     start: usize,
     out: &mut [f64],
     epilogue: &E,
 ) {
-    rows.rho_in_frame_portable(xa, start, out, epilogue);
+    rows.rho_in_frame_portable(xa, norm_a, start, out, epilogue);
+}
+
+/// ρ of a group of [`TILE_ROWS`](super::rows::TILE_ROWS) points of `rows` against a run, each row then its epilogue
+/// (see [`DataRows::rho_group_in_frame_portable`]), on the widest vectors the CPU has.
+#[inline]
+pub(super) fn rho_group_in_frame<E: RunEpilogue, F: Fn(usize) -> E>(
+    rows: &DataRows,
+    group: (&[f64], &[f64], &[f64]),
+    first_row: usize,
+    start: usize,
+    out: &mut [f64],
+    epilogue_for: &F,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if wide_vectors() {
+        // SAFETY: `rho_group_in_frame_avx2` requires only that the CPU supports AVX2, which
+        // `wide_vectors` has just detected at run time.
+        unsafe { rho_group_in_frame_avx2(rows, group, first_row, start, out, epilogue_for) };
+        return;
+    }
+    rows.rho_group_in_frame_portable(group, first_row, start, out, epilogue_for);
+}
+
+/// [`DataRows::rho_group_in_frame_portable`] compiled with AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2 (the caller checks [`wide_vectors`] first). The body is safe
+/// code; only the instruction set it is compiled for needs the check.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn rho_group_in_frame_avx2<E: RunEpilogue, F: Fn(usize) -> E>(
+    rows: &DataRows,
+    group: (&[f64], &[f64], &[f64]),
+    first_row: usize,
+    start: usize,
+    out: &mut [f64],
+    epilogue_for: &F,
+) {
+    rows.rho_group_in_frame_portable(group, first_row, start, out, epilogue_for);
 }
 
 /// `acc[j] = Σ_k (xa[k] − xt[k·stride + start + j])²` for `j < acc.len()`, summed in coordinate
@@ -101,4 +146,81 @@ fn lanes<const L: usize>(xa: &[f64], xt: &[f64], stride: usize, j: usize, out: &
         }
     }
     out.copy_from_slice(&s);
+}
+
+/// `out[r·out_stride + j] = Σ_k xa[k·R + r] · xt[k·stride + start + j]` for `r < R`,
+/// `j < len`: the dot products of `R` points (`xa`, interleaved coordinate-major) with a run of
+/// transposed points, each summed in coordinate order with one accumulator per pair (so a pair
+/// gets the same bits for any `R` and lane width). Lanes of `L` points, then of 4, then single
+/// points are accumulated in registers over all coordinates; every load of `xt` serves `R`
+/// points.
+#[allow(clippy::too_many_arguments)] // a run of a transposed block into rows of a tile
+#[inline(always)]
+pub(super) fn dots_to_transposed<const R: usize, const L: usize>(
+    xa: &[f64],
+    xt: &[f64],
+    stride: usize,
+    start: usize,
+    len: usize,
+    out: &mut [f64],
+    out_stride: usize,
+) {
+    let mut j = 0;
+    while j + L <= len {
+        dot_lanes::<R, L>(xa, xt, stride, start + j, out, out_stride, j);
+        j += L;
+    }
+    while j + 4 <= len {
+        dot_lanes::<R, 4>(xa, xt, stride, start + j, out, out_stride, j);
+        j += 4;
+    }
+    while j < len {
+        dot_lanes::<R, 1>(xa, xt, stride, start + j, out, out_stride, j);
+        j += 1;
+    }
+}
+
+/// `out[r·out_stride + at + l] = Σ_k xa[k·R + r] · xt[k·stride + j + l]` for `r < R`, `l < L`.
+#[allow(clippy::too_many_arguments)] // see `dots_to_transposed`
+#[inline(always)]
+fn dot_lanes<const R: usize, const L: usize>(
+    xa: &[f64],
+    xt: &[f64],
+    stride: usize,
+    j: usize,
+    out: &mut [f64],
+    out_stride: usize,
+    at: usize,
+) {
+    let mut s = [[0.0f64; L]; R];
+    for (k, u) in xa.chunks_exact(R).enumerate() {
+        let col = &xt[k * stride + j..k * stride + j + L];
+        for (sr, &ur) in s.iter_mut().zip(u) {
+            for (sl, &v) in sr.iter_mut().zip(col) {
+                *sl += ur * v;
+            }
+        }
+    }
+    for (r, sr) in s.iter().enumerate() {
+        out[r * out_stride + at..r * out_stride + at + L].copy_from_slice(sr);
+    }
+}
+
+/// `dots[r][l] = Σ_k xa[k·R + r] · panel[k·L + l]`: the dot products of `R` points (`xa`,
+/// interleaved coordinate-major) with the `L` points of a panel (coordinate-major), each summed
+/// in coordinate order with one accumulator per pair, as [`dots_to_transposed`] sums it.
+#[inline(always)]
+pub(super) fn dot_panel<const R: usize, const L: usize>(
+    xa: &[f64],
+    panel: &[f64],
+) -> [[f64; L]; R] {
+    let mut s = [[0.0f64; L]; R];
+    for (u, col) in xa.chunks_exact(R).zip(panel.chunks_exact(L)) {
+        for (sr, &ur) in s.iter_mut().zip(u) {
+            for (sl, &v) in sr.iter_mut().zip(col) {
+                *sl += ur * v;
+            }
+        }
+    }
+    s
 }

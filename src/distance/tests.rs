@@ -2,8 +2,9 @@
 
 #![allow(clippy::needless_range_loop)] // the naive reference loops index on purpose
 
-use super::rows::squared_distance;
+use super::rows::{squared_distance, squared_norm, EXPANSION_MAX_DIM, EXPANSION_MIN_DIM};
 use super::*;
+use crate::control::Control;
 use crate::test_support::{assert_invalid, naive_d2, naive_rho, TestRng, SEMIMETRICS};
 
 #[test]
@@ -144,11 +145,36 @@ fn row_arguments_are_checked() {
     assert_eq!(x.get(2), None);
 }
 
+/// The squared distance of `xa` and `yb` as the rows compute it, written out pair by pair:
+/// differences, or (`expanded`) ‖x‖² + ‖y‖² − 2⟨x, y⟩ kept where the documented guard
+/// c = (2D + 4)·2^-13 trusts it.
+fn reference_squared_distance(xa: &[f64], yb: &[f64], expanded: bool) -> f64 {
+    let exact = squared_distance(xa, yb);
+    if !expanded {
+        return exact;
+    }
+    let (mut na, mut nb, mut dot) = (0.0, 0.0, 0.0);
+    for k in 0..xa.len() {
+        na += xa[k] * xa[k];
+        nb += yb[k] * yb[k];
+        dot += xa[k] * yb[k];
+    }
+    let s = na + nb;
+    let e = s - 2.0 * dot;
+    let guard = (2 * xa.len() + 4) as f64 / 8192.0;
+    if e >= guard * s && e >= 1.1e-271 && s <= f64::MAX {
+        e
+    } else {
+        exact
+    }
+}
+
 /// ρ(x_a, y_b) of the points in the frame `scale`, pair by pair from the formula.
 fn rho_of_pair(sm: Semimetric, scale: f64, a: &[f64], b: &[f64]) -> f64 {
     let xa: Vec<f64> = a.iter().map(|v| v * scale).collect();
     let yb: Vec<f64> = b.iter().map(|v| v * scale).collect();
-    let d2 = squared_distance(&xa, &yb);
+    let expanded = (EXPANSION_MIN_DIM..=EXPANSION_MAX_DIM).contains(&a.len());
+    let d2 = reference_squared_distance(&xa, &yb, expanded);
     if d2 == 0.0 {
         0.0
     } else {
@@ -179,6 +205,8 @@ fn data_rows_are_the_pairwise_formula_for_any_run() {
         (BLOCK + 37, 2),
         (3 * BLOCK + 5, 7),
         (300, 40),
+        (BLOCK + 37, EXPANSION_MIN_DIM),
+        (2 * BLOCK + 3, 100),
     ] {
         let data = rng.data(n, dim, 1.0, 0.5);
         let x = Points::new(&data, n, dim).unwrap();
@@ -198,6 +226,21 @@ fn data_rows_are_the_pairwise_formula_for_any_run() {
                                 "n {n} D {dim} scale {scale} {sm:?} a {a} b {}",
                                 start + j
                             );
+                        }
+                    }
+                }
+                // Tiles (groups of rows that start anywhere, runs across blocks) hold the
+                // values of the rows, bit for bit.
+                for (first, count) in [(0, 5.min(n)), (n / 3, 7.min(n - n / 3)), (n - 1, 1)] {
+                    for (start, len) in [(0, n), (n / 2, n - n / 2), (n - 1, 1)] {
+                        let mut tile = vec![f64::NAN; count * len];
+                        assert!(rows.tile(first..first + count, start, &mut tile, &Control::new()));
+                        for (a, got) in (first..first + count).zip(tile.chunks_exact(len)) {
+                            let mut want = vec![0.0; len];
+                            rows.values(a, start, &mut want);
+                            let bits =
+                                |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                            assert_eq!(bits(got), bits(&want), "n {n} D {dim} {sm:?} tile row {a}");
                         }
                     }
                 }
@@ -232,7 +275,8 @@ fn vector_paths_are_bit_identical() {
                 for (start, len) in runs(n) {
                     let (mut dispatched, mut portable) = (vec![0.0; len], vec![0.0; len]);
                     rows.rho_point(x.row(i), start, &mut dispatched);
-                    rows.rho_in_frame_portable(&xa, start, &mut portable, &());
+                    let norm = squared_norm(&xa);
+                    rows.rho_in_frame_portable(&xa, norm, start, &mut portable, &());
                     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                     assert_eq!(
                         bits(&dispatched),
@@ -280,6 +324,112 @@ fn matrix_rows_read_the_upper_triangle() {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Relative error of `got` against the exact-difference squared distance `want`.
+fn relative_error(got: f64, want: f64) -> f64 {
+    if want == 0.0 {
+        got.abs()
+    } else {
+        ((got - want) / want).abs()
+    }
+}
+
+/// Squared distances (ρ = ‖x − y‖², α = 2) of every pair of `data` through the rows and
+/// through their tiles, each checked against the exact differences: relative error ≤ 1e-12
+/// (the guard's bound is 2^-40 ≈ 9.1e-13, the differences themselves are within (D + 2)u).
+/// Returns the largest relative error seen.
+fn check_squared_distances(data: &[f64], n: usize, dim: usize) -> f64 {
+    let x = Points::new(data, n, dim).unwrap();
+    let rows = DataRows::new(x, 1.0, Semimetric::Power { alpha: 2.0 }, "X").unwrap();
+    let mut tile = vec![0.0; n * n];
+    assert!(rows.tile(0..n, 0, &mut tile, &Control::new()));
+    let mut worst = 0.0f64;
+    let mut row = vec![0.0; n];
+    for a in 0..n {
+        rows.values(a, 0, &mut row);
+        assert_eq!(row, tile[a * n..(a + 1) * n], "D {dim} row {a}");
+        for b in 0..n {
+            let want = squared_distance(x.row(a), x.row(b));
+            let err = relative_error(row[b], want);
+            assert!(err <= 1e-12, "D {dim} ({a}, {b}): {} vs {want}", row[b]);
+            worst = worst.max(err);
+        }
+    }
+    worst
+}
+
+#[test]
+fn expanded_squared_distances_are_accurate_on_every_dimension() {
+    // Around the thresholds and beyond: random data, centred and off the origin (the rows
+    // themselves do not centre; the guard sends the cancelling pairs to the differences).
+    let mut rng = TestRng(50);
+    let mut dims: Vec<usize> = (1..=40).collect();
+    dims.extend([63, 64, 65, 100, 127, 128, 129, 200, 255, 256, 257, 300]);
+    for dim in dims {
+        let n = 37;
+        for offset in [0.0, 3.0, 1e3] {
+            let data = rng.data(n, dim, 2.0, offset);
+            check_squared_distances(&data, n, dim);
+        }
+    }
+}
+
+#[test]
+fn cancelling_expansions_are_recomputed_from_differences() {
+    // Near-duplicates in D = 100, far from the origin: ‖x − y‖² ≪ ‖x‖² + ‖y‖², where the
+    // expansion alone cancels (the check below shows that it does); the guard must catch every
+    // such pair, so the rows stay within 1e-12 of the differences.
+    let (n, dim) = (24, 100);
+    assert!((EXPANSION_MIN_DIM..=EXPANSION_MAX_DIM).contains(&dim));
+    let mut rng = TestRng(51);
+    let centre = rng.data(1, dim, 1.0, 10.0);
+    let mut data = Vec::with_capacity(n * dim);
+    for i in 0..n {
+        // distances from 1e-14 to 1e-1 relative to the norms
+        let spread = 10f64.powi(-(i as i32 % 14));
+        data.extend(centre.iter().map(|&c| c + spread * (rng.next_f64() - 0.5)));
+    }
+    let mut unguarded_worst = 0.0f64;
+    for a in 0..n {
+        for b in 0..n {
+            let (x, y) = (&data[a * dim..(a + 1) * dim], &data[b * dim..(b + 1) * dim]);
+            let (mut na, mut nb, mut dot) = (0.0, 0.0, 0.0);
+            for k in 0..dim {
+                na += x[k] * x[k];
+                nb += y[k] * y[k];
+                dot += x[k] * y[k];
+            }
+            let unguarded = (na + nb) - 2.0 * dot;
+            unguarded_worst =
+                unguarded_worst.max(relative_error(unguarded, squared_distance(x, y)));
+        }
+    }
+    assert!(
+        unguarded_worst > 1e-3,
+        "the data must cancel: {unguarded_worst}"
+    );
+    check_squared_distances(&data, n, dim);
+    // The same through the energy kernel of the dense builder and the matrix-free rows.
+    let x = Points::new(&data, n, dim).unwrap();
+    let sm = Semimetric::Power { alpha: 1.0 };
+    let g: Vec<f64> = crate::energy_gram(&x, sm, crate::Base::Mean).unwrap();
+    let kernel = crate::DataKernel::new(x, sm, crate::Base::Mean).unwrap();
+    let mut row = vec![0.0; n];
+    for a in 0..n {
+        crate::Kernel::row_into(&kernel, a, &mut row);
+        assert_eq!(row, g[a * n..(a + 1) * n]);
+        for b in 0..n {
+            // ρ(a, b) = G_aa + G_bb − 2G_ab, against the distance from differences
+            let rho = g[a * n + a] + g[b * n + b] - 2.0 * g[a * n + b];
+            let want = squared_distance(x.row(a), x.row(b)).sqrt();
+            let scale = g[a * n + a] + g[b * n + b];
+            assert!(
+                (rho - want).abs() <= 1e-12 * scale.max(want),
+                "({a}, {b}): {rho} vs {want}"
+            );
         }
     }
 }

@@ -90,26 +90,6 @@ impl Shift {
     }
 }
 
-/// Fills `buf` (row-major `rows.len() × cols.len()`) with v(a, b) for a in `rows`, b in `cols`.
-/// Returns false (leaving `buf` partly filled) once `control` is cancelled; it is checked row
-/// by row (a row of wide points takes long).
-fn fill_tile<S: PairwiseRows>(
-    src: &S,
-    rows: Range<usize>,
-    cols: Range<usize>,
-    buf: &mut [f64],
-    control: &Control,
-) -> bool {
-    let width = cols.len();
-    for (a, out) in rows.zip(buf.chunks_exact_mut(width)) {
-        if control.checkpoint().is_err() {
-            return false;
-        }
-        src.values(a, cols.start, out);
-    }
-    true
-}
-
 /// Runs `f` once on the tile of every unordered pair of blocks of `bs` points, in the schedule
 /// of [`for_each_block_pair`]: `f(tile, rows, cols, state_p, state_q)` gets the values of `src`
 /// for the points `rows` (block p) against `cols` (block q), row-major, the state of block p
@@ -138,8 +118,7 @@ where
             Some((q, state_q)) => (block_range(q, bs, n), Some(state_q)),
         };
         tile.resize(rows.len() * cols.len(), 0.0);
-        fill_tile(src, rows.clone(), cols.clone(), tile, control)
-            && f(tile, rows, cols, state_p, state_q)
+        src.tile(rows.clone(), cols.start, tile, control) && f(tile, rows, cols, state_p, state_q)
     })
 }
 
@@ -237,10 +216,17 @@ pub(super) fn assemble<T: KernelElement, S: PairwiseRows>(
             ok &= all_finite(dst);
         }
         if let Some(cq) = cq {
-            for jb in 0..lq {
-                let dst = &mut cq[jb * n + rp.start..jb * n + rp.end];
-                for (ia, d) in dst.iter_mut().enumerate() {
-                    *d = T::narrow(buf[ia * lq + jb]);
+            // The mirror place, in strips of STRIP columns of the tile: each row of the strip
+            // is one cache line of the tile (a column would be a line per value, all of them
+            // in the same few sets of L1), scattered to STRIP destination rows side by side.
+            const STRIP: usize = 8;
+            for j0 in (0..lq).step_by(STRIP) {
+                let m = STRIP.min(lq - j0);
+                for (ia, row) in buf.chunks_exact(lq).enumerate() {
+                    let at = rp.start + ia;
+                    for (jb, &v) in (j0..j0 + m).zip(&row[j0..j0 + m]) {
+                        cq[jb * n + at] = T::narrow(v);
+                    }
                 }
             }
         }

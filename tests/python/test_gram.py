@@ -7,7 +7,7 @@ against ``-1/2 J R J`` computed with numpy. "Relative error" of a kernel entry
 ``G_ab = 1/2 [rho(a, 0) + rho(b, 0) - rho(a, b)]`` means relative to the size of the terms,
 ``|rho(a, 0)| + |rho(b, 0)| + |rho(a, b)|``: the entry itself may cancel to ~0, and no
 evaluation of the formula can do better than that scale. Near-duplicate points check that
-distances come from coordinate differences, not from ``|x|^2 + |y|^2 - 2 x.y``.
+distances keep their relative accuracy where ``|x|^2 + |y|^2 - 2 x.y`` would cancel.
 
 Also: data of any finite magnitude (``X * 1e-170`` ... ``X * 1e200``) against numpy in a
 power-of-two scaled frame, and clear errors where the kernel itself is not representable;

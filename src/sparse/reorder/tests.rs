@@ -1,0 +1,282 @@
+//! Renumbering checked against direct constructions on small graphs: the ordering is a
+//! bijection covering every component, `P G Pᵀ` equals the dense permuted matrix, nothing
+//! depends on the number of threads, and a renumbered clustering starts where the plain one
+//! starts and ends at a local optimum of the caller's kernel with the objective of its labels.
+
+#![allow(clippy::needless_range_loop)] // the reference loops index on purpose
+
+use super::*;
+use crate::test_support::{in_pool, TestRng};
+use crate::{Algorithm, Init, LloydVariant};
+use std::sync::atomic::AtomicBool;
+
+/// A symmetric CSR graph: `n` nodes, about `degree` neighbours each, weights in [0.5, 2)
+/// (`unit`: all 1), nodes `isolated..n` only among themselves when `split` (two components),
+/// the last `isolated` nodes without edges, and the diagonal stored for every third node.
+struct Graph {
+    n: usize,
+    indptr: Vec<usize>,
+    indices: Vec<usize>,
+    data: Vec<f64>,
+    dense: Vec<f64>,
+}
+
+fn graph(n: usize, degree: usize, isolated: usize, split: bool, unit: bool, seed: u64) -> Graph {
+    let mut rng = TestRng(seed);
+    let mut dense = vec![0.0; n * n];
+    let connected = n - isolated;
+    let half = connected / 2;
+    for a in 0..connected {
+        for _ in 0..degree.div_ceil(2) {
+            let (low, high) = if split && a >= half { (half, connected) } else if split { (0, half) } else { (0, connected) };
+            let b = low + ((high - low) as f64 * rng.next_f64()) as usize;
+            let v = if unit { 1.0 } else { 0.5 + 1.5 * rng.next_f64() };
+            dense[a * n + b] = v;
+            dense[b * n + a] = v;
+        }
+        if a % 3 == 0 {
+            dense[a * n + a] = if unit { 1.0 } else { 1.0 + rng.next_f64() };
+        }
+    }
+    let (mut indptr, mut indices, mut data) = (vec![0], vec![], vec![]);
+    for a in 0..n {
+        for b in 0..n {
+            if dense[a * n + b] != 0.0 {
+                indices.push(b);
+                data.push(dense[a * n + b]);
+            }
+        }
+        indptr.push(indices.len());
+    }
+    Graph { n, indptr, indices, data, dense }
+}
+
+impl Graph {
+    fn kernel(&self) -> CsrKernel<'_, usize, f64> {
+        CsrKernel::new(&self.indptr, &self.indices, &self.data, self.n).unwrap()
+    }
+}
+
+fn graphs() -> Vec<Graph> {
+    vec![
+        graph(1, 0, 0, false, false, 1),
+        graph(2, 1, 0, false, true, 2),
+        graph(7, 2, 3, false, false, 3),
+        graph(40, 3, 0, true, false, 4),
+        graph(60, 4, 5, true, true, 5),
+        graph(90, 6, 0, false, false, 6),
+    ]
+}
+
+/// `Q = Σ_l Q_l / s_l` of `labels` on the dense matrix, by direct summation.
+fn objective(g: &[f64], n: usize, k: usize, labels: &[usize], w: &[f64]) -> f64 {
+    let (mut q, mut s) = (vec![0.0; k], vec![0.0; k]);
+    for a in 0..n {
+        s[labels[a]] += w[a];
+        for b in 0..n {
+            if labels[a] == labels[b] {
+                q[labels[a]] += w[a] * w[b] * g[a * n + b];
+            }
+        }
+    }
+    q.iter().zip(&s).filter(|(_, s)| **s > 0.0).map(|(q, s)| q / s).sum()
+}
+
+/// The largest gain of moving one point (not alone in its cluster) to another cluster.
+fn best_single_move_gain(g: &[f64], n: usize, k: usize, labels: &[usize], w: &[f64]) -> f64 {
+    let base = objective(g, n, k, labels, w);
+    let mut best = f64::NEG_INFINITY;
+    for i in 0..n {
+        if labels.iter().filter(|&&l| l == labels[i]).count() <= 1 {
+            continue;
+        }
+        for to in (0..k).filter(|&to| to != labels[i]) {
+            let mut moved = labels.to_vec();
+            moved[i] = to;
+            best = best.max(objective(g, n, k, &moved, w) - base);
+        }
+    }
+    best
+}
+
+#[test]
+fn the_breadth_first_order_is_a_bijection_that_keeps_components_contiguous() {
+    for g in graphs() {
+        let p = breadth_first_order(&g.kernel(), &Control::new()).unwrap();
+        let mut sorted = p.order().to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..g.n).collect::<Vec<_>>());
+        for (new, &old) in p.order().iter().enumerate() {
+            assert_eq!(p.position()[old], new);
+        }
+        // Every node after the first of its component was reached from an earlier one.
+        for (new, &old) in p.order().iter().enumerate().skip(1) {
+            let from_earlier = (0..g.n).any(|y| g.dense[old * g.n + y] != 0.0 && y != old && p.position()[y] < new);
+            let is_root = (0..old).all(|y| p.position()[y] < new) && (0..g.n).all(|y| y == old || g.dense[old * g.n + y] == 0.0 || p.position()[y] > new);
+            assert!(from_earlier || is_root, "node {old} at {new}");
+        }
+    }
+}
+
+#[test]
+fn from_order_rejects_what_is_not_a_permutation() {
+    for bad in [vec![0, 0], vec![1, 2], vec![usize::MAX]] {
+        let err = Permutation::from_order(bad).unwrap_err();
+        assert_eq!(err.argument(), Some("order"));
+    }
+    assert!(Permutation::from_order(vec![]).unwrap().is_empty());
+}
+
+#[test]
+fn the_permuted_csr_equals_the_directly_permuted_matrix() {
+    for g in graphs() {
+        let kernel = g.kernel();
+        let mut rng = TestRng(g.n as u64);
+        // A random permutation (Fisher–Yates) and the breadth-first one.
+        let mut order: Vec<usize> = (0..g.n).collect();
+        for i in (1..g.n).rev() {
+            order.swap(i, (rng.next_f64() * (i + 1) as f64) as usize);
+        }
+        for p in [Permutation::from_order(order.clone()).unwrap(), breadth_first_order(&kernel, &Control::new()).unwrap()] {
+            let permuted = PermutedCsr::new(&kernel, &p, &Control::new()).unwrap();
+            let (indptr, indices, data) = (permuted.indptr(), permuted.indices(), permuted.data());
+            assert_eq!(indptr.len(), g.n + 1);
+            let mut dense = vec![0.0; g.n * g.n];
+            for i in 0..g.n {
+                let row = &indices[indptr[i]..indptr[i + 1]];
+                assert!(row.windows(2).all(|w| w[0] < w[1]), "row {i} unsorted");
+                for position in indptr[i]..indptr[i + 1] {
+                    dense[i * g.n + indices[position]] = data[position];
+                }
+            }
+            let renumbered = permuted.kernel();
+            for i in 0..g.n {
+                for j in 0..g.n {
+                    assert_eq!(dense[i * g.n + j], g.dense[p.order()[i] * g.n + p.order()[j]]);
+                }
+                assert_eq!(renumbered.diagonal(i), g.dense[p.order()[i] * (g.n + 1)]);
+            }
+            assert!(PermutedCsr::new(&kernel, &Permutation::from_order(vec![0; 0]).unwrap(), &Control::new()).is_err() || g.n == 0);
+        }
+    }
+}
+
+#[test]
+fn ordering_permutation_and_fit_do_not_depend_on_the_thread_count() {
+    let g = graph(300, 5, 7, true, false, 9);
+    let options = Options { init: Init::Random, n_init: 3, seed: 4, ..Options::default() };
+    let run = || {
+        let kernel = g.kernel();
+        let p = breadth_first_order(&kernel, &Control::new()).unwrap();
+        let permuted = PermutedCsr::new(&kernel, &p, &Control::new()).unwrap();
+        let r = fit(&kernel, 4, &options, Reorder::Always, &Control::new()).unwrap();
+        (p, permuted.indices().to_vec(), permuted.data().to_vec(), r)
+    };
+    let one = in_pool(1, run);
+    let two = in_pool(2, run);
+    assert_eq!(one.0, two.0);
+    assert_eq!(one.1, two.1);
+    assert_eq!(one.2, two.2);
+    assert_eq!(one.3, two.3);
+}
+
+#[test]
+fn never_is_exactly_the_plain_fit_and_auto_is_never_for_small_graphs() {
+    for g in graphs().into_iter().filter(|g| g.n >= 3) {
+        let kernel = g.kernel();
+        for algorithm in [Algorithm::Hartigan, Algorithm::Lloyd(LloydVariant::Online)] {
+            let options = Options { algorithm, init: Init::Random, n_init: 2, seed: 3, ..Options::default() };
+            let plain = crate::fit(&kernel, 3, &options, &Control::new()).unwrap();
+            for reorder in [Reorder::Never, Reorder::Auto] {
+                assert_eq!(fit(&kernel, 3, &options, reorder, &Control::new()).unwrap(), plain);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_renumbered_run_starts_where_the_plain_run_starts() {
+    // Batch Lloyd reassigns every point from the same means, so the visiting order does not
+    // matter; on a 0/1 graph with unit weights every sum is an exact integer, so the
+    // renumbered run must repeat the plain run bit for bit — from the same start only.
+    for g in graphs().into_iter().filter(|g| g.n >= 3 && g.data.iter().all(|&v| v == 1.0)) {
+        let kernel = g.kernel();
+        for init in [Init::Random, Init::KMeansPlusPlus] {
+            for seed in 0..5 {
+                let options = Options {
+                    algorithm: Algorithm::Lloyd(LloydVariant::Batch),
+                    init,
+                    n_init: 2,
+                    seed,
+                    ..Options::default()
+                };
+                let plain = crate::fit(&kernel, 3, &options, &Control::new()).unwrap();
+                let renumbered = fit(&kernel, 3, &options, Reorder::Always, &Control::new()).unwrap();
+                assert_eq!(renumbered, plain, "{init:?}, seed {seed}");
+            }
+        }
+    }
+    // With k = n no point can move: the result is the start, mapped back.
+    let g = graph(12, 3, 2, false, false, 12);
+    for init in [Init::Random, Init::KMeansPlusPlus] {
+        let options = Options { init, seed: 8, ..Options::default() };
+        let plain = crate::fit(&g.kernel(), 12, &options, &Control::new()).unwrap();
+        let renumbered = fit(&g.kernel(), 12, &options, Reorder::Always, &Control::new()).unwrap();
+        assert_eq!(renumbered.labels, plain.labels);
+        assert_eq!(renumbered.n_moves, 0);
+    }
+}
+
+#[test]
+fn a_renumbered_hartigan_run_ends_at_a_local_optimum_of_the_original_kernel() {
+    for g in graphs().into_iter().filter(|g| g.n >= 3) {
+        let kernel = g.kernel();
+        let mut rng = TestRng(77 + g.n as u64);
+        let weights: Vec<f64> = (0..g.n).map(|_| 0.2 + 2.0 * rng.next_f64()).collect();
+        let labels: Vec<usize> = (0..g.n).map(|i| i % 3).collect();
+        for (init, weights) in [
+            (Init::Random, None),
+            (Init::KMeansPlusPlus, Some(&weights[..])),
+            (Init::Labels(&labels), Some(&weights[..])),
+        ] {
+            let options = Options { init, weights, seed: 5, ..Options::default() };
+            let r = fit(&kernel, 3, &options, Reorder::Always, &Control::new()).unwrap();
+            let w = weights.map_or(vec![1.0; g.n], <[f64]>::to_vec);
+            let q = objective(&g.dense, g.n, 3, &r.labels, &w);
+            assert!((r.objective - q).abs() <= 1e-12 * q.abs().max(1.0), "{} vs {q}", r.objective);
+            let trace: f64 = (0..g.n).map(|i| w[i] * g.dense[i * (g.n + 1)]).sum();
+            assert!((r.within - (trace - q)).abs() <= 1e-12 * trace.abs().max(1.0));
+            assert!(r.converged);
+            let gain = best_single_move_gain(&g.dense, g.n, 3, &r.labels, &w);
+            assert!(gain <= 1e-9 * q.abs().max(1.0), "gain {gain} on n = {}", g.n);
+            if let Init::Labels(start) = init {
+                // The history starts at the objective of the caller's labels.
+                let q0 = objective(&g.dense, g.n, 3, start, &w);
+                assert!((r.objective_history[0] - q0).abs() <= 1e-12 * q0.abs().max(1.0));
+            }
+        }
+    }
+}
+
+#[test]
+fn one_point_and_k_one() {
+    let g = graph(1, 0, 0, false, false, 1);
+    let r = fit(&g.kernel(), 1, &Options::default(), Reorder::Always, &Control::new()).unwrap();
+    assert_eq!(r.labels, vec![0]);
+    let g = graph(30, 3, 4, true, false, 30);
+    let r = fit(&g.kernel(), 1, &Options::default(), Reorder::Always, &Control::new()).unwrap();
+    assert_eq!(r.labels, vec![0; 30]);
+}
+
+#[test]
+fn a_cancelled_control_stops_the_ordering_the_permutation_and_the_fit() {
+    let g = graph(50, 3, 0, false, false, 50);
+    let kernel = g.kernel();
+    let cancel = AtomicBool::new(true);
+    let control = Control::new().with_cancel(&cancel);
+    assert_eq!(breadth_first_order(&kernel, &control).unwrap_err(), KGroupsError::Interrupted);
+    let p = breadth_first_order(&kernel, &Control::new()).unwrap();
+    assert_eq!(PermutedCsr::new(&kernel, &p, &control).unwrap_err(), KGroupsError::Interrupted);
+    let r = fit(&kernel, 2, &Options::default(), Reorder::Always, &control);
+    assert_eq!(r.unwrap_err(), KGroupsError::Interrupted);
+}

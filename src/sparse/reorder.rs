@@ -19,7 +19,6 @@ use crate::control::Control;
 use crate::error::{try_filled, try_filled_uninit, KGroupsError, Result};
 use crate::kernel::{Kernel, KernelElement};
 use crate::restarts::{self, CheckedOptions, Clustering, Options};
-use rayon::prelude::*;
 
 /// Whether [`fit`] renumbers the kernel before the local search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -116,72 +115,20 @@ impl Permutation {
     }
 }
 
-/// Nodes dequeued between two checks for cancellation.
-const CHECK_EVERY_NODES: usize = 1 << 14;
-
-/// Breadth-first order of the graph of `kernel`'s stored entries: from node 0, neighbours in
-/// increasing index; when a component is exhausted, from the lowest-numbered node not yet
-/// reached (so disconnected graphs and isolated nodes are covered, each component
-/// contiguous). Deterministic: it depends on the sparsity pattern only. One pass over the
-/// entries; stops with [`KGroupsError::Interrupted`] when `control` is cancelled.
-///
-/// ```
-/// use kgroups::{sparse::reorder::breadth_first_order, Control, CsrKernel};
-/// // The path 0 — 2 — 1 and the isolated node 3.
-/// let indptr = [0usize, 1, 2, 4, 4];
-/// let indices = [2usize, 2, 0, 1];
-/// let kernel = CsrKernel::new(&indptr, &indices, &[1.0; 4], 4)?;
-/// let p = breadth_first_order(&kernel, &Control::new())?;
-/// assert_eq!(p.order(), &[0, 2, 1, 3]);
-/// # Ok::<(), kgroups::KGroupsError>(())
-/// ```
-pub fn breadth_first_order<I: CsrIndex, T: KernelElement>(
-    kernel: &CsrKernel<'_, I, T>,
-    control: &Control,
-) -> Result<Permutation> {
-    let n = kernel.n();
-    let mut reached = try_filled(n, false, "G", "the breadth-first search")?;
-    // The queue is the order itself: every node enters it once, so it never reallocates.
-    let mut order: Vec<usize> = try_filled_uninit(n, "G", "the breadth-first order")?;
-    let mut head = 0;
-    for root in 0..n {
-        if reached[root] {
-            continue;
-        }
-        reached[root] = true;
-        order.push(root);
-        while let Some(&node) = order.get(head) {
-            if head % CHECK_EVERY_NODES == 0 {
-                control.checkpoint()?;
-            }
-            head += 1;
-            for &column in &kernel.indices[kernel.row_range(node)] {
-                let column = column.index();
-                if let Some(seen) = reached.get_mut(column) {
-                    if !*seen {
-                        *seen = true;
-                        order.push(column);
-                    }
-                }
-            }
-        }
-    }
-    Permutation::from_order(order)
-}
-
 /// `P G Pᵀ` for a permutation `P` of a CSR kernel, owned: row `i` is row `order[i]` of `G`
 /// with its columns renumbered and sorted. Symmetric and valid by construction, so it is
-/// not checked again.
+/// not checked again. Built by [`PermutedCsr::breadth_first`].
 ///
 /// ```
-/// use kgroups::{sparse::reorder::{Permutation, PermutedCsr}, Control, CsrKernel, Kernel};
-/// // G = [[1, 2, 0], [2, 0, 3], [0, 3, 0]] renumbered 0 ↦ 2, 1 ↦ 0, 2 ↦ 1.
-/// let kernel = CsrKernel::new(&[0usize, 2, 4, 5], &[0usize, 1, 0, 2, 1], &[1.0, 2.0, 2.0, 3.0, 3.0], 3)?;
-/// let p = Permutation::from_order(vec![1, 2, 0])?;
-/// let permuted = PermutedCsr::new(&kernel, &p, &Control::new())?;
-/// assert_eq!(permuted.indices(), &[1, 2, 0, 0, 2]);
-/// assert_eq!(permuted.data(), &[3.0, 2.0, 3.0, 2.0, 1.0]);
-/// assert_eq!(permuted.kernel().diagonal(2), 1.0);
+/// use kgroups::{sparse::reorder::PermutedCsr, Control, CsrKernel, Kernel};
+/// // G = [[1, 0, 2], [0, 0, 3], [2, 3, 0]]: the path 0 — 2 — 1, renumbered 0, 2, 1.
+/// let kernel = CsrKernel::new(&[0usize, 2, 3, 5], &[0usize, 2, 2, 0, 1], &[1.0, 2.0, 3.0, 2.0, 3.0], 3)?;
+/// let (p, permuted) = PermutedCsr::breadth_first(&kernel, None, &Control::new())?.unwrap();
+/// assert_eq!(p.order(), &[0, 2, 1]);
+/// assert_eq!(permuted.indptr(), &[0, 2, 4, 5]);
+/// assert_eq!(permuted.indices(), &[0, 1, 0, 2, 1]);
+/// assert_eq!(permuted.data(), &[1.0, 2.0, 2.0, 3.0, 3.0]);
+/// assert_eq!(permuted.kernel().diagonal(0), 1.0);
 /// # Ok::<(), kgroups::KGroupsError>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -192,108 +139,42 @@ pub struct PermutedCsr<I: CsrIndex, T: KernelElement> {
     diagonal: Vec<f64>,
 }
 
-/// Rows per parallel task of [`PermutedCsr::new`] (the output does not depend on it).
-const ROWS_PER_BLOCK: usize = 4096;
-
 impl<I: CsrIndex, T: KernelElement> PermutedCsr<I, T> {
-    /// Builds `P G Pᵀ` in parallel (each row by one task, so the result does not depend on
-    /// the number of threads). Errors when `permutation` is not of `kernel`'s size
-    /// (argument `order`), when the arrays cannot be allocated, or with
-    /// [`KGroupsError::Interrupted`] when `control` is cancelled.
-    pub fn new(
+    /// The breadth-first renumbering of `kernel` and `P G Pᵀ` for it, in one pass over the
+    /// entries (sequential: each row is written as the search leaves it, so the rows are
+    /// read once and written in order). The order starts at node 0 and visits neighbours in
+    /// increasing index; when a component is exhausted it goes on from the lowest-numbered
+    /// node not yet reached, so disconnected graphs and isolated nodes are covered and each
+    /// component is contiguous. Deterministic: it depends on the sparsity pattern only.
+    ///
+    /// With `max_level_width`, gives up (`Ok(None)`) as soon as the first
+    /// [`AUTO_PROBE_NODES`] nodes are found to lie in levels wider than that on average (a
+    /// graph without locality to find, such as a random graph, where the search's levels
+    /// grow geometrically). Stops with [`KGroupsError::Interrupted`] when `control` is
+    /// cancelled.
+    ///
+    /// ```
+    /// use kgroups::{sparse::reorder::PermutedCsr, Control, CsrKernel};
+    /// // The path 0 — 2 — 1 and the isolated node 3.
+    /// let indptr = [0usize, 1, 2, 4, 4];
+    /// let indices = [2usize, 2, 0, 1];
+    /// let kernel = CsrKernel::new(&indptr, &indices, &[1.0; 4], 4)?;
+    /// let (p, permuted) = PermutedCsr::breadth_first(&kernel, None, &Control::new())?.unwrap();
+    /// assert_eq!(p.order(), &[0, 2, 1, 3]);
+    /// assert_eq!(permuted.indices(), &[1, 0, 2, 1]);
+    /// # Ok::<(), kgroups::KGroupsError>(())
+    /// ```
+    pub fn breadth_first(
         kernel: &CsrKernel<'_, I, T>,
-        permutation: &Permutation,
+        max_level_width: Option<usize>,
         control: &Control,
-    ) -> Result<Self> {
-        let n = kernel.n();
-        if permutation.len() != n {
-            return Err(KGroupsError::invalid(
-                "order",
-                format!(
-                    "the permutation has {} points, the kernel {n}",
-                    permutation.len()
-                ),
-            ));
+    ) -> Result<Option<(Permutation, Self)>> {
+        // u32::MAX marks "not reached", so the compact table needs n < u32::MAX.
+        if kernel.n() < u32::MAX as usize {
+            breadth_first_renumbering::<u32, I, T>(kernel, max_level_width, control)
+        } else {
+            breadth_first_renumbering::<usize, I, T>(kernel, max_level_width, control)
         }
-        let (order, position) = (permutation.order(), permutation.position());
-        let index = |value: usize| {
-            I::from_index(value).ok_or_else(|| {
-                KGroupsError::Internal("a renumbered CSR index does not fit its type".into())
-            })
-        };
-        let mut indptr = try_filled(n + 1, index(0)?, "G", "the renumbered CSR row pointers")?;
-        let mut nnz = 0usize;
-        for (pointer, &old) in indptr[1..].iter_mut().zip(order) {
-            nnz += kernel.row_range(old).len();
-            *pointer = index(nnz)?;
-        }
-        let mut indices = try_filled(nnz, index(0)?, "G", "the renumbered CSR indices")?;
-        let mut data = try_filled(nnz, T::narrow(0.0), "G", "the renumbered CSR values")?;
-
-        // Disjoint output slices, one per block of rows.
-        let mut blocks = Vec::new();
-        let (mut indices_left, mut data_left) = (&mut indices[..], &mut data[..]);
-        for first in (0..n).step_by(ROWS_PER_BLOCK) {
-            let end = (first + ROWS_PER_BLOCK).min(n);
-            let len = indptr[end].index() - indptr[first].index();
-            let (block_indices, rest_indices) = std::mem::take(&mut indices_left).split_at_mut(len);
-            let (block_data, rest_data) = std::mem::take(&mut data_left).split_at_mut(len);
-            (indices_left, data_left) = (rest_indices, rest_data);
-            blocks.push((first..end, block_indices, block_data));
-        }
-        blocks
-            .into_par_iter()
-            .try_for_each(|(rows, block_indices, block_data)| {
-                control.checkpoint()?;
-                let mut row: Vec<(usize, T)> = Vec::new();
-                let mut written = 0;
-                for &old in &order[rows] {
-                    let range = kernel.row_range(old);
-                    row.clear();
-                    row.try_reserve(range.len()).map_err(|_| {
-                        KGroupsError::Internal("no memory for one row of the CSR kernel".into())
-                    })?;
-                    for (column, &value) in kernel.indices[range.clone()]
-                        .iter()
-                        .zip(&kernel.data[range])
-                    {
-                        let new_column = position.get(column.index()).ok_or_else(|| {
-                            KGroupsError::Internal("a CSR column is out of range".into())
-                        })?;
-                        row.push((*new_column, value));
-                    }
-                    // Columns are unique, so the unstable sort is deterministic.
-                    row.sort_unstable_by_key(|&(column, _)| column);
-                    let end = written + row.len();
-                    let (Some(out_indices), Some(out_data)) = (
-                        block_indices.get_mut(written..end),
-                        block_data.get_mut(written..end),
-                    ) else {
-                        return Err(KGroupsError::Internal(
-                            "the CSR arrays changed while they were renumbered".into(),
-                        ));
-                    };
-                    for ((out_index, out_value), &(column, value)) in
-                        out_indices.iter_mut().zip(out_data).zip(&row)
-                    {
-                        *out_index = index(column)?;
-                        *out_value = value;
-                    }
-                    written = end;
-                }
-                Ok(())
-            })?;
-        let mut diagonal = try_filled(n, 0.0, "G", "the renumbered diagonal")?;
-        diagonal
-            .par_iter_mut()
-            .zip(order.par_iter())
-            .for_each(|(d, &old)| *d = kernel.diagonal(old));
-        Ok(PermutedCsr {
-            indptr,
-            indices,
-            data,
-            diagonal,
-        })
     }
 
     /// The renumbered kernel, borrowing these arrays.
@@ -324,8 +205,8 @@ impl<I: CsrIndex, T: KernelElement> PermutedCsr<I, T> {
 }
 
 /// [`crate::fit`] on a CSR kernel, renumbered first when `reorder` says so (see the module
-/// documentation for what stays the same): the ordering ([`breadth_first_order`]) and the
-/// renumbered copy ([`PermutedCsr`], as much memory again as the CSR arrays) are built
+/// documentation for what stays the same): the breadth-first renumbering and the renumbered
+/// copy ([`PermutedCsr::breadth_first`], as much memory again as the CSR arrays) are built
 /// once and serve every start. [`Reorder::Never`] is exactly [`crate::fit`].
 ///
 /// ```
@@ -357,18 +238,176 @@ pub fn fit_checked<I: CsrIndex, T: KernelElement>(
     reorder: Reorder,
     control: &Control,
 ) -> Result<Clustering> {
-    if !reorder.applies(kernel.n()) || kernel.n() != options.n() {
-        return restarts::fit_checked(kernel, options, control);
+    let n = kernel.n();
+    let renumbered = match reorder {
+        Reorder::Never => None,
+        _ if n != options.n() => None, // fit_checked names the mismatch
+        Reorder::Auto if n < AUTO_MIN_POINTS => None,
+        Reorder::Auto => {
+            PermutedCsr::breadth_first(kernel, Some(auto_max_level_width(options.k())), control)?
+        }
+        Reorder::Always => PermutedCsr::breadth_first(kernel, None, control)?,
+    };
+    match renumbered {
+        None => restarts::fit_checked(kernel, options, control),
+        Some((permutation, permuted)) => restarts::fit_checked_renumbered(
+            kernel,
+            &permuted.kernel(),
+            permutation.order(),
+            options,
+            control,
+        ),
     }
-    let permutation = breadth_first_order(kernel, control)?;
-    let permuted = PermutedCsr::new(kernel, &permutation, control)?;
-    restarts::fit_checked_renumbered(
-        kernel,
-        &permuted.kernel(),
-        permutation.order(),
-        options,
-        control,
-    )
+}
+
+/// [`Reorder::Auto`] renumbers only when the sums of three consecutive breadth-first levels
+/// (`3 · width · k` values) fit in this many bytes, about a core's L2 cache: then a sweep's
+/// updates stay near the point it visits.
+pub const AUTO_CACHE_BYTES: usize = 1 << 20;
+
+/// Nodes of the breadth-first search after which [`Reorder::Auto`] judges the level width.
+pub const AUTO_PROBE_NODES: usize = 1 << 16;
+
+/// The widest average breadth-first level (nodes per level over the first
+/// [`AUTO_PROBE_NODES`] nodes) for which [`Reorder::Auto`] renumbers, for `k` clusters.
+///
+/// ```
+/// use kgroups::sparse::reorder::auto_max_level_width;
+/// assert_eq!(auto_max_level_width(10), 4369);
+/// assert_eq!(auto_max_level_width(0), auto_max_level_width(1));
+/// ```
+pub fn auto_max_level_width(k: usize) -> usize {
+    AUTO_CACHE_BYTES / (3 * std::mem::size_of::<f64>() * k.max(1))
+}
+
+/// Nodes dequeued between two checks for cancellation.
+const CHECK_EVERY_NODES: usize = 1 << 14;
+
+/// A node's new number in the breadth-first renumbering, or `NONE` before it is reached:
+/// 4 bytes when n allows (the lookups are random, and a smaller table stays in cache).
+trait Slot: Copy + PartialEq {
+    const NONE: Self;
+    /// `value < n`, which the caller has checked fits below `NONE`.
+    fn new(value: usize) -> Self;
+    fn get(self) -> usize;
+}
+
+impl Slot for u32 {
+    const NONE: Self = u32::MAX;
+    #[inline(always)]
+    fn new(value: usize) -> Self {
+        value as u32
+    }
+    #[inline(always)]
+    fn get(self) -> usize {
+        self as usize
+    }
+}
+
+impl Slot for usize {
+    const NONE: Self = usize::MAX;
+    #[inline(always)]
+    fn new(value: usize) -> Self {
+        value
+    }
+    #[inline(always)]
+    fn get(self) -> usize {
+        self
+    }
+}
+
+/// The breadth-first renumbering and `P G Pᵀ` in one pass (see [`PermutedCsr::breadth_first`]).
+fn breadth_first_renumbering<S: Slot, I: CsrIndex, T: KernelElement>(
+    kernel: &CsrKernel<'_, I, T>,
+    max_level_width: Option<usize>,
+    control: &Control,
+) -> Result<Option<(Permutation, PermutedCsr<I, T>)>> {
+    let n = kernel.n();
+    let nnz = kernel.indices.len().min(kernel.data.len());
+    let index = |value: usize| {
+        I::from_index(value).ok_or_else(|| {
+            KGroupsError::Internal("a renumbered CSR index does not fit its type".into())
+        })
+    };
+    let changed =
+        || KGroupsError::Internal("the CSR arrays changed while they were renumbered".into());
+    let mut position = try_filled(n, S::NONE, "G", "the renumbering table")?;
+    // The queue is the order itself: every node enters it once, so it never reallocates;
+    // nor do the output arrays, filled row after row in the new order.
+    let mut order: Vec<usize> = try_filled_uninit(n, "G", "the breadth-first order")?;
+    let mut indptr: Vec<I> = try_filled_uninit(n + 1, "G", "the renumbered CSR row pointers")?;
+    let mut indices: Vec<I> = try_filled_uninit(nnz, "G", "the renumbered CSR indices")?;
+    let mut data: Vec<T> = try_filled_uninit(nnz, "G", "the renumbered CSR values")?;
+    let mut diagonal: Vec<f64> = try_filled_uninit(n, "G", "the renumbered diagonal")?;
+    indptr.push(index(0)?);
+    // (new column, or the old one while `NONE`; slot; value) of the row being renumbered.
+    let mut row: Vec<(usize, S, T)> = Vec::new();
+    let (mut head, mut levels, mut level_end) = (0, 0, 0);
+    for root in 0..n {
+        if position[root] != S::NONE {
+            continue;
+        }
+        position[root] = S::new(order.len());
+        order.push(root);
+        while let Some(&node) = order.get(head) {
+            if head == level_end {
+                levels += 1;
+                level_end = order.len();
+            }
+            if head % CHECK_EVERY_NODES == 0 {
+                control.checkpoint()?;
+            }
+            head += 1;
+            if let (Some(max_width), AUTO_PROBE_NODES) = (max_level_width, head) {
+                if head > max_width.saturating_mul(levels) {
+                    return Ok(None);
+                }
+            }
+            let range = kernel.row_range(node);
+            row.clear();
+            row.try_reserve(range.len()).map_err(|_| {
+                KGroupsError::Internal("no memory for one row of the CSR kernel".into())
+            })?;
+            // The table lookups first, independent of each other so that their cache misses
+            // overlap; then the columns not reached yet get their numbers.
+            for (column, &value) in kernel.indices[range.clone()]
+                .iter()
+                .zip(&kernel.data[range])
+            {
+                let column = column.index();
+                row.push((column, *position.get(column).ok_or_else(changed)?, value));
+            }
+            for (column, slot, _) in row.iter_mut() {
+                if *slot == S::NONE {
+                    *slot = S::new(order.len());
+                    position[*column] = *slot;
+                    order.push(*column);
+                }
+                *column = slot.get();
+            }
+            // Columns are unique, so the unstable sort is deterministic.
+            row.sort_unstable_by_key(|&(column, _, _)| column);
+            if indices.len() + row.len() > nnz {
+                return Err(changed());
+            }
+            for &(column, _, value) in &row {
+                indices.push(index(column)?);
+                data.push(value);
+            }
+            indptr.push(index(indices.len())?);
+            diagonal.push(kernel.diagonal(node));
+        }
+    }
+    drop(position);
+    Ok(Some((
+        Permutation::from_order(order)?,
+        PermutedCsr {
+            indptr,
+            indices,
+            data,
+            diagonal,
+        },
+    )))
 }
 
 #[cfg(test)]

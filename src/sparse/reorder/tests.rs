@@ -28,9 +28,19 @@ fn graph(n: usize, degree: usize, isolated: usize, split: bool, unit: bool, seed
     let half = connected / 2;
     for a in 0..connected {
         for _ in 0..degree.div_ceil(2) {
-            let (low, high) = if split && a >= half { (half, connected) } else if split { (0, half) } else { (0, connected) };
+            let (low, high) = if split && a >= half {
+                (half, connected)
+            } else if split {
+                (0, half)
+            } else {
+                (0, connected)
+            };
             let b = low + ((high - low) as f64 * rng.next_f64()) as usize;
-            let v = if unit { 1.0 } else { 0.5 + 1.5 * rng.next_f64() };
+            let v = if unit {
+                1.0
+            } else {
+                0.5 + 1.5 * rng.next_f64()
+            };
             dense[a * n + b] = v;
             dense[b * n + a] = v;
         }
@@ -48,7 +58,13 @@ fn graph(n: usize, degree: usize, isolated: usize, split: bool, unit: bool, seed
         }
         indptr.push(indices.len());
     }
-    Graph { n, indptr, indices, data, dense }
+    Graph {
+        n,
+        indptr,
+        indices,
+        data,
+        dense,
+    }
 }
 
 impl Graph {
@@ -79,7 +95,11 @@ fn objective(g: &[f64], n: usize, k: usize, labels: &[usize], w: &[f64]) -> f64 
             }
         }
     }
-    q.iter().zip(&s).filter(|(_, s)| **s > 0.0).map(|(q, s)| q / s).sum()
+    q.iter()
+        .zip(&s)
+        .filter(|(_, s)| **s > 0.0)
+        .map(|(q, s)| q / s)
+        .sum()
 }
 
 /// The largest gain of moving one point (not alone in its cluster) to another cluster.
@@ -102,7 +122,10 @@ fn best_single_move_gain(g: &[f64], n: usize, k: usize, labels: &[usize], w: &[f
 #[test]
 fn the_breadth_first_order_is_a_bijection_that_keeps_components_contiguous() {
     for g in graphs() {
-        let p = breadth_first_order(&g.kernel(), &Control::new()).unwrap();
+        let p = PermutedCsr::breadth_first(&g.kernel(), None, &Control::new())
+            .unwrap()
+            .unwrap()
+            .0;
         let mut sorted = p.order().to_vec();
         sorted.sort_unstable();
         assert_eq!(sorted, (0..g.n).collect::<Vec<_>>());
@@ -111,8 +134,11 @@ fn the_breadth_first_order_is_a_bijection_that_keeps_components_contiguous() {
         }
         // Every node after the first of its component was reached from an earlier one.
         for (new, &old) in p.order().iter().enumerate().skip(1) {
-            let from_earlier = (0..g.n).any(|y| g.dense[old * g.n + y] != 0.0 && y != old && p.position()[y] < new);
-            let is_root = (0..old).all(|y| p.position()[y] < new) && (0..g.n).all(|y| y == old || g.dense[old * g.n + y] == 0.0 || p.position()[y] > new);
+            let from_earlier = (0..g.n)
+                .any(|y| g.dense[old * g.n + y] != 0.0 && y != old && p.position()[y] < new);
+            let is_root = (0..old).all(|y| p.position()[y] < new)
+                && (0..g.n)
+                    .all(|y| y == old || g.dense[old * g.n + y] == 0.0 || p.position()[y] > new);
             assert!(from_earlier || is_root, "node {old} at {new}");
         }
     }
@@ -131,44 +157,92 @@ fn from_order_rejects_what_is_not_a_permutation() {
 fn the_permuted_csr_equals_the_directly_permuted_matrix() {
     for g in graphs() {
         let kernel = g.kernel();
-        let mut rng = TestRng(g.n as u64);
-        // A random permutation (Fisher–Yates) and the breadth-first one.
-        let mut order: Vec<usize> = (0..g.n).collect();
-        for i in (1..g.n).rev() {
-            order.swap(i, (rng.next_f64() * (i + 1) as f64) as usize);
+        let (p, permuted) = PermutedCsr::breadth_first(&kernel, None, &Control::new())
+            .unwrap()
+            .unwrap();
+        let (indptr, indices, data) = (permuted.indptr(), permuted.indices(), permuted.data());
+        assert_eq!(indptr.len(), g.n + 1);
+        assert_eq!(indptr[g.n], g.data.len());
+        let mut dense = vec![0.0; g.n * g.n];
+        for i in 0..g.n {
+            let row = &indices[indptr[i]..indptr[i + 1]];
+            assert!(row.windows(2).all(|w| w[0] < w[1]), "row {i} unsorted");
+            for position in indptr[i]..indptr[i + 1] {
+                dense[i * g.n + indices[position]] = data[position];
+            }
         }
-        for p in [Permutation::from_order(order.clone()).unwrap(), breadth_first_order(&kernel, &Control::new()).unwrap()] {
-            let permuted = PermutedCsr::new(&kernel, &p, &Control::new()).unwrap();
-            let (indptr, indices, data) = (permuted.indptr(), permuted.indices(), permuted.data());
-            assert_eq!(indptr.len(), g.n + 1);
-            let mut dense = vec![0.0; g.n * g.n];
-            for i in 0..g.n {
-                let row = &indices[indptr[i]..indptr[i + 1]];
-                assert!(row.windows(2).all(|w| w[0] < w[1]), "row {i} unsorted");
-                for position in indptr[i]..indptr[i + 1] {
-                    dense[i * g.n + indices[position]] = data[position];
-                }
+        let renumbered = permuted.kernel();
+        assert_eq!(renumbered.n(), g.n);
+        for i in 0..g.n {
+            for j in 0..g.n {
+                assert_eq!(
+                    dense[i * g.n + j],
+                    g.dense[p.order()[i] * g.n + p.order()[j]]
+                );
             }
-            let renumbered = permuted.kernel();
-            for i in 0..g.n {
-                for j in 0..g.n {
-                    assert_eq!(dense[i * g.n + j], g.dense[p.order()[i] * g.n + p.order()[j]]);
-                }
-                assert_eq!(renumbered.diagonal(i), g.dense[p.order()[i] * (g.n + 1)]);
-            }
-            assert!(PermutedCsr::new(&kernel, &Permutation::from_order(vec![0; 0]).unwrap(), &Control::new()).is_err() || g.n == 0);
+            assert_eq!(renumbered.diagonal(i), g.dense[p.order()[i] * (g.n + 1)]);
         }
     }
 }
 
 #[test]
+fn the_probe_gives_up_on_wide_levels_only() {
+    // A path of 70 000 nodes, numbered at random, has levels of width 1 or 2: renumbered
+    // under any limit. Every limit is judged after AUTO_PROBE_NODES nodes.
+    let n = AUTO_PROBE_NODES + 4464;
+    let mut rng = TestRng(3);
+    let mut label: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        label.swap(i, (rng.next_f64() * (i + 1) as f64) as usize);
+    }
+    let mut rows = vec![vec![]; n];
+    for i in 1..n {
+        rows[label[i - 1]].push(label[i]);
+        rows[label[i]].push(label[i - 1]);
+    }
+    let (mut indptr, mut indices) = (vec![0usize], vec![]);
+    for row in rows.iter_mut() {
+        row.sort_unstable();
+        indices.extend_from_slice(row);
+        indptr.push(indices.len());
+    }
+    let data = vec![1.0; indices.len()];
+    let path = CsrKernel::new(&indptr, &indices, &data, n).unwrap();
+    assert!(PermutedCsr::breadth_first(&path, Some(2), &Control::new())
+        .unwrap()
+        .is_some());
+    // A star with n - 1 leaves: one level of n - 1 nodes.
+    let (mut indptr, mut indices) = (vec![0usize, n - 1], (1..n).collect::<Vec<_>>());
+    for i in 1..n {
+        indices.push(0);
+        indptr.push(n - 1 + i);
+    }
+    let data = vec![1.0; indices.len()];
+    let star = CsrKernel::new(&indptr, &indices, &data, n).unwrap();
+    assert!(
+        PermutedCsr::breadth_first(&star, Some(1000), &Control::new())
+            .unwrap()
+            .is_none()
+    );
+    assert!(PermutedCsr::breadth_first(&star, None, &Control::new())
+        .unwrap()
+        .is_some());
+}
+
+#[test]
 fn ordering_permutation_and_fit_do_not_depend_on_the_thread_count() {
     let g = graph(300, 5, 7, true, false, 9);
-    let options = Options { init: Init::Random, n_init: 3, seed: 4, ..Options::default() };
+    let options = Options {
+        init: Init::Random,
+        n_init: 3,
+        seed: 4,
+        ..Options::default()
+    };
     let run = || {
         let kernel = g.kernel();
-        let p = breadth_first_order(&kernel, &Control::new()).unwrap();
-        let permuted = PermutedCsr::new(&kernel, &p, &Control::new()).unwrap();
+        let (p, permuted) = PermutedCsr::breadth_first(&kernel, None, &Control::new())
+            .unwrap()
+            .unwrap();
         let r = fit(&kernel, 4, &options, Reorder::Always, &Control::new()).unwrap();
         (p, permuted.indices().to_vec(), permuted.data().to_vec(), r)
     };
@@ -185,10 +259,19 @@ fn never_is_exactly_the_plain_fit_and_auto_is_never_for_small_graphs() {
     for g in graphs().into_iter().filter(|g| g.n >= 3) {
         let kernel = g.kernel();
         for algorithm in [Algorithm::Hartigan, Algorithm::Lloyd(LloydVariant::Online)] {
-            let options = Options { algorithm, init: Init::Random, n_init: 2, seed: 3, ..Options::default() };
+            let options = Options {
+                algorithm,
+                init: Init::Random,
+                n_init: 2,
+                seed: 3,
+                ..Options::default()
+            };
             let plain = crate::fit(&kernel, 3, &options, &Control::new()).unwrap();
             for reorder in [Reorder::Never, Reorder::Auto] {
-                assert_eq!(fit(&kernel, 3, &options, reorder, &Control::new()).unwrap(), plain);
+                assert_eq!(
+                    fit(&kernel, 3, &options, reorder, &Control::new()).unwrap(),
+                    plain
+                );
             }
         }
     }
@@ -199,7 +282,10 @@ fn a_renumbered_run_starts_where_the_plain_run_starts() {
     // Batch Lloyd reassigns every point from the same means, so the visiting order does not
     // matter; on a 0/1 graph with unit weights every sum is an exact integer, so the
     // renumbered run must repeat the plain run bit for bit — from the same start only.
-    for g in graphs().into_iter().filter(|g| g.n >= 3 && g.data.iter().all(|&v| v == 1.0)) {
+    for g in graphs()
+        .into_iter()
+        .filter(|g| g.n >= 3 && g.data.iter().all(|&v| v == 1.0))
+    {
         let kernel = g.kernel();
         for init in [Init::Random, Init::KMeansPlusPlus] {
             for seed in 0..5 {
@@ -211,7 +297,8 @@ fn a_renumbered_run_starts_where_the_plain_run_starts() {
                     ..Options::default()
                 };
                 let plain = crate::fit(&kernel, 3, &options, &Control::new()).unwrap();
-                let renumbered = fit(&kernel, 3, &options, Reorder::Always, &Control::new()).unwrap();
+                let renumbered =
+                    fit(&kernel, 3, &options, Reorder::Always, &Control::new()).unwrap();
                 assert_eq!(renumbered, plain, "{init:?}, seed {seed}");
             }
         }
@@ -219,7 +306,11 @@ fn a_renumbered_run_starts_where_the_plain_run_starts() {
     // With k = n no point can move: the result is the start, mapped back.
     let g = graph(12, 3, 2, false, false, 12);
     for init in [Init::Random, Init::KMeansPlusPlus] {
-        let options = Options { init, seed: 8, ..Options::default() };
+        let options = Options {
+            init,
+            seed: 8,
+            ..Options::default()
+        };
         let plain = crate::fit(&g.kernel(), 12, &options, &Control::new()).unwrap();
         let renumbered = fit(&g.kernel(), 12, &options, Reorder::Always, &Control::new()).unwrap();
         assert_eq!(renumbered.labels, plain.labels);
@@ -239,16 +330,29 @@ fn a_renumbered_hartigan_run_ends_at_a_local_optimum_of_the_original_kernel() {
             (Init::KMeansPlusPlus, Some(&weights[..])),
             (Init::Labels(&labels), Some(&weights[..])),
         ] {
-            let options = Options { init, weights, seed: 5, ..Options::default() };
+            let options = Options {
+                init,
+                weights,
+                seed: 5,
+                ..Options::default()
+            };
             let r = fit(&kernel, 3, &options, Reorder::Always, &Control::new()).unwrap();
             let w = weights.map_or(vec![1.0; g.n], <[f64]>::to_vec);
             let q = objective(&g.dense, g.n, 3, &r.labels, &w);
-            assert!((r.objective - q).abs() <= 1e-12 * q.abs().max(1.0), "{} vs {q}", r.objective);
+            assert!(
+                (r.objective - q).abs() <= 1e-12 * q.abs().max(1.0),
+                "{} vs {q}",
+                r.objective
+            );
             let trace: f64 = (0..g.n).map(|i| w[i] * g.dense[i * (g.n + 1)]).sum();
             assert!((r.within - (trace - q)).abs() <= 1e-12 * trace.abs().max(1.0));
             assert!(r.converged);
             let gain = best_single_move_gain(&g.dense, g.n, 3, &r.labels, &w);
-            assert!(gain <= 1e-9 * q.abs().max(1.0), "gain {gain} on n = {}", g.n);
+            assert!(
+                gain <= 1e-9 * q.abs().max(1.0),
+                "gain {gain} on n = {}",
+                g.n
+            );
             if let Init::Labels(start) = init {
                 // The history starts at the objective of the caller's labels.
                 let q0 = objective(&g.dense, g.n, 3, start, &w);
@@ -261,22 +365,37 @@ fn a_renumbered_hartigan_run_ends_at_a_local_optimum_of_the_original_kernel() {
 #[test]
 fn one_point_and_k_one() {
     let g = graph(1, 0, 0, false, false, 1);
-    let r = fit(&g.kernel(), 1, &Options::default(), Reorder::Always, &Control::new()).unwrap();
+    let r = fit(
+        &g.kernel(),
+        1,
+        &Options::default(),
+        Reorder::Always,
+        &Control::new(),
+    )
+    .unwrap();
     assert_eq!(r.labels, vec![0]);
     let g = graph(30, 3, 4, true, false, 30);
-    let r = fit(&g.kernel(), 1, &Options::default(), Reorder::Always, &Control::new()).unwrap();
+    let r = fit(
+        &g.kernel(),
+        1,
+        &Options::default(),
+        Reorder::Always,
+        &Control::new(),
+    )
+    .unwrap();
     assert_eq!(r.labels, vec![0; 30]);
 }
 
 #[test]
-fn a_cancelled_control_stops_the_ordering_the_permutation_and_the_fit() {
+fn a_cancelled_control_stops_the_renumbering_and_the_fit() {
     let g = graph(50, 3, 0, false, false, 50);
     let kernel = g.kernel();
     let cancel = AtomicBool::new(true);
     let control = Control::new().with_cancel(&cancel);
-    assert_eq!(breadth_first_order(&kernel, &control).unwrap_err(), KGroupsError::Interrupted);
-    let p = breadth_first_order(&kernel, &Control::new()).unwrap();
-    assert_eq!(PermutedCsr::new(&kernel, &p, &control).unwrap_err(), KGroupsError::Interrupted);
+    assert_eq!(
+        PermutedCsr::breadth_first(&kernel, None, &control).unwrap_err(),
+        KGroupsError::Interrupted
+    );
     let r = fit(&kernel, 2, &Options::default(), Reorder::Always, &control);
     assert_eq!(r.unwrap_err(), KGroupsError::Interrupted);
 }

@@ -438,7 +438,8 @@ def main() -> None:
     with open(args.json, "w", encoding="utf-8") as out:
         json.dump(
             {"machine": platform.platform(), "cpus": os.cpu_count(), "load_at_end": os.getloadavg(),
-             "graph": args.graph, "reorder": args.reorder, "k": args.k, "degree": args.degree, "within": args.within, "dtype": args.dtype,
+             "graph": args.graph, "reorder": args.reorder,
+             "k": args.k, "degree": args.degree, "within": args.within, "dtype": args.dtype,
              "repeat": args.repeat, "rows": rows},
             out, indent=2, default=str,
         )  # fmt: skip

@@ -4,7 +4,10 @@
 //! of every neighbour of `i`. When the points are numbered at random (as the nodes of most
 //! graphs read from disk), those updates land anywhere in the k × n sums and the first
 //! sweeps, where most points move, wait on memory. Renumbering the points in breadth-first
-//! order puts a node's neighbours near it and near each other, so the updates hit cache.
+//! order puts a node's neighbours near it and near each other, so the updates hit cache —
+//! on graphs with locality to find (k-nearest-neighbour graphs of low-dimensional data,
+//! meshes). A random graph (an expander) has none: its breadth-first levels grow
+//! geometrically, and [`Reorder::Auto`] leaves it alone.
 //!
 //! The clustering then runs on `P G Pᵀ` ([`PermutedCsr`]) and the labels are mapped back
 //! ([`fit`]). The start of each run is drawn on the caller's kernel in the caller's numbering,
@@ -23,7 +26,8 @@ use crate::restarts::{self, CheckedOptions, Clustering, Options};
 /// Whether [`fit`] renumbers the kernel before the local search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Reorder {
-    /// Renumber when it pays: at least [`AUTO_MIN_POINTS`] points.
+    /// Renumber when it pays: kernels of at least [`AUTO_MIN_POINTS`] points whose
+    /// breadth-first levels are at most [`auto_max_level_width`] wide on average.
     #[default]
     Auto,
     /// Always renumber.
@@ -32,28 +36,10 @@ pub enum Reorder {
     Never,
 }
 
-/// The number of points from which [`Reorder::Auto`] renumbers. Below it the k × n cluster
-/// sums of the usual k fit in the cache anyway, and renumbering only costs time (measured in
-/// `benches/bench_sparse.py`).
+/// The number of points from which [`Reorder::Auto`] considers renumbering. Below it the
+/// k × n cluster sums of a usual k take a few MiB, and renumbering costs more than the
+/// cache misses it saves (`benches/bench_sparse.py`).
 pub const AUTO_MIN_POINTS: usize = 200_000;
-
-impl Reorder {
-    /// Whether a kernel of `n` points is renumbered.
-    ///
-    /// ```
-    /// use kgroups::sparse::reorder::{Reorder, AUTO_MIN_POINTS};
-    /// assert!(!Reorder::Auto.applies(1000));
-    /// assert!(Reorder::Auto.applies(AUTO_MIN_POINTS));
-    /// assert!(Reorder::Always.applies(1) && !Reorder::Never.applies(10_000_000));
-    /// ```
-    pub fn applies(self, n: usize) -> bool {
-        match self {
-            Reorder::Auto => n >= AUTO_MIN_POINTS,
-            Reorder::Always => true,
-            Reorder::Never => false,
-        }
-    }
-}
 
 /// A permutation of `0..n`: point `i` of the new numbering is point `order()[i]` of the old
 /// one, and old point `j` is new point `position()[j]`.

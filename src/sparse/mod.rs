@@ -26,27 +26,23 @@ pub trait CsrIndex: Copy + Send + Sync + 'static {
     fn from_index(value: usize) -> Option<Self>;
 }
 
-impl CsrIndex for i32 {
-    #[inline(always)]
-    fn index(self) -> usize {
-        usize::try_from(self).unwrap_or(usize::MAX)
-    }
-    #[inline(always)]
-    fn from_index(value: usize) -> Option<Self> {
-        Self::try_from(value).ok()
-    }
+/// `CsrIndex` for the signed index types scipy uses.
+macro_rules! signed_csr_index {
+    ($($t:ty),*) => {$(
+        impl CsrIndex for $t {
+            #[inline(always)]
+            fn index(self) -> usize {
+                usize::try_from(self).unwrap_or(usize::MAX)
+            }
+            #[inline(always)]
+            fn from_index(value: usize) -> Option<Self> {
+                Self::try_from(value).ok()
+            }
+        }
+    )*};
 }
 
-impl CsrIndex for i64 {
-    #[inline(always)]
-    fn index(self) -> usize {
-        usize::try_from(self).unwrap_or(usize::MAX)
-    }
-    #[inline(always)]
-    fn from_index(value: usize) -> Option<Self> {
-        Self::try_from(value).ok()
-    }
-}
+signed_csr_index!(i32, i64);
 
 impl CsrIndex for usize {
     #[inline(always)]
@@ -292,16 +288,7 @@ mod tests {
                 }
             }
         }
-        let (mut indptr, mut indices, mut data) = (vec![0usize], vec![], vec![]);
-        for a in 0..n {
-            for b in 0..n {
-                if dense[a * n + b] != 0.0 {
-                    indices.push(b);
-                    data.push(dense[a * n + b]);
-                }
-            }
-            indptr.push(indices.len());
-        }
+        let (indptr, indices, data) = crate::test_support::dense_to_csr(&dense, n);
         let sparse = CsrKernel::new(&indptr, &indices, &data, n).unwrap();
         let dense_kernel = DenseKernel::new(&dense, n).unwrap();
         let options = Options {

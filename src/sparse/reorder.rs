@@ -229,8 +229,13 @@ pub fn fit_checked<I: CsrIndex, T: KernelElement>(
         Reorder::Never => None,
         _ if n != options.n() => None, // fit_checked names the mismatch
         Reorder::Auto if n < AUTO_MIN_POINTS => None,
+        // "auto" is an optimisation: without the memory for the copy, cluster as it is.
         Reorder::Auto => {
-            PermutedCsr::breadth_first(kernel, Some(auto_max_level_width(options.k())), control)?
+            let max_width = Some(auto_max_level_width(options.k()));
+            match PermutedCsr::breadth_first(kernel, max_width, control) {
+                Err(KGroupsError::OutOfMemory { .. }) => None,
+                other => other?,
+            }
         }
         Reorder::Always => PermutedCsr::breadth_first(kernel, None, control)?,
     };

@@ -19,7 +19,7 @@
 
 use super::{CsrIndex, CsrKernel};
 use crate::control::Control;
-use crate::error::{try_filled, try_filled_uninit, KGroupsError, Result};
+use crate::error::{out_of_memory, try_filled, try_filled_uninit, KGroupsError, Result};
 use crate::kernel::{Kernel, KernelElement};
 use crate::restarts::{self, CheckedOptions, Clustering, Options};
 
@@ -218,6 +218,19 @@ pub fn fit<I: CsrIndex, T: KernelElement>(
 }
 
 /// [`fit`] with options already checked for the kernel ([`Options::check`]).
+///
+/// ```
+/// use kgroups::{sparse::reorder::{fit_checked, Reorder}, Control, CsrKernel, Options};
+/// // The path 0 — 1 — 2 — 3 with a diagonal.
+/// let indptr = [0usize, 2, 5, 8, 10];
+/// let indices = [0usize, 1, 0, 1, 2, 1, 2, 3, 2, 3];
+/// let kernel = CsrKernel::new(&indptr, &indices, &[2.0, 1.0, 1.0, 2.0, 0.1, 0.1, 2.0, 1.0, 1.0, 2.0], 4)?;
+/// let checked = Options::default().check(4, 2)?;
+/// let r = fit_checked(&kernel, &checked, Reorder::Always, &Control::new())?;
+/// assert_eq!(r.labels[0], r.labels[1]);
+/// assert_ne!(r.labels[1], r.labels[2]);
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
 pub fn fit_checked<I: CsrIndex, T: KernelElement>(
     kernel: &CsrKernel<'_, I, T>,
     options: &CheckedOptions,
@@ -357,7 +370,7 @@ fn breadth_first_renumbering<S: Slot, I: CsrIndex, T: KernelElement>(
             let range = kernel.row_range(node);
             row.clear();
             row.try_reserve(range.len()).map_err(|_| {
-                KGroupsError::Internal("no memory for one row of the CSR kernel".into())
+                out_of_memory::<(usize, S, T)>(range.len(), "G", "a row of the renumbered kernel")
             })?;
             // The table lookups first, independent of each other so that their cache misses
             // overlap; then the columns not reached yet get their numbers.

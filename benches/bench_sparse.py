@@ -17,6 +17,19 @@ block, the rest between two different blocks; self-loops are dropped, duplicate 
 collapse to weight 1, and the graph is symmetrised into a canonical CSR matrix
 (int32 indices, float64 ones). Building it is timed separately and excluded.
 
+With ``--graph knn`` the graph is instead the symmetrised 10-nearest-neighbour graph of n
+points drawn from ``k`` Gaussian blobs in the plane (centres on a circle of radius 6, unit
+spread), again numbered at random: a graph with geometric locality for a renumbering to
+find, where the SBM (an expander) has none. The blobs overlap and ratio association cuts the
+plane into balanced pieces, so the ARI against the blobs is near 0 whatever the setting:
+compare the objectives (in the JSON).
+
+``--reorder off on`` (the default) runs the ratio-association measurements below once per
+setting of ``graph_partition(..., reorder=...)`` (``False``, ``True``, or ``auto``), side by
+side in one run; the others use the default ("auto"). The renumbering time (breadth-first
+order and the renumbered copy of the CSR arrays) is the difference of the
+``sums+0-move sweep`` calls with and without it.
+
 For every n, each measurement runs in a fresh subprocess that loads the CSR arrays, resets
 its peak-RSS counter (``/proc/self/clear_refs``) and reports the peak RSS of the call minus
 the RSS before it ("extra"), next to the CSR size:
@@ -47,7 +60,8 @@ Usage::
 
     python benches/bench_sparse.py [--sizes 100000 1000000] [--spectral-sizes 20000 100000]
         [--k 10] [--degree 20] [--within 0.8] [--dtype float64] [--spectral-timeout 300]
-        [--n-threads N] [--seed 0] [--json bench_sparse.json]
+        [--n-threads N] [--seed 0] [--graph sbm|knn] [--reorder off on auto]
+        [--json bench_sparse.json]
 """
 
 from __future__ import annotations
@@ -103,6 +117,25 @@ def stochastic_block_model(
     return indptr, indices, truth
 
 
+def knn_graph(n: int, k: int, seed: int, neighbours: int = 10) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(indptr, indices, truth) of the symmetrised kNN graph of k planar Gaussian blobs."""
+    import scipy.sparse
+    from scipy.spatial import cKDTree
+
+    rng = np.random.default_rng(seed)
+    truth = rng.permutation(np.arange(n) % k).astype(np.int32)
+    angles = 2 * np.pi * np.arange(k) / k
+    centres = 6.0 * np.column_stack([np.cos(angles), np.sin(angles)])
+    X = centres[truth] + rng.normal(size=(n, 2))
+    _, near = cKDTree(X).query(X, neighbours + 1, workers=-1)
+    rows = np.repeat(np.arange(n, dtype=np.int32), neighbours)
+    cols = near[:, 1:].ravel().astype(np.int32)
+    A = scipy.sparse.csr_array((np.ones(rows.size), (rows, cols)), shape=(n, n))
+    A = scipy.sparse.csr_array(A + A.T)
+    A.sum_duplicates()
+    return A.indptr.astype(np.int32), A.indices.astype(np.int32), truth
+
+
 # ----------------------------------------------------------------------------- worker
 
 
@@ -153,6 +186,9 @@ def worker(
     seeds: int,
 ) -> dict[str, Any]:
     A, truth = _load(data_dir, dtype)
+    # "random@on": the ratio-association task with reorder=True ("off": False, "auto").
+    task, _, setting = task.partition("@")
+    reorder: Any = {"on": True, "off": False, "auto": "auto", "": "auto"}[setting]
     n = A.shape[0]
     out: dict[str, Any] = {}
     if task.startswith("spectral"):
@@ -190,7 +226,8 @@ def worker(
     cpu = time.process_time()
     start = time.perf_counter()
     result = graph_partition(
-        A, k, objective, init=init, random_state=0, n_threads=n_threads, progress=progress
+        A, k, objective, init=init, random_state=0, n_threads=n_threads, progress=progress,
+        reorder=reorder,
     )
     out["time"] = time.perf_counter() - start
     out["cpu"] = time.process_time() - cpu
@@ -207,7 +244,9 @@ def worker(
     aris, times = [out["ari"]], [out["time"]]
     for seed in range(1, seeds):
         start = time.perf_counter()
-        other = graph_partition(A, k, objective, init=init, random_state=seed, n_threads=n_threads)
+        other = graph_partition(
+            A, k, objective, init=init, random_state=seed, n_threads=n_threads, reorder=reorder
+        )
         times.append(time.perf_counter() - start)
         aris.append(_ari(truth, other.labels))
     out["aris"], out["times"] = aris, times
@@ -228,10 +267,12 @@ def worker(
             pass
 
     def one_sweep() -> None:
-        graph_partition(A, k, random_state=0, max_iter=1, n_threads=n_threads)
+        graph_partition(A, k, random_state=0, max_iter=1, n_threads=n_threads, reorder=reorder)
 
     def converged_sweep() -> None:
-        still = graph_partition(A, k, init=result.labels, max_iter=1, n_threads=n_threads)
+        still = graph_partition(
+            A, k, init=result.labels, max_iter=1, n_threads=n_threads, reorder=reorder
+        )
         assert still.n_moves == 0
 
     for name, call in (
@@ -318,6 +359,11 @@ def main() -> None:
     parser.add_argument("--spectral-memory-gb", type=float, default=12.0)
     parser.add_argument("--n-threads", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--graph", choices=["sbm", "knn"], default="sbm")
+    parser.add_argument(
+        "--reorder", nargs="+", choices=["off", "on", "auto"], default=["off", "on"],
+        help="reorder settings of the ratio-association runs, side by side",
+    )
     parser.add_argument("--json", default="bench_sparse.json", help="write the measurements here as JSON")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
@@ -335,8 +381,14 @@ def main() -> None:
 
     print(
         f"kgroups_rs {kgroups_rs.__version__}; {os.cpu_count()} cores, n_threads = "
-        f"{args.n_threads or 'all'}; SBM k = {args.k}, average degree {args.degree:g}, "
-        f"{args.within:.0%} of edges within blocks; CSR int32 indices + {args.dtype} data; "
+        f"{args.n_threads or 'all'}; "
+        + (
+            f"10-NN graph of {args.k} planar blobs; "
+            if args.graph == "knn"
+            else f"SBM k = {args.k}, average degree {args.degree:g}, "
+            f"{args.within:.0%} of edges within blocks; "
+        )
+        + f"CSR int32 indices + {args.dtype} data; "
         f"load average at start {os.getloadavg()[0]:.2f}"
     )
     sizes = sorted(set(args.sizes) | set(args.spectral_sizes))
@@ -346,9 +398,12 @@ def main() -> None:
             data_dir = Path(tmp) / str(n)
             data_dir.mkdir()
             start = time.perf_counter()
-            indptr, indices, truth = stochastic_block_model(
-                n, args.k, args.degree, args.within, args.seed
-            )
+            if args.graph == "knn":
+                indptr, indices, truth = knn_graph(n, args.k, args.seed)
+            else:
+                indptr, indices, truth = stochastic_block_model(
+                    n, args.k, args.degree, args.within, args.seed
+                )
             build = time.perf_counter() - start
             np.save(data_dir / "indptr.npy", indptr)
             np.save(data_dir / "indices.npy", indices)
@@ -362,8 +417,11 @@ def main() -> None:
             }
             del indptr, indices, truth
             print(f"n = {n:,}: built in {build:.2f} s, nnz = {row['nnz']:,}", flush=True)
-            row["random"] = run_worker("random", data_dir, args)
-            print(f"  random init: {row['random']}", flush=True)
+            for setting in args.reorder:
+                key = f"random@{setting}"
+                row[key] = run_worker(key, data_dir, args)
+                print(f"  random init, reorder {setting}: {row[key]}", flush=True)
+            row["random"] = row[f"random@{args.reorder[0]}"]
             row["kmeanspp"] = run_worker("kmeanspp", data_dir, args)
             print(f"  k-means++ init: {row['kmeanspp']}", flush=True)
             row["ncut"] = run_worker("ncut", data_dir, args)
@@ -382,6 +440,7 @@ def main() -> None:
     with open(args.json, "w", encoding="utf-8") as out:
         json.dump(
             {"machine": platform.platform(), "cpus": os.cpu_count(), "load_at_end": os.getloadavg(),
+             "graph": args.graph, "reorder": args.reorder,
              "k": args.k, "degree": args.degree, "within": args.within, "dtype": args.dtype,
              "repeat": args.repeat, "rows": rows},
             out, indent=2, default=str,
@@ -401,8 +460,9 @@ def print_tables(rows: list[dict[str, Any]], args: argparse.Namespace) -> None:
     )
     print(header)
     print("|" + "|".join("-" * (len(c)) for c in header.split("|")[1:-1]) + "|")
-    tasks = (
-        ("random", "ratio, random"),
+    tasks = tuple(
+        (f"random@{setting}", f"ratio, random, {setting}") for setting in args.reorder
+    ) + (
         ("kmeanspp", "ratio, k-means++"),
         ("ncut", "ncut, random"),
     )
@@ -429,15 +489,22 @@ def print_tables(rows: list[dict[str, Any]], args: argparse.Namespace) -> None:
         f"{args.repeat}; CPU seconds of all threads in brackets):"
     )
     header = (
-        f"| {'n':>9} | {'validation':>14} | {'max_iter=1 call':>15} | {'sums+0-move sweep':>17} | "
+        f"| {'n':>9} | {'reorder':>7} | {'validation':>14} | {'max_iter=1 call':>15} | "
+        f"{'sums+0-move sweep':>17} | {'renumbering':>11} | "
         f"{'sweep 1':>7} | {'sweep 2':>7} | {'median sweep':>12} | {'last (0 moves)':>14} |"
     )
     print(header)
     print("|" + "|".join("-" * (len(c)) for c in header.split("|")[1:-1]) + "|")
-    for row in rows:
-        r = row["random"]
+    for row, setting in ((row, setting) for row in rows for setting in args.reorder):
+        r = row[f"random@{setting}"]
         if r["status"] != "ok":
             continue
+        plain = row.get("random@off", {})
+        renumbering = (
+            r["converged_sweep_call"] - plain["converged_sweep_call"]
+            if setting != "off" and plain.get("status") == "ok"
+            else None
+        )
         times = r["sweep_times"]
         # sweep 1 = (max_iter=1 call) - (converged call) + (last sweep): the two calls differ
         # only by the initial labels and by the moves of the first sweep.
@@ -446,9 +513,11 @@ def print_tables(rows: list[dict[str, Any]], args: argparse.Namespace) -> None:
             r["one_sweep_call"] - r["converged_sweep_call"] + last if last is not None else None
         )
         print(
-            f"| {row['n']:>9,} | {r['validation']:>6.3f} [{r['validation_cpu']:>5.2f}] | "
+            f"| {row['n']:>9,} | {setting:>7} | "
+            f"{r['validation']:>6.3f} [{r['validation_cpu']:>5.2f}] | "
             f"{r['one_sweep_call']:>6.3f} [{r['one_sweep_call_cpu']:>6.2f}] | "
-            f"{r['converged_sweep_call'] - r['validation']:>17.3f} | {seconds(sweep1):>7} | "
+            f"{r['converged_sweep_call'] - r['validation']:>17.3f} | {seconds(renumbering):>11} | "
+            f"{seconds(sweep1):>7} | "
             f"{seconds(times[0] if times else None):>7} | "
             f"{seconds(float(np.median(times)) if times else None):>12} | {seconds(last):>14} |"
         )

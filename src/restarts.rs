@@ -193,6 +193,65 @@ pub fn fit_checked<K: Kernel>(
     options: &CheckedOptions,
     control: &Control,
 ) -> Result<Clustering> {
+    fit_starts::<K, K>(kernel, None, options, control)
+}
+
+/// [`fit_checked`] with the local search of every start on `renumbered`, the kernel `kernel`
+/// with its points renumbered: point `i` of `renumbered` is point `order[i]` of `kernel`.
+/// Each start is drawn on `kernel` exactly as [`fit_checked`] draws it (the same labels for
+/// the same seed), then its labels and the weights are renumbered, the search runs on
+/// `renumbered`, and the labels are mapped back. The caller guarantees that `order` is a
+/// permutation of `0..n` and that `renumbered` is `P G Pᵀ` for it.
+pub(crate) fn fit_checked_renumbered<K: Kernel, S: Kernel>(
+    kernel: &K,
+    renumbered: &S,
+    order: &[usize],
+    options: &CheckedOptions,
+    control: &Control,
+) -> Result<Clustering> {
+    if renumbered.n() != kernel.n() || order.len() != kernel.n() {
+        return Err(KGroupsError::Internal(
+            "the renumbered kernel or the order does not have the kernel's n points".into(),
+        ));
+    }
+    let mut weights = try_filled(order.len(), 0.0, "G", "the renumbered point weights")?;
+    gather(&options.weights, order, &mut weights)?;
+    let renumbered = Renumbered {
+        kernel: renumbered,
+        order,
+        weights,
+    };
+    fit_starts(kernel, Some(&renumbered), options, control)
+}
+
+/// A renumbered copy of the kernel on which the local searches run (see
+/// [`fit_checked_renumbered`]), with the weights renumbered.
+struct Renumbered<'a, S> {
+    kernel: &'a S,
+    /// `order[new] = old`.
+    order: &'a [usize],
+    weights: Vec<f64>,
+}
+
+/// `out[i] = values[order[i]]`, in parallel; errors (never panics) on an index out of range.
+fn gather<T: Copy + Send + Sync>(values: &[T], order: &[usize], out: &mut [T]) -> Result<()> {
+    out.par_iter_mut()
+        .zip(order.par_iter())
+        .try_for_each(|(o, &old)| {
+            *o = *values.get(old).ok_or_else(|| {
+                KGroupsError::Internal("a renumbering index is out of range".into())
+            })?;
+            Ok(())
+        })
+}
+
+/// The starts of [`fit_checked`], with the local searches on `renumbered` when given.
+fn fit_starts<K: Kernel, S: Kernel>(
+    kernel: &K,
+    renumbered: Option<&Renumbered<'_, S>>,
+    options: &CheckedOptions,
+    control: &Control,
+) -> Result<Clustering> {
     if kernel.n() != options.n {
         return Err(KGroupsError::invalid(
             "G",
@@ -224,6 +283,7 @@ pub fn fit_checked<K: Kernel>(
             };
             run_start(
                 kernel,
+                renumbered,
                 options,
                 reporting,
                 seed,
@@ -284,11 +344,14 @@ fn scale_back(mut result: Clustering, e: i32) -> Result<Clustering> {
     Ok(result)
 }
 
-/// One start: its first partition, then the local search. With `check_kernel`, the kernel's
-/// deferred validation runs in the pass that builds the first cluster sums (and, should the
-/// initialisation fail on an invalid kernel, the validation's error is the one reported).
-fn run_start<K: Kernel>(
+/// One start: its first partition, then the local search (on `renumbered` when given). With
+/// `check_kernel`, the kernel's deferred validation runs in the pass that builds the first
+/// cluster sums (and, should the initialisation fail on an invalid kernel, the validation's
+/// error is the one reported).
+#[allow(clippy::too_many_arguments)]
+fn run_start<K: Kernel, S: Kernel>(
     kernel: &K,
+    renumbered: Option<&Renumbered<'_, S>>,
     options: &CheckedOptions,
     reporting: Reporting,
     seed: u64,
@@ -296,8 +359,8 @@ fn run_start<K: Kernel>(
     check_kernel: bool,
 ) -> Result<Clustering> {
     let (k, weights) = (options.k, &options.weights[..]);
-    let start = reporting.start;
     control.checkpoint()?;
+    // The start is always drawn on the caller's kernel, in the caller's numbering.
     let mut rng = Rng::new(seed);
     let labels = match options.init {
         Init::Labels(labels) => Ok(labels.to_vec()),
@@ -315,6 +378,75 @@ fn run_start<K: Kernel>(
         KGroupsError::Internal(format!("initialisation produced invalid labels: {e}"))
     })?;
     control.checkpoint()?;
+    let trace: f64 = (0..kernel.n())
+        .map(|i| weights[i] * kernel.diagonal(i))
+        .sum();
+    let Some(renumbered) = renumbered else {
+        let search = Search {
+            options,
+            reporting,
+            trace,
+            check_kernel,
+        };
+        return local_search(kernel, weights, labels, search, control);
+    };
+    if check_kernel {
+        // The renumbered copy's first pass cannot check the caller's kernel.
+        kernel.check_deferred(control)?;
+    }
+    let mut start_labels = try_filled(labels.len(), 0, "G", "the renumbered labels")?;
+    gather(&labels, renumbered.order, &mut start_labels)?;
+    drop(labels);
+    let search = Search {
+        options,
+        reporting,
+        trace,
+        check_kernel: false,
+    };
+    let mut result = local_search(
+        renumbered.kernel,
+        &renumbered.weights,
+        start_labels,
+        search,
+        control,
+    )?;
+    // Back to the caller's numbering: point order[i] has the label of renumbered point i.
+    let mut labels = try_filled(result.labels.len(), 0, "G", "the labels")?;
+    for (&label, &old) in result.labels.iter().zip(renumbered.order) {
+        *labels.get_mut(old).ok_or_else(|| {
+            KGroupsError::Internal("a renumbering index is out of range".into())
+        })? = label;
+    }
+    result.labels = labels;
+    Ok(result)
+}
+
+/// What [`local_search`] needs besides the kernel, its weights and the start.
+struct Search<'o, 'a> {
+    options: &'o CheckedOptions<'a>,
+    reporting: Reporting,
+    /// `Σ_i w_i G_ii`, which gives `W = trace − Q`.
+    trace: f64,
+    /// Run the kernel's deferred validation in the first pass ([`Partition::new`]).
+    check_kernel: bool,
+}
+
+/// The local search of one start from `labels` on `kernel` (with `weights` in the kernel's
+/// numbering).
+fn local_search<K: Kernel>(
+    kernel: &K,
+    weights: &[f64],
+    labels: Vec<usize>,
+    search: Search,
+    control: &Control,
+) -> Result<Clustering> {
+    let Search {
+        options,
+        reporting,
+        trace,
+        check_kernel,
+    } = search;
+    let k = options.k;
     let mut partition = Partition::new(kernel, labels, weights, k, control, check_kernel)?;
     let stats = match options.algorithm {
         Algorithm::Hartigan => hartigan::run(
@@ -337,9 +469,6 @@ fn run_start<K: Kernel>(
     };
     let objective = partition.objective();
     let n_distinct_clusters = partition.distinct_means(weights)?;
-    let trace: f64 = (0..kernel.n())
-        .map(|i| weights[i] * kernel.diagonal(i))
-        .sum();
     Ok(Clustering {
         cluster_terms: partition.terms,
         labels: partition.labels,
@@ -349,7 +478,7 @@ fn run_start<K: Kernel>(
         n_moves: stats.n_moves,
         converged: stats.converged,
         objective_history: stats.objective_history,
-        best_start: start,
+        best_start: reporting.start,
         n_distinct_clusters,
     })
 }

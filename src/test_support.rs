@@ -101,3 +101,18 @@ pub(crate) fn in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> 
         .unwrap()
         .install(f)
 }
+
+/// The CSR arrays (usize indices) of a dense row-major `n × n` matrix: its non-zero entries.
+pub(crate) fn dense_to_csr(dense: &[f64], n: usize) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
+    let (mut indptr, mut indices, mut data) = (vec![0usize], vec![], vec![]);
+    for a in 0..n {
+        for b in 0..n {
+            if dense[a * n + b] != 0.0 {
+                indices.push(b);
+                data.push(dense[a * n + b]);
+            }
+        }
+        indptr.push(indices.len());
+    }
+    (indptr, indices, data)
+}

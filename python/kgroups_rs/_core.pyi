@@ -94,6 +94,7 @@ def cluster_csr(
     n: int,
     k: int,
     options: FitOptions,
+    reorder: Literal["auto", "always", "never"] = "auto",
 ) -> Clustering: ...
 def cluster_data(
     x: npt.NDArray[np.float64],

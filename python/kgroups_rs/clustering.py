@@ -39,12 +39,28 @@ InitMethod = Literal["k-means++", "random"]
 #: A compiled-core clustering call with its kernel bound: ``run(k, options)``.
 CoreRun = Callable[[int, _core.FitOptions], _core.Clustering]
 
+#: Whether a sparse kernel is renumbered for the local search: ``"auto"``, True or False.
+Reorder = Union[bool, Literal["auto"]]
 
-def _prepare_kernel(G: Any, check_symmetry: bool = True) -> CoreRun:
-    """The core call for a dense or sparse kernel matrix."""
+
+def _reorder_mode(reorder: Any) -> Literal["auto", "always", "never"]:
+    """The core's name for a ``reorder`` argument ("auto", True or False)."""
+    if isinstance(reorder, (bool, np.bool_)):
+        return "always" if reorder else "never"
+    if isinstance(reorder, str):
+        if reorder == "auto":
+            return "auto"
+        raise ValueError(f"reorder must be 'auto', True or False, got {reorder!r}")
+    raise TypeError(f"reorder must be 'auto', True or False, got {type(reorder).__name__}")
+
+
+def _prepare_kernel(G: Any, check_symmetry: bool = True, reorder: Any = "auto") -> CoreRun:
+    """The core call for a dense or sparse kernel matrix (``reorder`` is checked for both,
+    used for sparse ones)."""
+    mode = _reorder_mode(reorder)
     if is_sparse(G):
         indptr, indices, data, n = as_csr_arrays(G)
-        return functools.partial(_core.cluster_csr, indptr, indices, data, n)
+        return functools.partial(_core.cluster_csr, indptr, indices, data, n, reorder=mode)
     matrix = as_kernel_matrix(G)
     return functools.partial(_core.cluster_dense, matrix, check_symmetry=bool(check_symmetry))
 
@@ -112,6 +128,7 @@ def kernel_kgroups(
     n_threads: Optional[int] = None,
     progress: Union[ProgressCallback, bool, None] = None,
     check_symmetry: bool = True,
+    reorder: Reorder = "auto",
 ) -> ClusteringResult:
     """Kernel k-groups: energy clustering by Hartigan's method on a kernel matrix.
 
@@ -181,6 +198,17 @@ def kernel_kgroups(
         it is a separate pass before them. Pass False only for a matrix built symmetric,
         e.g. by :func:`energy_gram`; on an asymmetric G the result is then meaningless.
         Non-finite entries are detected either way. Sparse kernels are always checked.
+    reorder : {"auto", True, False}, default "auto"
+        Used only for a scipy.sparse ``G``. True renumbers the points in breadth-first order of
+        the graph of ``G``'s stored entries before the local search (a copy of ``G`` as large
+        as its arrays, built in parallel), so that a sweep's updates hit the cache, and maps
+        the labels back; "auto" does so from 200 000 points (below, the sums fit in the cache
+        and renumbering only costs time). Every start is drawn exactly as without
+        renumbering (the same labels for a seed), but the sweeps then visit the points in
+        the new order, and since Hartigan's moves depend on the visiting order, the result
+        is the same only up to that order: another local optimum of the same ``G`` can be
+        found. The labels are in the caller's numbering and the objective is theirs on ``G``
+        (up to the order of summation). False gives exactly the result of previous versions.
 
     Returns
     -------
@@ -205,7 +233,7 @@ def kernel_kgroups(
     >>> kgroups_rs.kernel_kgroups(G, 2, random_state=0).labels.tolist() in ([0, 0, 0, 1, 1], [1, 1, 1, 0, 0])
     True
     """
-    run = _prepare_kernel(G, check_symmetry)
+    run = _prepare_kernel(G, check_symmetry, reorder)
     return run_clustering(
         run,
         k,
@@ -234,6 +262,7 @@ def kernel_kmeans(
     progress: Union[ProgressCallback, bool, None] = None,
     check_symmetry: bool = True,
     variant: Optional[str] = None,
+    reorder: Reorder = "auto",
 ) -> ClusteringResult:
     """Kernel k-means: Lloyd's method in feature space on a kernel matrix.
 
@@ -245,8 +274,9 @@ def kernel_kmeans(
 
     Parameters
     ----------
-    G, k, init, weights, n_init, max_iter, random_state, n_threads, progress, check_symmetry
-        As in :func:`kernel_kgroups`.
+    G, k, init, weights, n_init, max_iter, random_state, n_threads, progress, check_symmetry, reorder
+        As in :func:`kernel_kgroups` (batch Lloyd does not depend on the visiting order, so
+        ``reorder`` changes its result only by rounding).
     algorithm : {"lloyd", "lloyd-online"}, default "lloyd"
         "lloyd" (batch): all points are reassigned from the same means, then the means are
         updated; ``W`` never increases when G is positive semi-definite. If the reassignment
@@ -263,7 +293,7 @@ def kernel_kmeans(
         As in :func:`kernel_kgroups`; ``n_iter`` counts batch iterations or online sweeps.
     """
     search = algorithm_from_variant(check_algorithm(algorithm, LLOYD_ALGORITHMS), variant, "kernel_kmeans")
-    run = _prepare_kernel(G, check_symmetry)
+    run = _prepare_kernel(G, check_symmetry, reorder)
     return run_clustering(
         run,
         k,

@@ -13,7 +13,7 @@ from ._algorithm import Algorithm, check_algorithm
 from ._result import ClusteringResult
 from ._sparse_input import as_csr_arrays, check_sparse_structure, is_sparse
 from ._validation import RandomState, as_float_array, check_int
-from .clustering import ProgressCallback, kernel_kgroups
+from .clustering import ProgressCallback, Reorder, kernel_kgroups
 
 _OBJECTIVES = ("ratio_association", "normalized_cut")
 
@@ -224,6 +224,7 @@ def graph_partition(
     random_state: RandomState = None,
     n_threads: Optional[int] = None,
     progress: Union[ProgressCallback, bool, None] = None,
+    reorder: Reorder = "auto",
 ) -> ClusteringResult:
     """Partition a graph by weighted kernel k-groups (paper §3.1).
 
@@ -257,6 +258,11 @@ def graph_partition(
         Diagonal shift ``shift * W^-1`` added to the kernel.
     n_init, max_iter, random_state, n_threads, progress
         As in :func:`kernel_kgroups`.
+    reorder : {"auto", True, False}, default "auto"
+        For a sparse ``A``: renumber the nodes in breadth-first order before the local search
+        and map the labels back ("auto": from 200 000 nodes), as in :func:`kernel_kgroups`.
+        The start is the same as without renumbering; the result is the same up to the
+        order in which the sweeps visit the nodes (another local optimum can be found).
 
     Returns
     -------
@@ -279,10 +285,11 @@ def graph_partition(
             G, k, init, weights=weights, n_init=n_init, max_iter=max_iter,
             random_state=random_state, n_threads=n_threads,
             progress=progress if not callable(progress) or shift == 0.0 else shifted_progress,
+            reorder=reorder,
         )
         return _with_shift(result, shift, weights)
     G, weights = graph_kernel(A, objective, shift=shift)
     return kernel_kgroups(
         G, k, init, algorithm=algorithm, weights=weights, n_init=n_init, max_iter=max_iter,
-        random_state=random_state, n_threads=n_threads, progress=progress,
+        random_state=random_state, n_threads=n_threads, progress=progress, reorder=reorder,
     )

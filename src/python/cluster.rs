@@ -4,6 +4,7 @@ use super::arrays::{points, rows, square};
 use super::detach::run_detached;
 use super::options::{parse_base, parse_semimetric, FitOptions};
 use super::results::Clustering;
+use crate::sparse::reorder::{self, Reorder};
 use crate::{CsrIndex, CsrKernel, DataKernel, DenseKernel, FeatureKernel, KernelElement};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -84,8 +85,12 @@ fn check_kernel(
 /// What to do with a CSR kernel once its arrays are borrowed with their types.
 #[derive(Clone, Copy)]
 enum CsrCall<'a> {
-    /// Cluster it into `k` groups.
-    Fit { k: usize, options: &'a FitOptions },
+    /// Cluster it into `k` groups, renumbered first as `reorder` says.
+    Fit {
+        k: usize,
+        options: &'a FitOptions,
+        reorder: Reorder,
+    },
     /// Check it (structure, finiteness, symmetry) and nothing more.
     Check { n_threads: Option<usize> },
 }
@@ -115,8 +120,15 @@ fn csr_run<I: CsrIndex + numpy::Element, T: KernelElement + numpy::Element>(
         data.as_slice().map_err(|_| contiguous("data"))?,
     );
     match call {
-        CsrCall::Fit { k, options } => options
-            .fit(py, k, || CsrKernel::new(indptr, indices, data, n))
+        CsrCall::Fit {
+            k,
+            options,
+            reorder,
+        } => options
+            .run(py, |options, control| {
+                let kernel = CsrKernel::new(indptr, indices, data, n)?;
+                reorder::fit(&kernel, k, options, reorder, control)
+            })
             .map(Some),
         CsrCall::Check { n_threads } => run_detached(py, n_threads, None, |_| {
             CsrKernel::new(indptr, indices, data, n).map(|_| None)
@@ -162,9 +174,23 @@ fn csr_run_any(
     }
 }
 
+/// `reorder`: "auto", "always" or "never" (see [`Reorder`]).
+fn parse_reorder(reorder: &str) -> PyResult<Reorder> {
+    match reorder {
+        "auto" => Ok(Reorder::Auto),
+        "always" => Ok(Reorder::Always),
+        "never" => Ok(Reorder::Never),
+        other => Err(PyValueError::new_err(format!(
+            "invalid `reorder`: unknown value {other:?}; use 'auto', 'always' or 'never'"
+        ))),
+    }
+}
+
 /// Cluster a sparse symmetric n × n kernel given as CSR arrays (indptr and indices int32 or
-/// int64, data float64 or float32; sorted unique column indices per row).
+/// int64, data float64 or float32; sorted unique column indices per row), renumbered for
+/// the local search as `reorder` ("auto", "always", "never") says.
 #[pyfunction]
+#[pyo3(signature = (indptr, indices, data, n, k, options, reorder="auto"))]
 fn cluster_csr(
     indptr: &Bound<'_, PyAny>,
     indices: &Bound<'_, PyAny>,
@@ -172,10 +198,12 @@ fn cluster_csr(
     n: usize,
     k: usize,
     options: &Bound<'_, FitOptions>,
+    reorder: &str,
 ) -> PyResult<Clustering> {
     let call = CsrCall::Fit {
         k,
         options: options.get(),
+        reorder: parse_reorder(reorder)?,
     };
     csr_run_any(indptr, indices, data, n, call)?
         .ok_or_else(|| PyRuntimeError::new_err("internal error: a fit returned no clustering"))

@@ -78,6 +78,19 @@ impl FitOptions {
         k: usize,
         make_kernel: impl FnOnce() -> crate::Result<K> + Send,
     ) -> PyResult<Clustering> {
+        self.run(py, |options, control| {
+            let kernel = make_kernel()?;
+            fit(&kernel, k, options, control)
+        })
+    }
+
+    /// Run `search` with these options converted for the core, on a worker thread that
+    /// stops at Ctrl-C (for clusterings that are more than [`fit`] on one kernel).
+    pub(super) fn run(
+        &self,
+        py: Python<'_>,
+        search: impl FnOnce(&Options, &Control) -> crate::Result<crate::Clustering> + Send,
+    ) -> PyResult<Clustering> {
         let weights = (self.weights.as_ref())
             .map(|w| w.bind(py).try_readonly())
             .transpose()?;
@@ -98,8 +111,7 @@ impl FitOptions {
         };
         let progress = self.progress.as_ref().map(|p| p.bind(py));
         let result = run_detached(py, self.n_threads, progress, |control| {
-            let kernel = make_kernel()?;
-            fit(&kernel, k, &options, control)
+            search(&options, control)
         })?;
         Ok(Clustering::new(py, result))
     }

@@ -933,3 +933,107 @@ def test_untampered_matrices_of_every_format_pass_the_structure_check() -> None:
     unsigned = np.array([0], dtype=np.uint32), np.array([0, 1, 1], dtype=np.uint32)
     check_sparse_structure(sp.csr_array((np.ones(1), *unsigned), shape=(2, 2)))
     check_sparse_structure(sp.csr_array((3, 3)))
+
+
+# ------------------------------------------------------------------------------- reorder
+#
+# ``reorder=True`` renumbers the nodes in breadth-first order for the local search and maps
+# the labels back; the start is drawn in the caller's numbering. "auto" leaves graphs below
+# 200 000 nodes alone (so every identity test above runs the plain path), and False is the
+# plain path itself.
+
+
+def _ring_of_cliques(cliques: int, size: int, rng: np.random.Generator) -> tuple[Any, Float]:
+    """A ring of cliques, nodes numbered at random, as a CSR array and a dense matrix."""
+    n = cliques * size
+    A = np.zeros((n, n))
+    for c in range(cliques):
+        block = slice(c * size, (c + 1) * size)
+        A[block, block] = 1.0
+        nxt = ((c + 1) % cliques) * size
+        A[c * size, nxt] = A[nxt, c * size] = 1.0
+    np.fill_diagonal(A, 0.0)
+    shuffle = rng.permutation(n)
+    A = A[np.ix_(shuffle, shuffle)]
+    return sp.csr_array(A), A
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("init", ["random", "k-means++"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_reordered_hartigan_ends_at_a_local_optimum_of_the_original_graph(
+    seed: int, init: str, weighted: bool
+) -> None:
+    from reference import best_single_move_gain
+
+    rng = np.random.default_rng(seed)
+    A, dense = _ring_of_cliques(6, 5, rng)
+    G = dense + 2.0 * np.eye(dense.shape[0])  # a diagonal, so k-means++ is not degenerate
+    weights = rng.uniform(0.5, 2.0, size=dense.shape[0]) if weighted else None
+    result = kgroups_rs.kernel_kgroups(
+        sp.csr_array(G), 4, init, weights=weights, random_state=seed, reorder=True
+    )
+    assert result.converged
+    q = objective(G, result.labels, weights)
+    assert abs(result.objective - q) <= 1e-12 * abs(q)
+    assert abs(result.within - within(G, result.labels, weights)) <= 1e-12 * abs(q)
+    assert best_single_move_gain(G, result.labels, weights) <= 1e-9 * abs(q)
+
+
+@pytest.mark.parametrize("init", ["random", "k-means++"])
+def test_reordering_keeps_the_start(init: str) -> None:
+    """Batch Lloyd does not depend on the visiting order and every sum on a 0/1 graph is
+    exact, so with and without renumbering the runs agree bit for bit, from the same start."""
+    rng = np.random.default_rng(5)
+    A, dense = _ring_of_cliques(8, 6, rng)
+    G = sp.csr_array(dense + np.eye(dense.shape[0]))
+    for seed in range(4):
+        plain = kgroups_rs.kernel_kmeans(G, 5, init, n_init=2, random_state=seed, reorder=False)
+        renumbered = kgroups_rs.kernel_kmeans(G, 5, init, n_init=2, random_state=seed, reorder=True)
+        same_result(plain, renumbered)
+
+
+def test_reorder_false_and_auto_on_small_graphs_are_the_plain_path() -> None:
+    rng = np.random.default_rng(2)
+    A, _ = _ring_of_cliques(10, 7, rng)
+    base = graph_partition(A, 5, random_state=3)
+    for reorder in (False, "auto", np.bool_(False)):
+        same_result(graph_partition(A, 5, random_state=3, reorder=reorder), base)
+
+
+def test_reordering_handles_isolated_nodes_one_node_and_disconnected_graphs() -> None:
+    rng = np.random.default_rng(4)
+    A, dense = _ring_of_cliques(4, 5, rng)
+    # Two copies side by side and three isolated nodes.
+    blocks = sp.block_diag([A, A, sp.csr_array((3, 3))], format="csr")
+    result = graph_partition(blocks, 3, random_state=0, reorder=True)
+    assert result.labels.shape == (43,)
+    assert abs(result.objective - objective(blocks.toarray(), result.labels)) <= 1e-12 * result.objective
+    one = graph_partition(sp.csr_array(np.ones((1, 1))), 1, reorder=True)
+    assert one.labels.tolist() == [0]
+
+
+def test_reordered_results_do_not_depend_on_threads() -> None:
+    rng = np.random.default_rng(6)
+    A, _ = _ring_of_cliques(12, 6, rng)
+    runs = [
+        graph_partition(A, 6, n_init=3, random_state=1, reorder=True, n_threads=t) for t in (1, 2)
+    ]
+    same_result(*runs)
+
+
+@pytest.mark.parametrize(
+    "bad, error", [("yes", ValueError), ("always", ValueError), (1, TypeError), (None, TypeError)]
+)
+def test_bad_reorder_values_name_the_argument(bad: Any, error: type) -> None:
+    A = sp.csr_array(np.ones((4, 4)))
+    for call in (
+        lambda: graph_partition(A, 2, reorder=bad),
+        lambda: kgroups_rs.kernel_kgroups(A, 2, reorder=bad),
+        lambda: kgroups_rs.kernel_kmeans(np.ones((4, 4)), 2, reorder=bad),
+    ):
+        with pytest.raises(error, match="reorder"):
+            call()
+    indptr, indices, data, n = as_csr_arrays(A)
+    with pytest.raises(ValueError, match="reorder"):
+        _core.cluster_csr(indptr, indices, data, n, 2, _core.FitOptions(), reorder="sometimes")

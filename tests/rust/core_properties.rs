@@ -820,3 +820,84 @@ fn an_absurd_n_init_is_invalid_input_not_an_allocation_failure() {
         Err(_) => panic!("fit panicked on n_init = usize::MAX instead of returning InvalidInput"),
     }
 }
+
+// ------------------------------------------------------------------ renumbered sparse runs
+
+/// A sparse symmetric matrix, row-major dense and as CSR: about `degree` random neighbours
+/// per point (weights in [0.5, 2)), a diagonal entry on every third point, and the last
+/// `isolated` points without entries.
+fn sparse_symmetric(
+    n: usize,
+    degree: usize,
+    isolated: usize,
+    seed: u64,
+) -> (Vec<f64>, Vec<usize>, Vec<usize>, Vec<f64>) {
+    let mut rng = Rng::new(seed);
+    let connected = n - isolated;
+    let mut g = vec![0.0; n * n];
+    for a in 0..connected {
+        for _ in 0..degree.div_ceil(2) {
+            let b = rng.below(connected).unwrap();
+            let v = 0.5 + 1.5 * rng.next_f64();
+            g[a * n + b] = v;
+            g[b * n + a] = v;
+        }
+        if a % 3 == 0 {
+            g[a * n + a] = 1.0 + rng.next_f64();
+        }
+    }
+    let (mut indptr, mut indices, mut data) = (vec![0usize], vec![], vec![]);
+    for row in g.chunks(n) {
+        for (b, &v) in row.iter().enumerate().filter(|(_, v)| **v != 0.0) {
+            indices.push(b);
+            data.push(v);
+        }
+        indptr.push(indices.len());
+    }
+    (g, indptr, indices, data)
+}
+
+#[test]
+fn a_renumbered_hartigan_run_ends_at_a_local_optimum_of_the_callers_kernel() {
+    use kgroups::sparse::reorder::{self, Reorder};
+    use kgroups::CsrKernel;
+    for (n, degree, isolated) in [(7usize, 2usize, 3usize), (40, 3, 0), (60, 4, 5), (90, 6, 0)] {
+        let (g, indptr, indices, data) = sparse_symmetric(n, degree, isolated, n as u64);
+        let kernel = CsrKernel::new(&indptr, &indices, &data, n).unwrap();
+        let w = random_weights(n, n as u64);
+        let start = random_labels(n, 3, 5);
+        for (init, weights) in [
+            (Init::Random, None),
+            (Init::KMeansPlusPlus, Some(&w[..])),
+            (Init::Labels(&start), Some(&w[..])),
+        ] {
+            let opts = Options {
+                init,
+                weights,
+                seed: 5,
+                ..Options::default()
+            };
+            let r = reorder::fit(&kernel, 3, &opts, Reorder::Always, &Control::new()).unwrap();
+            let w = weights.map_or(vec![1.0; n], <[f64]>::to_vec);
+            let q = objective(&g, n, &r.labels, &w);
+            assert!(
+                close(r.objective, q, 1e-12, 1e-12),
+                "{} vs {q}",
+                r.objective
+            );
+            assert!(close(r.within, trace(&g, n, &w) - q, 1e-12, 1e-12));
+            assert!(r.converged);
+            let gain = best_single_move_gain(&g, n, 3, &r.labels, &w);
+            assert!(gain <= 1e-9 * q.abs().max(1.0), "gain {gain} on n = {n}");
+            if let Init::Labels(start) = init {
+                // The history starts at the objective of the caller's labels.
+                assert!(close(
+                    r.objective_history[0],
+                    objective(&g, n, start, &w),
+                    1e-12,
+                    1e-12
+                ));
+            }
+        }
+    }
+}

@@ -3,6 +3,11 @@
 //! Missing entries are zeros, the diagonal may be absent. Evaluating a point stays O(k); a
 //! move touches only the non-zeros of its row, so a Hartigan sweep costs O(n·k + moves·deg)
 //! and building the cluster sums one pass over the non-zeros: O(k·nnz) overall at worst.
+//!
+//! [`reorder`] renumbers a CSR kernel for cache-friendly sweeps (the clustering then runs on
+//! the renumbered copy and the labels are mapped back).
+
+pub mod reorder;
 
 use crate::error::{KGroupsError, Result};
 use crate::kernel::{Kernel, KernelElement};
@@ -11,31 +16,42 @@ use crate::validate::{
     symmetry::{asymmetry_error, pair_is_symmetric},
 };
 use rayon::prelude::*;
+use std::borrow::Cow;
 
 /// Index type of a CSR matrix: `i32`, `i64` (scipy's choices) or `usize`.
 pub trait CsrIndex: Copy + Send + Sync + 'static {
     /// The index as `usize`; negative values map to `usize::MAX` (rejected by validation).
     fn index(self) -> usize;
+    /// `value` as this index type, or `None` when it does not fit.
+    fn from_index(value: usize) -> Option<Self>;
 }
 
-impl CsrIndex for i32 {
-    #[inline(always)]
-    fn index(self) -> usize {
-        usize::try_from(self).unwrap_or(usize::MAX)
-    }
+/// `CsrIndex` for the signed index types scipy uses.
+macro_rules! signed_csr_index {
+    ($($t:ty),*) => {$(
+        impl CsrIndex for $t {
+            #[inline(always)]
+            fn index(self) -> usize {
+                usize::try_from(self).unwrap_or(usize::MAX)
+            }
+            #[inline(always)]
+            fn from_index(value: usize) -> Option<Self> {
+                Self::try_from(value).ok()
+            }
+        }
+    )*};
 }
 
-impl CsrIndex for i64 {
-    #[inline(always)]
-    fn index(self) -> usize {
-        usize::try_from(self).unwrap_or(usize::MAX)
-    }
-}
+signed_csr_index!(i32, i64);
 
 impl CsrIndex for usize {
     #[inline(always)]
     fn index(self) -> usize {
         self
+    }
+    #[inline(always)]
+    fn from_index(value: usize) -> Option<Self> {
+        Some(value)
     }
 }
 
@@ -60,7 +76,8 @@ pub struct CsrKernel<'a, I: CsrIndex, T: KernelElement> {
     indices: &'a [I],
     data: &'a [T],
     n: usize,
-    diagonal: Vec<f64>,
+    /// Owned when built by [`CsrKernel::new`]; borrowed from a [`reorder::PermutedCsr`].
+    diagonal: Cow<'a, [f64]>,
 }
 
 impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
@@ -75,11 +92,32 @@ impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
             indices,
             data,
             n,
-            diagonal: Vec::new(),
+            diagonal: Cow::Borrowed(&[]),
         };
         kernel.check_values_and_symmetry()?;
-        let diagonal = (0..n).into_par_iter().map(|i| kernel.entry(i, i)).collect();
-        Ok(CsrKernel { diagonal, ..kernel })
+        let diagonal: Vec<f64> = (0..n).into_par_iter().map(|i| kernel.entry(i, i)).collect();
+        Ok(CsrKernel {
+            diagonal: Cow::Owned(diagonal),
+            ..kernel
+        })
+    }
+
+    /// A kernel over arrays that are valid and symmetric by construction (a permuted copy of
+    /// a validated kernel), with its diagonal: nothing is checked again.
+    pub(crate) fn from_trusted_parts(
+        indptr: &'a [I],
+        indices: &'a [I],
+        data: &'a [T],
+        n: usize,
+        diagonal: &'a [f64],
+    ) -> Self {
+        CsrKernel {
+            indptr,
+            indices,
+            data,
+            n,
+            diagonal: Cow::Borrowed(diagonal),
+        }
     }
 
     /// Number of stored entries.
@@ -250,16 +288,7 @@ mod tests {
                 }
             }
         }
-        let (mut indptr, mut indices, mut data) = (vec![0usize], vec![], vec![]);
-        for a in 0..n {
-            for b in 0..n {
-                if dense[a * n + b] != 0.0 {
-                    indices.push(b);
-                    data.push(dense[a * n + b]);
-                }
-            }
-            indptr.push(indices.len());
-        }
+        let (indptr, indices, data) = crate::test_support::dense_to_csr(&dense, n);
         let sparse = CsrKernel::new(&indptr, &indices, &data, n).unwrap();
         let dense_kernel = DenseKernel::new(&dense, n).unwrap();
         let options = Options {

@@ -8,10 +8,11 @@
 //! each evaluated once; a move computes one row, O(n·D).
 
 use crate::control::Control;
-use crate::distance::{block_range, DataRows, PairwiseRows, Points, RunEpilogue, Semimetric};
+use crate::distance::{DataRows, PairwiseRows, Points, RunEpilogue, Semimetric};
 use crate::error::{KGroupsError, Result};
 use crate::gram::{base_kernel_value, for_each_tile, refuse_base, Base, Frame};
-use crate::kernel::{check_cluster_sums_args, transpose_to_cluster_major, Kernel};
+use crate::kernel::tile_sums::{add_tile, Labelled, TiledSums};
+use crate::kernel::{check_cluster_sums_args, Kernel};
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -229,47 +230,31 @@ impl Kernel for DataKernel<'_> {
     ) -> Result<Vec<f64>> {
         let n = self.n();
         check_cluster_sums_args(n, labels, weights, k)?;
-        let blocks = n.div_ceil(SUMS_BLOCK);
-        // Per block, its points' sums, point-major (`len × k`).
-        let mut block_sums: Vec<Vec<f64>> = (0..blocks)
-            .map(|p| vec![0.0; block_range(p, SUMS_BLOCK, n).len() * k])
-            .collect();
+        let mut sums = TiledSums::new(n, k, SUMS_BLOCK)?;
+        let mut blocks = sums.blocks();
+        let by = Labelled { labels, weights, k };
         let rows = KernelRows(self);
         let finished = for_each_tile(
             &rows,
             SUMS_BLOCK,
-            &mut block_sums,
+            &mut blocks,
             control,
-            |tile, rows, cols, sums_p, sums_q| {
+            |tile, rows, cols, (gathered, _), other| {
                 let width = cols.len();
-                // Rows of block p gather the tile by the labels of block q's points ...
-                let (col_labels, col_weights) = (&labels[cols.clone()], &weights[cols.clone()]);
-                for (values, row_sums) in tile.chunks_exact(width).zip(sums_p.chunks_exact_mut(k)) {
-                    for ((&v, &label), &w) in values.iter().zip(col_labels).zip(col_weights) {
-                        row_sums[label] += w * v;
-                    }
-                }
-                // ... and, off the diagonal, block q's points gather its transpose by the labels
-                // of block p's points (G_ba = G_ab).
-                if let Some(sums_q) = sums_q {
-                    for ((values, &label), &w) in tile
-                        .chunks_exact(width)
-                        .zip(&labels[rows.clone()])
-                        .zip(&weights[rows])
-                    {
-                        for (&v, col_sums) in values.iter().zip(sums_q.chunks_exact_mut(k)) {
-                            col_sums[label] += w * v;
-                        }
-                    }
-                }
+                let first = rows.start;
+                let row = |a: usize| &tile[(a - first) * width..(a - first + 1) * width];
+                let mut masked = Vec::new();
+                let scattered_cols = other.map(|(_, scattered)| &mut **scattered);
+                add_tile(row, rows, cols, by, &mut masked, gathered, scattered_cols);
                 true
             },
         );
+        drop(blocks);
         if !finished {
             // The only way a tile stops early is cancellation.
             return Err(KGroupsError::Interrupted);
         }
-        Ok(transpose_to_cluster_major(&block_sums.concat(), n, k))
+        sums.into_cluster_major()
     }
 }
 

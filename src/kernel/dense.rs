@@ -6,8 +6,9 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::control::Control;
-use crate::error::{try_filled, KGroupsError, Result};
+use crate::error::{KGroupsError, Result};
 use crate::gram::tiles::for_each_block_pair;
+use crate::kernel::tile_sums::{add_tile, Labelled, TiledSums};
 use crate::kernel::{check_cluster_sums_args, Kernel, KernelElement};
 use crate::validate::{self, symmetry};
 use rayon::prelude::*;
@@ -118,21 +119,14 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
         let n = self.n;
         check_cluster_sums_args(n, labels, weights, k)?;
         control.checkpoint()?;
-        let what = "the n × k cluster sums";
-        // Per block: `gathered` (its rows' sums over the columns to their right, point-major)
-        // and `scattered` (over the rows above them, cluster-major within the block).
-        let mut gathered = try_filled(n * k, 0.0, "k", what)?;
-        let mut scattered = try_filled(n * k, 0.0, "k", what)?;
+        let mut sums = TiledSums::new(n, k, SUMS_BLOCK)?;
         let roots = if check {
             symmetry::root_diagonal(self.data, n)
         } else {
             Vec::new()
         };
         let broken = AtomicBool::new(false);
-        let mut states: Vec<(&mut [f64], &mut [f64])> = gathered
-            .chunks_mut(SUMS_BLOCK * k.max(1))
-            .zip(scattered.chunks_mut(SUMS_BLOCK * k.max(1)))
-            .collect();
+        let mut states = sums.blocks();
         let finished = for_each_block_pair(&mut states, |masked, p, (gp, _), other| {
             if control.checkpoint().is_err() {
                 return false;
@@ -147,9 +141,7 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
             let tile = Tile {
                 rows,
                 cols,
-                labels,
-                weights,
-                k,
+                by: Labelled { labels, weights, k },
             };
             let scattered_q = other.map(|(_, (_, sq))| &mut **sq);
             let roots = check.then_some(&roots[..]);
@@ -169,16 +161,7 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
                 "a tile failed the symmetry rule but the whole matrix passed it".into(),
             ));
         }
-        let mut sums = try_filled(n * k, 0.0, "k", what)?;
-        sums.par_chunks_mut(n).enumerate().for_each(|(l, out)| {
-            for (y, o) in out.iter_mut().enumerate() {
-                let (block, inside) = (y / SUMS_BLOCK, y % SUMS_BLOCK);
-                let len = block_range(block, n).len();
-                let start = block * SUMS_BLOCK * k;
-                *o = gathered[y * k + l] + scattered[start + l * len + inside];
-            }
-        });
-        Ok(sums)
+        sums.into_cluster_major()
     }
 
     /// One tile of the pass, on the widest vectors the CPU has: with `roots` (the square
@@ -241,87 +224,16 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
                 return false;
             }
         }
-        self.tile_sums(tile, masked, gathered, scattered_cols);
-        true
-    }
-
-    /// Adds the tile `rows × cols` (`rows` not after `cols`; on a diagonal tile only its
-    /// upper triangle) to the sums: row `a` of `rows` gathers `w_b G_ab` by the label of `b`
-    /// into `gathered` (point-major, `rows.len() × k`), and row `b` of `cols` receives
-    /// `w_a G_ab` under the label of `a` in `scattered` (cluster-major, `k × cols.len()`;
-    /// the diagonal tile's own `scattered` block when `scattered_cols` is `None`).
-    #[inline(always)]
-    fn tile_sums(
-        &self,
-        tile: &Tile,
-        masked: &mut Vec<f64>,
-        gathered: &mut [f64],
-        scattered_cols: Option<&mut [f64]>,
-    ) {
-        let Tile {
-            rows,
-            cols,
-            labels,
-            weights,
-            k,
-        } = tile.clone();
-        let width = cols.len();
-        let diagonal = scattered_cols.is_none();
-        // For few clusters, the gather is k dot products with the weights masked by label
-        // (branch-free, vectorised) instead of one read-modify-write per entry.
-        if k <= MASKED_MAX_K {
-            masked.clear();
-            masked.resize(k * width, 0.0);
-            for (j, b) in cols.clone().enumerate() {
-                masked[labels[b] * width + j] = weights[b];
+        let (data, n, cols) = (self.data, self.n, tile.cols.clone());
+        let row = |a: usize| {
+            if a + PREFETCH_ROWS < tile.rows.end {
+                prefetch_run(&data[(a + PREFETCH_ROWS) * n + cols.start..][..cols.len()]);
             }
-        }
-        let mut own_scattered = Vec::new();
-        let scattered = match scattered_cols {
-            Some(s) => s,
-            None => {
-                own_scattered.resize(k * width, 0.0);
-                &mut own_scattered[..]
-            }
+            &data[a * n + cols.start..a * n + cols.end]
         };
-        for (i, a) in rows.clone().enumerate() {
-            if a + PREFETCH_ROWS < rows.end {
-                prefetch_run(&self.data[(a + PREFETCH_ROWS) * self.n + cols.start..][..width]);
-            }
-            // On the diagonal tile, row a's upper part starts at a itself.
-            let from = if diagonal { i } else { 0 };
-            let row = &self.data[a * self.n + cols.start + from..a * self.n + cols.end];
-            let sums_a = &mut gathered[i * k..(i + 1) * k];
-            if k <= MASKED_MAX_K {
-                for (l, s) in sums_a.iter_mut().enumerate() {
-                    *s += masked_dot(row, &masked[l * width + from..(l + 1) * width]);
-                }
-            } else {
-                for ((v, &label), &w) in row
-                    .iter()
-                    .zip(&labels[cols.start + from..cols.end])
-                    .zip(&weights[cols.start + from..cols.end])
-                {
-                    sums_a[label] += w * v.widen();
-                }
-            }
-            // Row b of cols receives G_ab = G_ba; on the diagonal tile only for b > a.
-            let skip = usize::from(diagonal);
-            let target = &mut scattered[labels[a] * width + from + skip..(labels[a] + 1) * width];
-            let w = weights[a];
-            for (t, v) in target.iter_mut().zip(&row[skip.min(row.len())..]) {
-                *t += w * v.widen();
-            }
-        }
-        if diagonal {
-            // The diagonal tile's "rows above" are its own rows: fold them into `gathered`.
-            let len = rows.len();
-            for (i, sums_a) in gathered.chunks_exact_mut(k).enumerate().take(len) {
-                for (l, s) in sums_a.iter_mut().enumerate() {
-                    *s += own_scattered[l * width + i];
-                }
-            }
-        }
+        let (rows, cols) = (tile.rows.clone(), tile.cols.clone());
+        add_tile(row, rows, cols, tile.by, masked, gathered, scattered_cols);
+        true
     }
 }
 
@@ -331,14 +243,11 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
 /// of threads (it fixes the order of the sums).
 const SUMS_BLOCK: usize = 256;
 
-/// A tile of the pass and what its sums need.
-#[derive(Clone)]
+/// A tile of the pass and what its sums are taken by.
 struct Tile<'s> {
     rows: Range<usize>,
     cols: Range<usize>,
-    labels: &'s [usize],
-    weights: &'s [f64],
-    k: usize,
+    by: Labelled<'s>,
 }
 
 /// Rows ahead whose run of the tile is prefetched: the runs are too short for the hardware
@@ -362,33 +271,10 @@ fn prefetch_run<T>(run: &[T]) {
     }
 }
 
-/// Up to this many clusters the gather uses masked dot products.
-const MASKED_MAX_K: usize = 4;
-
 /// The points of block `p` of [`SUMS_BLOCK`] out of `n`.
 fn block_range(p: usize, n: usize) -> Range<usize> {
     let start = p * SUMS_BLOCK;
     start..(start + SUMS_BLOCK).min(n)
-}
-
-/// `Σ_j values[j] · masked[j]` over four independent lanes (so that it vectorises), added in
-/// a fixed order.
-#[inline(always)]
-fn masked_dot<T: KernelElement>(values: &[T], masked: &[f64]) -> f64 {
-    const LANES: usize = 4;
-    let mut acc = [0.0f64; LANES];
-    let mut chunks = values.chunks_exact(LANES).zip(masked.chunks_exact(LANES));
-    for (v, m) in &mut chunks {
-        for t in 0..LANES {
-            acc[t] += v[t].widen() * m[t];
-        }
-    }
-    let tail = values.len() - values.len() % LANES;
-    let mut rest = 0.0;
-    for (v, m) in values[tail..].iter().zip(&masked[tail..]) {
-        rest += v.widen() * m;
-    }
-    ((acc[0] + acc[1]) + (acc[2] + acc[3])) + rest
 }
 
 impl<T: KernelElement> Kernel for DenseKernel<'_, T> {

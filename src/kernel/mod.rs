@@ -190,4 +190,5 @@ pub(crate) fn transpose_to_cluster_major(point_major: &[f64], n: usize, k: usize
 }
 
 mod dense;
+pub(crate) mod tile_sums;
 pub use dense::DenseKernel;

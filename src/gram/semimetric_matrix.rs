@@ -15,7 +15,7 @@ use crate::validate::semimetric::semimetric_matrix;
 /// `r` must be finite, symmetric (|R_ab − R_ba| ≤ 1e-10·max(|R_ab|, |R_ba|) + 1e-13·max|R|),
 /// non-negative and zero on the diagonal (entries within 1e-10·max|R| of zero are accepted);
 /// only its upper triangle (a < b) is used, and its diagonal is taken as exactly 0. Errors name
-/// the argument `"R"`; a matrix too large to allocate is [`KGroupsError::OutOfMemory`].
+/// the argument `"R"`; a matrix too large to allocate is [`KGroupsError::OutOfMemory`](crate::KGroupsError::OutOfMemory).
 ///
 /// - [`Base::Origin`]: there are no coordinates, so the base point is the first point:
 ///   K(a,b) = ½[R_a0 + R_b0 − R_ab]. Any base point gives the same clustering (the objective
@@ -51,7 +51,7 @@ fn check_semimetric_base(base: Base) -> Result<()> {
 }
 
 /// [`gram_from_semimetric`] writing into a caller-provided buffer `out` of length n² (every entry
-/// is overwritten; see [`energy_gram_into`](super::energy_gram_into)), and stopping with [`KGroupsError::Interrupted`]
+/// is overwritten; see [`energy_gram_into`](super::energy_gram_into)), and stopping with [`KGroupsError::Interrupted`](crate::KGroupsError::Interrupted)
 /// once `control` is cancelled (checked between the validation passes and between tiles).
 /// Errors as [`gram_from_semimetric`], and (argument `"out"`) when `out.len() != n²`.
 ///

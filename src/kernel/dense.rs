@@ -6,6 +6,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::control::Control;
+use crate::distance::block_range;
 use crate::error::{KGroupsError, Result};
 use crate::gram::tiles::for_each_block_pair;
 use crate::kernel::tile_sums::{add_tile, Labelled, TiledSums};
@@ -134,10 +135,10 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
             if broken.load(Ordering::Relaxed) {
                 return true;
             }
-            let rows = block_range(p, n);
+            let rows = block_range(p, SUMS_BLOCK, n);
             let cols = other
                 .as_ref()
-                .map_or(rows.clone(), |(q, _)| block_range(*q, n));
+                .map_or(rows.clone(), |(q, _)| block_range(*q, SUMS_BLOCK, n));
             let tile = Tile {
                 rows,
                 cols,
@@ -166,7 +167,7 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
 
     /// One tile of the pass, on the widest vectors the CPU has: with `roots` (the square
     /// roots of the diagonal's magnitudes), first the symmetry rule against the tile's mirror
-    /// (false, and no sums, when it fails), then [`DenseKernel::tile_sums`].
+    /// (false, and no sums, when it fails), then its sums ([`add_tile`]).
     fn tile_pass(
         &self,
         tile: &Tile,
@@ -269,12 +270,6 @@ fn prefetch_run<T>(run: &[T]) {
             unsafe { _mm_prefetch::<_MM_HINT_T0>(start.add(offset)) };
         }
     }
-}
-
-/// The points of block `p` of [`SUMS_BLOCK`] out of `n`.
-fn block_range(p: usize, n: usize) -> Range<usize> {
-    let start = p * SUMS_BLOCK;
-    start..(start + SUMS_BLOCK).min(n)
 }
 
 impl<T: KernelElement> Kernel for DenseKernel<'_, T> {

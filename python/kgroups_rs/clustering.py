@@ -201,9 +201,12 @@ def kernel_kgroups(
     reorder : {"auto", True, False}, default "auto"
         Used only for a scipy.sparse ``G``. True renumbers the points in breadth-first order of
         the graph of ``G``'s stored entries before the local search (a copy of ``G`` as large
-        as its arrays, built in parallel), so that a sweep's updates hit the cache, and maps
-        the labels back; "auto" does so from 200 000 points (below, the sums fit in the cache
-        and renumbering only costs time). Every start is drawn exactly as without
+        as its arrays, built in one pass over it), so that a sweep's updates hit the cache,
+        and maps the labels back. "auto" does so from 200 000 points, and only when a
+        breadth-first probe finds locality (narrow levels, as in a k-nearest-neighbour
+        graph); a random graph such as a stochastic block model has none and is clustered
+        as it is. Below 200 000 points the sums fit in the cache and renumbering only costs
+        time. Every start is drawn exactly as without
         renumbering (the same labels for a seed), but the sweeps then visit the points in
         the new order, and since Hartigan's moves depend on the visiting order, the result
         is the same only up to that order: another local optimum of the same ``G`` can be

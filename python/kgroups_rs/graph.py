@@ -260,7 +260,8 @@ def graph_partition(
         As in :func:`kernel_kgroups`.
     reorder : {"auto", True, False}, default "auto"
         For a sparse ``A``: renumber the nodes in breadth-first order before the local search
-        and map the labels back ("auto": from 200 000 nodes), as in :func:`kernel_kgroups`.
+        and map the labels back ("auto": from 200 000 nodes, when the graph has locality),
+        as in :func:`kernel_kgroups`.
         The start is the same as without renumbering; the result is the same up to the
         order in which the sweeps visit the nodes (another local optimum can be found).
 

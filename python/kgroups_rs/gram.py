@@ -123,7 +123,7 @@ def energy_gram(
     - ``"gaussian"``: ``rho(x, y) = 2 - 2 exp(-||x - y||^2 / (2 sigma^2))``.
 
     Distances of fewer than 20 coordinates are summed from coordinate differences; from
-    D = 20 on (up to D = 1024) they are expanded, ``|x|^2 + |y|^2 - 2 x.y`` (twice as fast),
+    D = 20 on (up to D = 1024) they are expanded, ``|x|^2 + |y|^2 - 2 x.y`` (fewer operations),
     and every pair where the expansion may cancel is recomputed from differences, so
     near-duplicate points keep their relative accuracy (1e-12 or better). Data of any finite
     magnitude are handled exactly: tiny or huge data (say ``X * 1e-170`` or ``X * 1e200``)

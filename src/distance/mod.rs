@@ -46,3 +46,4 @@ pub use semimetric::Semimetric;
 pub(crate) use rows::{
     block_range, DataRows, GramRows, PairwiseRows, RunEpilogue, SemimetricRows, BLOCK,
 };
+pub(crate) use simd::wide_vectors;

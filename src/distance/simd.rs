@@ -15,7 +15,7 @@ use super::rows::{DataRows, RunEpilogue};
 
 /// Whether the CPU runs AVX2 (detected once, then a cached atomic load).
 #[inline(always)]
-pub(super) fn wide_vectors() -> bool {
+pub(crate) fn wide_vectors() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("avx2")

@@ -177,9 +177,9 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
         scattered_cols: Option<&mut [f64]>,
     ) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: `tile_pass_avx2` requires only that the CPU supports AVX2, which was
-            // just detected at run time.
+        if crate::distance::wide_vectors() {
+            // SAFETY: `tile_pass_avx2` requires only that the CPU supports AVX2, which
+            // `wide_vectors` has just detected at run time.
             return unsafe { self.tile_pass_avx2(tile, roots, masked, gathered, scattered_cols) };
         }
         self.tile_pass_portable(tile, roots, masked, gathered, scattered_cols)

@@ -126,7 +126,9 @@ const EXPANSION_FLOOR: f64 = 1.1e-271; // ≈ 2^-900
 /// e = fl(fl(‖x‖² + ‖y‖²) − 2·fl(⟨x, y⟩)) is kept only when e ≥ c·s, s = fl(‖x‖² + ‖y‖²)
 /// (and e ≥ [`EXPANSION_FLOOR`], s finite); other pairs are recomputed from differences.
 ///
-/// Why c: with u = 2^-53 and each of ‖x‖², ‖y‖², ⟨x, y⟩ summed in order over D terms,
+/// Why c: with u = 2^-53 and each of ‖x‖², ‖y‖², ⟨x, y⟩ summed in order over D terms (⟨x, y⟩
+/// by fused multiply-adds, which round once per term instead of twice: the bound below holds
+/// either way),
 /// |fl(‖x‖²) − ‖x‖²| ≤ γ_D‖x‖², |fl(⟨x, y⟩) − ⟨x, y⟩| ≤ γ_D Σ|x_k y_k| ≤ γ_D (‖x‖² + ‖y‖²)/2
 /// (γ_D = Du/(1 − Du); doubling is exact), and the sum and difference add one rounding each,
 /// of a value at most 2s; so |e − d²| ≤ (2γ_D + 3u)(1 + γ_D)·s ≤ (2D + 4)·u·s =: β·s for
@@ -163,8 +165,8 @@ pub(super) fn squared_norm(x: &[f64]) -> f64 {
 ///
 /// Squared distances are summed from coordinate differences, Σ_k (x_k − y_k)², for
 /// D < [`EXPANSION_MIN_DIM`] (and D > [`EXPANSION_MAX_DIM`]); in between they are expanded,
-/// ‖x‖² + ‖y‖² − 2⟨x, y⟩ (half the arithmetic, and several points x share each load of the
-/// y), with the squared norms kept (O(n)) and every pair whose expansion may have cancelled
+/// ‖x‖² + ‖y‖² − 2⟨x, y⟩ (one fused multiply-add per coordinate, and several points x share
+/// each load of the y), with the squared norms kept (O(n)) and every pair whose expansion may have cancelled
 /// recomputed from differences ([`expansion_guard`]): relative error below 1e-12. Each pair
 /// is computed by the same operations in the same order whether it is evaluated in a row
 /// ([`DataRows::rho_point_then`]) or in a tile ([`PairwiseRows::tile`]).

@@ -146,8 +146,8 @@ fn row_arguments_are_checked() {
 }
 
 /// The squared distance of `xa` and `yb` as the rows compute it, written out pair by pair:
-/// differences, or (`expanded`) ‖x‖² + ‖y‖² − 2⟨x, y⟩ kept where the documented guard
-/// c = (2D + 4)·2^-13 trusts it.
+/// differences, or (`expanded`) ‖x‖² + ‖y‖² − 2⟨x, y⟩ (the dot product by fused
+/// multiply-adds) kept where the documented guard c = (2D + 4)·2^-13 trusts it.
 fn reference_squared_distance(xa: &[f64], yb: &[f64], expanded: bool) -> f64 {
     let exact = squared_distance(xa, yb);
     if !expanded {
@@ -157,7 +157,7 @@ fn reference_squared_distance(xa: &[f64], yb: &[f64], expanded: bool) -> f64 {
     for k in 0..xa.len() {
         na += xa[k] * xa[k];
         nb += yb[k] * yb[k];
-        dot += xa[k] * yb[k];
+        dot = xa[k].mul_add(yb[k], dot);
     }
     let s = na + nb;
     let e = s - 2.0 * dot;

@@ -333,8 +333,6 @@ fn blocks_differ<T: KernelElement>(
 ///
 /// # Safety
 /// The CPU must support AVX2 (the caller checks [`crate::distance::wide_vectors`] first).
-/// The loads are sound: each reads exactly the values of a slice taken (with bounds checks)
-/// just before it.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn blocks_differ_avx2(
@@ -344,27 +342,44 @@ unsafe fn blocks_differ_avx2(
     cols: Range<usize>,
 ) -> bool {
     use std::arch::x86_64::*;
+    if rows.is_empty() || cols.is_empty() {
+        return false;
+    }
+    // The largest index read, of the tile and of its mirror; checked once here instead of at
+    // every load (the checks cost more registers than the loop has).
+    let last = |r: &Range<usize>, c: &Range<usize>| {
+        (r.end - 1)
+            .checked_mul(n)
+            .and_then(|v| v.checked_add(c.end - 1))
+    };
+    match (last(&rows, &cols), last(&cols, &rows)) {
+        (Some(u), Some(m)) if u < data.len() && m < data.len() => {}
+        _ => return blocks_differ(data, n, rows, cols), // out of bounds: its panic
+    }
+    let base = data.as_ptr();
     let zero = _mm256_setzero_pd();
     let mut differ = zero;
     let mut non_finite = zero;
     for a in rows.step_by(M) {
         for b in cols.clone().step_by(M) {
-            // Row a + t of the tile at columns b..b + 4. (Macros, not closures: a closure
-            // would not be compiled with AVX2.)
+            // SAFETY (every load below): it reads 4 values of row a + t from column b, or 2
+            // values of row b + s from column a + 2h, with t, s < 4 and h < 2: indices at most
+            // (a + 3)·n + b + 3 ≤ (rows.end − 1)·n + cols.end − 1 and (b + 3)·n + a + 3 ≤
+            // (cols.end − 1)·n + rows.end − 1 (the lengths are multiples of 4), both checked
+            // above to be inside `data`. (Macros, not closures: a closure would not be
+            // compiled with AVX2.)
             macro_rules! upper {
-                ($t:expr) => {{
-                    let run = &data[(a + $t) * n + b..][..M];
-                    _mm256_loadu_pd(run.as_ptr())
-                }};
+                ($t:expr) => {
+                    _mm256_loadu_pd(base.add((a + $t) * n + b))
+                };
             }
             // [m(0, 2h), m(0, 2h+1), m(2, 2h), m(2, 2h+1)] and the same of rows 1 and 3 of
             // the mirror (rows b + s at columns a + 2h, a + 2h + 1): their unpacks are the
             // mirror's columns 2h and 2h + 1, the transposed rows.
             macro_rules! half {
-                ($s:expr, $h:expr) => {{
-                    let run = &data[(b + $s) * n + a + 2 * $h..][..2];
-                    _mm_loadu_pd(run.as_ptr())
-                }};
+                ($s:expr, $h:expr) => {
+                    _mm_loadu_pd(base.add((b + $s) * n + a + 2 * $h))
+                };
             }
             macro_rules! columns {
                 ($h:expr) => {{

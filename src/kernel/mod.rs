@@ -97,6 +97,45 @@ pub trait Kernel: Sync {
         });
     }
 
+    /// How a fit stores the per-point cluster sums for this kernel: cluster-major (the
+    /// default) when a move updates whole rows of n sums, point-major for sparse rows, where
+    /// a move updates the sums of a few scattered points and point-major puts both sums a
+    /// point's update touches (the cluster left and the cluster joined) in one cache line or
+    /// two adjacent ones, and a point's k sums, read to evaluate it, together.
+    ///
+    /// ```
+    /// use kgroups::{CsrKernel, DenseKernel, Kernel, SumsLayout};
+    /// assert_eq!(DenseKernel::new(&[1.0], 1)?.sums_layout(), SumsLayout::ClusterMajor);
+    /// let sparse = CsrKernel::new(&[0usize, 1], &[0usize], &[1.0], 1)?;
+    /// assert_eq!(sparse.sums_layout(), SumsLayout::PointMajor);
+    /// # Ok::<(), kgroups::KGroupsError>(())
+    /// ```
+    fn sums_layout(&self) -> SumsLayout {
+        SumsLayout::ClusterMajor
+    }
+
+    /// Apply one move of point `i` (weight `weight`) from cluster `from` to cluster `to` to
+    /// the point-major cluster sums (`sums[y * k + l]`, see [`Kernel::sums_layout`]):
+    /// `sums[y * k + from] -= weight * G[i, y]` and `sums[y * k + to] += weight * G[i, y]`,
+    /// the same operations in the same order as [`Kernel::move_point`] on the cluster-major
+    /// rows, so both layouts hold the same numbers.
+    fn move_point_point_major(
+        &self,
+        i: usize,
+        weight: f64,
+        sums: &mut [f64],
+        k: usize,
+        from: usize,
+        to: usize,
+    ) {
+        self.for_each_in_row(i, |y, v| {
+            let delta = weight * v;
+            let point = &mut sums[y * k..(y + 1) * k];
+            point[from] -= delta;
+            point[to] += delta;
+        });
+    }
+
     /// Whether part of the kernel's validation was left to the first pass of a fit (see
     /// [`DenseKernel::with_deferred_check`]); the fit then builds its first cluster sums with
     /// [`Kernel::cluster_sums_and_check`], or runs [`Kernel::check_deferred`] first.
@@ -137,6 +176,29 @@ pub trait Kernel: Sync {
         k: usize,
         control: &Control,
     ) -> Result<Vec<f64>> {
+        let point_major = self.cluster_sums_point_major(labels, weights, k, control)?;
+        Ok(transpose_to_cluster_major(&point_major, self.n(), k))
+    }
+
+    /// The same sums as [`Kernel::cluster_sums`] (the same numbers), point-major:
+    /// `sums[y * k + l]`, the layout of [`SumsLayout::PointMajor`]. Errors as
+    /// [`Kernel::cluster_sums`] does.
+    ///
+    /// ```
+    /// use kgroups::{Control, CsrKernel, Kernel};
+    /// // The path 0 — 1 — 2 with unit weights, labels [0, 0, 1].
+    /// let kernel = CsrKernel::new(&[0usize, 1, 3, 4], &[1usize, 0, 2, 1], &[1.0; 4], 3)?;
+    /// let sums = kernel.cluster_sums_point_major(&[0, 0, 1], &[1.0; 3], 2, &Control::new())?;
+    /// assert_eq!(sums, vec![1.0, 0.0, 1.0, 1.0, 0.0, 0.0]);
+    /// # Ok::<(), kgroups::KGroupsError>(())
+    /// ```
+    fn cluster_sums_point_major(
+        &self,
+        labels: &[usize],
+        weights: &[f64],
+        k: usize,
+        control: &Control,
+    ) -> Result<Vec<f64>> {
         let n = self.n();
         check_cluster_sums_args(n, labels, weights, k)?;
         let mut point_major = vec![0.0; n * k];
@@ -148,8 +210,25 @@ pub trait Kernel: Sync {
                 self.for_each_in_row(y, |i, v| sums[labels[i]] += weights[i] * v);
                 Ok(())
             })?;
-        Ok(transpose_to_cluster_major(&point_major, n, k))
+        Ok(point_major)
     }
+}
+
+/// How the per-point cluster sums `m_l(y) = Σ_{i ∈ C_l} w_i G[y, i]` are laid out in memory
+/// ([`Kernel::sums_layout`]).
+///
+/// ```
+/// use kgroups::{DenseKernel, Kernel, SumsLayout};
+/// let kernel = DenseKernel::new(&[2.0, 1.0, 1.0, 3.0], 2)?;
+/// assert_eq!(kernel.sums_layout(), SumsLayout::ClusterMajor);
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SumsLayout {
+    /// k rows of n: `sums[l * n + y]`; a move updates two contiguous rows.
+    ClusterMajor,
+    /// n rows of k: `sums[y * k + l]`; a move updates two entries of each neighbour's row.
+    PointMajor,
 }
 
 /// The arguments of [`Kernel::cluster_sums`]: `labels` and `weights` of length `n`, every

@@ -202,16 +202,78 @@ pub trait Kernel: Sync {
         let n = self.n();
         check_cluster_sums_args(n, labels, weights, k)?;
         let mut point_major = vec![0.0; n * k];
-        point_major
-            .par_chunks_mut(k.max(1))
-            .enumerate()
-            .try_for_each(|(y, sums)| {
-                control.checkpoint()?;
-                self.for_each_in_row(y, |i, v| sums[labels[i]] += weights[i] * v);
-                Ok(())
-            })?;
+        // The labels and weights are read at random (row y visits its neighbours' entries):
+        // labels in one or two bytes stay in cache where 8 bytes would not, and unit weights
+        // (graphs, unweighted data) need no reading (`1.0 * v` is exactly `v`).
+        let unit_weights = weights.iter().all(|&w| w == 1.0);
+        if k <= 1 << 8 {
+            let compact = compact_labels::<u8>(labels)?;
+            accumulate_point_major(self, &compact, weights, unit_weights, &mut point_major, control)?;
+        } else if k <= 1 << 16 {
+            let compact = compact_labels::<u16>(labels)?;
+            accumulate_point_major(self, &compact, weights, unit_weights, &mut point_major, control)?;
+        } else {
+            accumulate_point_major(self, labels, weights, unit_weights, &mut point_major, control)?;
+        }
         Ok(point_major)
     }
+}
+
+/// A cluster label in as few bytes as the number of clusters allows.
+trait CompactLabel: Copy + Send + Sync {
+    /// `label`, which the caller has checked fits.
+    fn narrow(label: usize) -> Self;
+    fn get(self) -> usize;
+}
+
+macro_rules! compact_label {
+    ($($t:ty),*) => {$(
+        impl CompactLabel for $t {
+            #[inline(always)]
+            fn narrow(label: usize) -> Self {
+                label as $t
+            }
+            #[inline(always)]
+            fn get(self) -> usize {
+                self as usize
+            }
+        }
+    )*};
+}
+
+compact_label!(u8, u16, usize);
+
+/// `labels` as `L`, every label below `L`'s range (checked by the caller through k).
+fn compact_labels<L: CompactLabel>(labels: &[usize]) -> Result<Vec<L>> {
+    let mut compact = try_filled_uninit(labels.len(), "labels", "the compact labels")?;
+    compact.extend(labels.iter().map(|&l| L::narrow(l)));
+    Ok(compact)
+}
+
+/// The point-major cluster sums into `point_major` (zeros, n × k): row `y` accumulates
+/// `weights[i] * G[y, i]` into the sum of `labels[i]`, in the order of the row, one thread
+/// per row (so the numbers do not depend on the number of threads).
+fn accumulate_point_major<K: Kernel + ?Sized, L: CompactLabel>(
+    kernel: &K,
+    labels: &[L],
+    weights: &[f64],
+    unit_weights: bool,
+    point_major: &mut [f64],
+    control: &Control,
+) -> Result<()> {
+    let k = point_major.len() / kernel.n().max(1);
+    point_major
+        .par_chunks_mut(k.max(1))
+        .enumerate()
+        .try_for_each(|(y, sums)| {
+            control.checkpoint()?;
+            if unit_weights {
+                kernel.for_each_in_row(y, |i, v| sums[labels[i].get()] += v);
+            } else {
+                kernel.for_each_in_row(y, |i, v| sums[labels[i].get()] += weights[i] * v);
+            }
+            Ok(())
+        })
 }
 
 /// How the per-point cluster sums `m_l(y) = Σ_{i ∈ C_l} w_i G[y, i]` are laid out in memory

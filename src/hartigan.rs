@@ -11,7 +11,13 @@ use crate::sweeps::{self, Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERA
 /// it is computed from (which bounds its rounding error). `norm` is `Q_l/s_l²`
 /// ([`MeanConstants`]).
 #[inline(always)]
-fn distance_to_mean(partition: &Partition, l: usize, i: usize, diagonal: f64, norm: f64) -> (f64, f64) {
+fn distance_to_mean(
+    partition: &Partition,
+    l: usize,
+    i: usize,
+    diagonal: f64,
+    norm: f64,
+) -> (f64, f64) {
     let cross = 2.0 * partition.sum(l, i) / partition.sizes[l];
     (
         (diagonal - cross) + norm,

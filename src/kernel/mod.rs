@@ -208,12 +208,33 @@ pub trait Kernel: Sync {
         let unit_weights = weights.iter().all(|&w| w == 1.0);
         if k <= 1 << 8 {
             let compact = compact_labels::<u8>(labels)?;
-            accumulate_point_major(self, &compact, weights, unit_weights, &mut point_major, control)?;
+            accumulate_point_major(
+                self,
+                &compact,
+                weights,
+                unit_weights,
+                &mut point_major,
+                control,
+            )?;
         } else if k <= 1 << 16 {
             let compact = compact_labels::<u16>(labels)?;
-            accumulate_point_major(self, &compact, weights, unit_weights, &mut point_major, control)?;
+            accumulate_point_major(
+                self,
+                &compact,
+                weights,
+                unit_weights,
+                &mut point_major,
+                control,
+            )?;
         } else {
-            accumulate_point_major(self, labels, weights, unit_weights, &mut point_major, control)?;
+            accumulate_point_major(
+                self,
+                labels,
+                weights,
+                unit_weights,
+                &mut point_major,
+                control,
+            )?;
         }
         Ok(point_major)
     }

@@ -326,7 +326,7 @@ pub fn chunk_round(
     let (sizes_after, counts_after) = partial_sizes(&partition.labels, &weights, k)?;
     let sums = match partition.sums {
         ClusterSums::Features { sums, .. } => sums,
-        ClusterSums::PerPoint(_) => {
+        ClusterSums::ClusterMajor(_) | ClusterSums::PointMajor(_) => {
             return Err(KGroupsError::Internal(
                 "a chunk partition lost its feature sums".into(),
             ))

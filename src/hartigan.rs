@@ -8,21 +8,82 @@ use crate::sweeps::{self, Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERA
 
 /// `d_l(i) = ‖φ_i − μ_l‖² = G_ii − 2 m_l(i)/s_l + Q_l/s_l²`, the squared feature-space
 /// distance of point `i` to the weighted mean of cluster `l`, and the magnitude of the terms
-/// it is computed from (which bounds its rounding error).
+/// it is computed from (which bounds its rounding error). `norm` is `Q_l/s_l²`
+/// ([`MeanConstants`]).
 #[inline(always)]
-pub(crate) fn distance_to_mean(
+fn distance_to_mean(
     partition: &Partition,
     l: usize,
     i: usize,
     diagonal: f64,
+    norm: f64,
 ) -> (f64, f64) {
-    let s = partition.sizes[l];
-    let cross = 2.0 * partition.sum(l, i) / s;
-    let norm = partition.terms[l] / (s * s);
+    let cross = 2.0 * partition.sum(l, i) / partition.sizes[l];
     (
         (diagonal - cross) + norm,
         diagonal.abs() + cross.abs() + norm.abs(),
     )
+}
+
+/// The per-cluster factors of the gains that change only when a point moves: the squared
+/// norm of each mean, `Q_l/s_l²`, and the joining factor `s_l/(s_l + w)` for the weight `w`
+/// of the point evaluated last. Kept through a sweep, each recomputed by the same
+/// expression from the same `Q_l`, `s_l` and `w` as when it is computed afresh for every
+/// point, so the gains are the same numbers; it saves two of a cluster's three divisions per
+/// point (all points of equal weight).
+struct MeanConstants {
+    norm: Vec<f64>,
+    join: Vec<f64>,
+    /// The weight `join` was computed for (NaN: none yet).
+    weight: f64,
+}
+
+impl MeanConstants {
+    /// The factors for `partition`'s current clusters.
+    fn new(partition: &Partition) -> Self {
+        let mut constants = MeanConstants {
+            norm: vec![0.0; partition.k],
+            join: vec![0.0; partition.k],
+            weight: f64::NAN,
+        };
+        for l in 0..partition.k {
+            constants.norm[l] = Self::norm_of(partition, l);
+        }
+        constants
+    }
+
+    #[inline(always)]
+    fn norm_of(partition: &Partition, l: usize) -> f64 {
+        let s = partition.sizes[l];
+        partition.terms[l] / (s * s)
+    }
+
+    #[inline(always)]
+    fn join_of(partition: &Partition, l: usize, weight: f64) -> f64 {
+        let s = partition.sizes[l];
+        s / (s + weight)
+    }
+
+    /// The joining factors for a point of weight `weight`.
+    #[inline(always)]
+    fn set_weight(&mut self, partition: &Partition, weight: f64) {
+        // Bitwise comparison: the cached factors were computed for exactly this weight.
+        if weight.to_bits() != self.weight.to_bits() {
+            for l in 0..partition.k {
+                self.join[l] = Self::join_of(partition, l, weight);
+            }
+            self.weight = weight;
+        }
+    }
+
+    /// After a move between clusters `from` and `to`: their factors again.
+    #[inline(always)]
+    fn moved(&mut self, partition: &Partition, from: usize, to: usize) {
+        for l in [from, to] {
+            self.norm[l] = Self::norm_of(partition, l);
+            self.join[l] = Self::join_of(partition, l, self.weight);
+        }
+    }
 }
 
 /// The best move of point `i` (in cluster `j`): `(ℓ*, ΔQ(j → ℓ*), tolerance)`, or `None`
@@ -35,8 +96,9 @@ pub(crate) fn distance_to_mean(
 /// so the rounding error, and the tolerance, do not grow with the size or the total weight of
 /// the clusters, and both scale like the gains when all weights are scaled.
 #[inline]
-pub(crate) fn best_move(
+fn best_move(
     partition: &Partition,
+    constants: &mut MeanConstants,
     i: usize,
     weight: f64,
     diagonal: f64,
@@ -45,14 +107,14 @@ pub(crate) fn best_move(
     if partition.counts[j] <= 1 {
         return None;
     }
+    constants.set_weight(partition, weight);
     let s_j = partition.sizes[j];
     let leave = s_j / (s_j - weight);
-    let (d_j, e_j) = distance_to_mean(partition, j, i, diagonal);
+    let (d_j, e_j) = distance_to_mean(partition, j, i, diagonal, constants.norm[j]);
     let mut best: Option<(usize, f64, f64)> = None;
     for l in (0..partition.k).filter(|&l| l != j) {
-        let s_l = partition.sizes[l];
-        let join = s_l / (s_l + weight);
-        let (d_l, e_l) = distance_to_mean(partition, l, i, diagonal);
+        let join = constants.join[l];
+        let (d_l, e_l) = distance_to_mean(partition, l, i, diagonal, constants.norm[l]);
         let cost = join * d_l;
         if best.is_none_or(|(_, c, _)| cost < c) {
             best = Some((l, cost, join * e_l));
@@ -96,14 +158,19 @@ pub(crate) fn sweep<K: Kernel>(
     control: &Control,
 ) -> Result<usize> {
     let mut moves_in_sweep = 0;
+    let mut constants = MeanConstants::new(partition);
     for (i, &weight) in weights.iter().enumerate().take(kernel.n()) {
         if i % CHECK_EVERY_POINTS == CHECK_EVERY_POINTS - 1 {
             control.checkpoint()?;
         }
         let diagonal = kernel.diagonal(i);
-        if let Some((to, delta, tolerance)) = best_move(partition, i, weight, diagonal) {
+        if let Some((to, delta, tolerance)) =
+            best_move(partition, &mut constants, i, weight, diagonal)
+        {
             if delta > tolerance {
+                let from = partition.labels[i];
                 partition.move_point(kernel, i, to, weight, diagonal);
+                constants.moved(partition, from, to);
                 moves_in_sweep += 1;
             }
         }

@@ -60,7 +60,7 @@ pub use gram::{
     gram_from_semimetric, Base,
 };
 pub use init::Init;
-pub use kernel::{DenseKernel, Kernel, KernelElement};
+pub use kernel::{DenseKernel, Kernel, KernelElement, SumsLayout};
 pub use lloyd::LloydVariant;
 pub use lowrank::FeatureKernel;
 pub use matrix_free::DataKernel;

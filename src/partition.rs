@@ -9,14 +9,18 @@
 
 use crate::control::Control;
 use crate::error::{try_filled, KGroupsError, Result};
-use crate::kernel::{check_cluster_sums_args, Kernel};
+use crate::kernel::{check_cluster_sums_args, Kernel, SumsLayout};
 
 /// A partition of the points together with the sums that make evaluating a point O(k).
 /// Where `m_l(i)` comes from.
 #[derive(Debug, Clone)]
 pub(crate) enum ClusterSums<'a> {
-    /// `M`, cluster-major: `sums[l * n + i] = m_l(i)`.
-    PerPoint(Vec<f64>),
+    /// `M`, cluster-major: `sums[l * n + i] = m_l(i)` (dense kernels: a move updates two
+    /// whole rows).
+    ClusterMajor(Vec<f64>),
+    /// `Mᵀ`, point-major: `sums[i * k + l] = m_l(i)` (sparse kernels, see
+    /// [`crate::SumsLayout::PointMajor`]).
+    PointMajor(Vec<f64>),
     /// `S_l` (k × m, row-major) over the borrowed features Φ (n × m, row-major).
     Features {
         sums: Vec<f64>,
@@ -76,6 +80,14 @@ impl<'a> Partition<'a> {
     ) -> Result<Self> {
         let n = kernel.n();
         let (sums, check) = match kernel.features() {
+            None if kernel.sums_layout() == SumsLayout::PointMajor => {
+                if check_kernel {
+                    kernel.check_deferred(control)?;
+                }
+                let sums = kernel.cluster_sums_point_major(&labels, weights, k, control)?;
+                let check = sums.iter().position(|v| !v.is_finite()).map(|p| p / k);
+                (ClusterSums::PointMajor(sums), check)
+            }
             None => {
                 let sums = if check_kernel {
                     kernel.cluster_sums_and_check(&labels, weights, k, control)?
@@ -83,7 +95,7 @@ impl<'a> Partition<'a> {
                     kernel.cluster_sums(&labels, weights, k, control)?
                 };
                 let check = sums.iter().position(|v| !v.is_finite()).map(|p| p % n);
-                (ClusterSums::PerPoint(sums), check)
+                (ClusterSums::ClusterMajor(sums), check)
             }
             Some((features, m)) => {
                 if check_kernel {
@@ -135,9 +147,9 @@ impl<'a> Partition<'a> {
             self.sizes[label] += w;
         }
         match &self.sums {
-            ClusterSums::PerPoint(sums) => {
+            ClusterSums::ClusterMajor(_) | ClusterSums::PointMajor(_) => {
                 for (i, (&label, &w)) in self.labels.iter().zip(weights).enumerate() {
-                    self.terms[label] += w * sums[label * self.n + i];
+                    self.terms[label] += w * self.sum(label, i);
                 }
             }
             // Q_l = Σ_{a,b∈C_l} w_a w_b φ_a·φ_b = ‖S_l‖².
@@ -161,10 +173,10 @@ impl<'a> Partition<'a> {
         let k = self.k;
         let mut cross = try_filled(k * k, 0.0, "k", "the k × k products of the cluster means")?;
         match &self.sums {
-            ClusterSums::PerPoint(sums) => {
+            ClusterSums::ClusterMajor(_) | ClusterSums::PointMajor(_) => {
                 for (i, (&a, &w)) in self.labels.iter().zip(weights).enumerate() {
                     for b in 0..k {
-                        cross[a * k + b] += w * sums[b * self.n + i];
+                        cross[a * k + b] += w * self.sum(b, i);
                     }
                 }
             }
@@ -194,7 +206,8 @@ impl<'a> Partition<'a> {
     #[inline(always)]
     pub fn sum(&self, cluster: usize, i: usize) -> f64 {
         match &self.sums {
-            ClusterSums::PerPoint(sums) => sums[cluster * self.n + i],
+            ClusterSums::ClusterMajor(sums) => sums[cluster * self.n + i],
+            ClusterSums::PointMajor(sums) => sums[i * self.k + cluster],
             ClusterSums::Features { sums, features, m } => dot(
                 &features[i * m..(i + 1) * m],
                 &sums[cluster * m..(cluster + 1) * m],
@@ -224,9 +237,12 @@ impl<'a> Partition<'a> {
         self.counts[to] += 1;
         self.labels[i] = to;
         match &mut self.sums {
-            ClusterSums::PerPoint(sums) => {
+            ClusterSums::ClusterMajor(sums) => {
                 let (leaving, joining) = two_rows_mut(sums, self.n, from, to);
                 kernel.move_point(i, weight, leaving, joining);
+            }
+            ClusterSums::PointMajor(sums) => {
+                kernel.move_point_point_major(i, weight, sums, self.k, from, to);
             }
             ClusterSums::Features { sums, features, m } => {
                 let m = *m;

@@ -109,6 +109,45 @@ pub trait Kernel: Sync {
         });
     }
 
+    /// How a fit stores the per-point cluster sums for this kernel: cluster-major (the
+    /// default) when a move updates whole rows of n sums, point-major for sparse rows, where
+    /// a move updates the sums of a few scattered points and point-major puts both sums a
+    /// point's update touches (the cluster left and the cluster joined) in one cache line or
+    /// two adjacent ones, and a point's k sums, read to evaluate it, together.
+    ///
+    /// ```
+    /// use kgroups::{CsrKernel, DenseKernel, Kernel, SumsLayout};
+    /// assert_eq!(DenseKernel::new(&[1.0], 1)?.sums_layout(), SumsLayout::ClusterMajor);
+    /// let sparse = CsrKernel::new(&[0usize, 1], &[0usize], &[1.0], 1)?;
+    /// assert_eq!(sparse.sums_layout(), SumsLayout::PointMajor);
+    /// # Ok::<(), kgroups::KGroupsError>(())
+    /// ```
+    fn sums_layout(&self) -> SumsLayout {
+        SumsLayout::ClusterMajor
+    }
+
+    /// Apply one move of point `i` (weight `weight`) from cluster `from` to cluster `to` to
+    /// the point-major cluster sums (`sums[y * k + l]`, see [`Kernel::sums_layout`]):
+    /// `sums[y * k + from] -= weight * G[i, y]` and `sums[y * k + to] += weight * G[i, y]`,
+    /// the same operations in the same order as [`Kernel::move_point`] on the cluster-major
+    /// rows, so both layouts hold the same numbers.
+    fn move_point_point_major(
+        &self,
+        i: usize,
+        weight: f64,
+        sums: &mut [f64],
+        k: usize,
+        from: usize,
+        to: usize,
+    ) {
+        self.for_each_in_row(i, |y, v| {
+            let delta = weight * v;
+            let point = &mut sums[y * k..(y + 1) * k];
+            point[from] -= delta;
+            point[to] += delta;
+        });
+    }
+
     /// Whether part of the kernel's validation was left to the first pass of a fit (see
     /// [`DenseKernel::with_deferred_check`]); the fit then builds its first cluster sums with
     /// [`Kernel::cluster_sums_and_check`], or runs [`Kernel::check_deferred`] first.
@@ -149,19 +188,142 @@ pub trait Kernel: Sync {
         k: usize,
         control: &Control,
     ) -> Result<Vec<f64>> {
+        let point_major = self.cluster_sums_point_major(labels, weights, k, control)?;
+        Ok(transpose_to_cluster_major(&point_major, self.n(), k))
+    }
+
+    /// The same sums as [`Kernel::cluster_sums`] (the same numbers), point-major:
+    /// `sums[y * k + l]`, the layout of [`SumsLayout::PointMajor`]. Errors as
+    /// [`Kernel::cluster_sums`] does.
+    ///
+    /// ```
+    /// use kgroups::{Control, CsrKernel, Kernel};
+    /// // The path 0 — 1 — 2 with unit weights, labels [0, 0, 1].
+    /// let kernel = CsrKernel::new(&[0usize, 1, 3, 4], &[1usize, 0, 2, 1], &[1.0; 4], 3)?;
+    /// let sums = kernel.cluster_sums_point_major(&[0, 0, 1], &[1.0; 3], 2, &Control::new())?;
+    /// assert_eq!(sums, vec![1.0, 0.0, 1.0, 1.0, 0.0, 0.0]);
+    /// # Ok::<(), kgroups::KGroupsError>(())
+    /// ```
+    fn cluster_sums_point_major(
+        &self,
+        labels: &[usize],
+        weights: &[f64],
+        k: usize,
+        control: &Control,
+    ) -> Result<Vec<f64>> {
         let n = self.n();
         check_cluster_sums_args(n, labels, weights, k)?;
         let mut point_major = vec![0.0; n * k];
-        point_major
-            .par_chunks_mut(k.max(1))
-            .enumerate()
-            .try_for_each(|(y, sums)| {
-                control.checkpoint()?;
-                self.for_each_in_row(y, |i, v| sums[labels[i]] += weights[i] * v);
-                Ok(())
-            })?;
-        Ok(transpose_to_cluster_major(&point_major, n, k))
+        // The labels and weights are read at random (row y visits its neighbours' entries):
+        // labels in one or two bytes stay in cache where 8 bytes would not, and unit weights
+        // (graphs, unweighted data) need no reading (`1.0 * v` is exactly `v`).
+        let unit_weights = weights.iter().all(|&w| w == 1.0);
+        if k <= 1 << 8 {
+            let compact = compact_labels::<u8>(labels)?;
+            accumulate_point_major(
+                self,
+                &compact,
+                weights,
+                unit_weights,
+                &mut point_major,
+                control,
+            )?;
+        } else if k <= 1 << 16 {
+            let compact = compact_labels::<u16>(labels)?;
+            accumulate_point_major(
+                self,
+                &compact,
+                weights,
+                unit_weights,
+                &mut point_major,
+                control,
+            )?;
+        } else {
+            accumulate_point_major(
+                self,
+                labels,
+                weights,
+                unit_weights,
+                &mut point_major,
+                control,
+            )?;
+        }
+        Ok(point_major)
     }
+}
+
+/// A cluster label in as few bytes as the number of clusters allows.
+trait CompactLabel: Copy + Send + Sync {
+    /// `label`, which the caller has checked fits.
+    fn narrow(label: usize) -> Self;
+    fn get(self) -> usize;
+}
+
+macro_rules! compact_label {
+    ($($t:ty),*) => {$(
+        impl CompactLabel for $t {
+            #[inline(always)]
+            fn narrow(label: usize) -> Self {
+                label as $t
+            }
+            #[inline(always)]
+            fn get(self) -> usize {
+                self as usize
+            }
+        }
+    )*};
+}
+
+compact_label!(u8, u16, usize);
+
+/// `labels` as `L`, every label below `L`'s range (checked by the caller through k).
+fn compact_labels<L: CompactLabel>(labels: &[usize]) -> Result<Vec<L>> {
+    let mut compact = try_filled_uninit(labels.len(), "labels", "the compact labels")?;
+    compact.extend(labels.iter().map(|&l| L::narrow(l)));
+    Ok(compact)
+}
+
+/// The point-major cluster sums into `point_major` (zeros, n × k): row `y` accumulates
+/// `weights[i] * G[y, i]` into the sum of `labels[i]`, in the order of the row, one thread
+/// per row (so the numbers do not depend on the number of threads).
+fn accumulate_point_major<K: Kernel + ?Sized, L: CompactLabel>(
+    kernel: &K,
+    labels: &[L],
+    weights: &[f64],
+    unit_weights: bool,
+    point_major: &mut [f64],
+    control: &Control,
+) -> Result<()> {
+    let k = point_major.len() / kernel.n().max(1);
+    point_major
+        .par_chunks_mut(k.max(1))
+        .enumerate()
+        .try_for_each(|(y, sums)| {
+            control.checkpoint()?;
+            if unit_weights {
+                kernel.for_each_in_row(y, |i, v| sums[labels[i].get()] += v);
+            } else {
+                kernel.for_each_in_row(y, |i, v| sums[labels[i].get()] += weights[i] * v);
+            }
+            Ok(())
+        })
+}
+
+/// How the per-point cluster sums `m_l(y) = Σ_{i ∈ C_l} w_i G[y, i]` are laid out in memory
+/// ([`Kernel::sums_layout`]).
+///
+/// ```
+/// use kgroups::{DenseKernel, Kernel, SumsLayout};
+/// let kernel = DenseKernel::new(&[2.0, 1.0, 1.0, 3.0], 2)?;
+/// assert_eq!(kernel.sums_layout(), SumsLayout::ClusterMajor);
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SumsLayout {
+    /// k rows of n: `sums[l * n + y]`; a move updates two contiguous rows.
+    ClusterMajor,
+    /// n rows of k: `sums[y * k + l]`; a move updates two entries of each neighbour's row.
+    PointMajor,
 }
 
 /// The arguments of [`Kernel::cluster_sums`]: `labels` and `weights` of length `n`, every

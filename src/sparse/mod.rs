@@ -10,7 +10,7 @@
 pub mod reorder;
 
 use crate::error::{KGroupsError, Result};
-use crate::kernel::{Kernel, KernelElement};
+use crate::kernel::{Kernel, KernelElement, SumsLayout};
 use crate::validate::{
     self,
     symmetry::{asymmetry_error, pair_is_symmetric},
@@ -236,6 +236,11 @@ impl<I: CsrIndex, T: KernelElement> Kernel for CsrKernel<'_, I, T> {
     #[inline]
     fn diagonal(&self, i: usize) -> f64 {
         self.diagonal[i]
+    }
+
+    /// Point-major: a move touches only the sums of the moved point's neighbours.
+    fn sums_layout(&self) -> SumsLayout {
+        SumsLayout::PointMajor
     }
 
     #[inline]

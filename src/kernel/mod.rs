@@ -201,7 +201,8 @@ pub trait Kernel: Sync {
     /// // The path 0 — 1 — 2 with unit weights, labels [0, 0, 1].
     /// let kernel = CsrKernel::new(&[0usize, 1, 3, 4], &[1usize, 0, 2, 1], &[1.0; 4], 3)?;
     /// let sums = kernel.cluster_sums_point_major(&[0, 0, 1], &[1.0; 3], 2, &Control::new())?;
-    /// assert_eq!(sums, vec![1.0, 0.0, 1.0, 1.0, 0.0, 0.0]);
+    /// // Point 0 sees 1 (cluster 0); point 1 sees 0 and 2 (clusters 0, 1); point 2 sees 1.
+    /// assert_eq!(sums, vec![1.0, 0.0, 1.0, 1.0, 1.0, 0.0]);
     /// # Ok::<(), kgroups::KGroupsError>(())
     /// ```
     fn cluster_sums_point_major(

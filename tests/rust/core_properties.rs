@@ -901,3 +901,67 @@ fn a_renumbered_hartigan_run_ends_at_a_local_optimum_of_the_callers_kernel() {
         }
     }
 }
+
+/// A sparse kernel's point-major cluster sums (the layout its fits keep) are its cluster-major
+/// sums transposed, bit for bit, and both are the direct sums Σ_{b ∈ C_l} w_b G_ab, for one-,
+/// two- and eight-byte label storage (k ≤ 256, ≤ 65 536, above), unit and unequal weights.
+#[test]
+fn sparse_point_major_sums_are_the_cluster_major_sums() {
+    use kgroups::{CsrKernel, Kernel, SumsLayout};
+    let n = 80;
+    let (g, indptr, indices, data) = sparse_symmetric(n, 5, 4, 17);
+    let kernel = CsrKernel::new(&indptr, &indices, &data, n).unwrap();
+    assert_eq!(kernel.sums_layout(), SumsLayout::PointMajor);
+    for k in [2usize, 7, 300, 70_000] {
+        let labels: Vec<usize> = (0..n).map(|i| (i * 7919 + i / 3) % k).collect();
+        for w in [vec![1.0; n], random_weights(n, 3)] {
+            let control = Control::new();
+            let point = kernel
+                .cluster_sums_point_major(&labels, &w, k, &control)
+                .unwrap();
+            let cluster = kernel.cluster_sums(&labels, &w, k, &control).unwrap();
+            for a in 0..n {
+                for l in 0..k {
+                    assert_eq!(point[a * k + l].to_bits(), cluster[l * n + a].to_bits());
+                }
+                let mut direct = vec![0.0; k];
+                for b in 0..n {
+                    direct[labels[b]] += w[b] * g[a * n + b];
+                }
+                for (l, &d) in direct.iter().enumerate() {
+                    assert!(
+                        close(point[a * k + l], d, 1e-13, 1e-13),
+                        "k {k} a {a} l {l}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Hartigan on a sparse kernel (point-major sums, cached per-cluster factors) and on the same
+/// matrix stored dense (cluster-major sums) ends at the same labels and objective, with
+/// unequal weights, from the same starts.
+#[test]
+fn sparse_and_dense_hartigan_agree_with_unequal_weights() {
+    use kgroups::CsrKernel;
+    for (n, k, seed) in [(60usize, 3usize, 1u64), (90, 5, 2), (120, 2, 3)] {
+        let (g, indptr, indices, data) = sparse_symmetric(n, 6, 0, seed);
+        let sparse = CsrKernel::new(&indptr, &indices, &data, n).unwrap();
+        let dense = DenseKernel::new(&g, n).unwrap();
+        let w = random_weights(n, seed);
+        let start = random_labels(n, k, seed);
+        let opts = options(Algorithm::Hartigan, Init::Labels(&start), Some(&w));
+        let a = fit(&sparse, k, &opts, &Control::new()).unwrap();
+        let b = fit(&dense, k, &opts, &Control::new()).unwrap();
+        assert_eq!(a.labels, b.labels, "n {n} k {k}");
+        assert!(close(a.objective, b.objective, 1e-12, 1e-12));
+        assert!(close(
+            a.objective,
+            objective(&g, n, &a.labels, &w),
+            1e-12,
+            1e-12
+        ));
+        assert_eq!(a.n_moves, b.n_moves);
+    }
+}

@@ -18,14 +18,6 @@ pub trait KernelElement: Copy + Send + Sync + 'static {
     fn narrow(value: f64) -> Self;
     /// Relative tolerance of the symmetry rule ([`crate::validate::symmetry`]) for this precision.
     const SYMMETRY_TOLERANCE: f64;
-    /// The values themselves when they are `f64` (for the routines the crate specialises to
-    /// `f64`), else `None`.
-    #[doc(hidden)]
-    #[inline(always)]
-    fn as_f64(values: &[Self]) -> Option<&[f64]> {
-        let _ = values;
-        None
-    }
 }
 
 impl KernelElement for f64 {
@@ -38,10 +30,6 @@ impl KernelElement for f64 {
         value
     }
     const SYMMETRY_TOLERANCE: f64 = 1e-9;
-    #[inline(always)]
-    fn as_f64(values: &[Self]) -> Option<&[f64]> {
-        Some(values)
-    }
 }
 
 impl KernelElement for f32 {

@@ -12,8 +12,6 @@
 //! column-major storage of the same matrix get the same verdict; it never overflows (a
 //! difference that overflows is infinite and fails, as it should).
 
-use std::ops::Range;
-
 use crate::error::{KGroupsError, Result};
 use crate::kernel::KernelElement;
 use rayon::prelude::*;
@@ -262,52 +260,20 @@ const FAST_BLOCK: usize = 128;
 pub(crate) fn tile_differs_bitwise<T: KernelElement>(
     data: &[T],
     n: usize,
-    rows: Range<usize>,
-    cols: Range<usize>,
+    rows: std::ops::Range<usize>,
+    cols: std::ops::Range<usize>,
 ) -> bool {
-    // The M × M blocks, then the edges: the last rows (all columns) and the last columns
-    // (the full rows), pair by pair.
-    let full_rows = rows.start..rows.end - rows.len() % M;
-    let full_cols = cols.start..cols.end - cols.len() % M;
-    let blocks = match T::as_f64(data) {
-        #[cfg(target_arch = "x86_64")]
-        Some(data) if crate::distance::wide_vectors() => {
-            // SAFETY: `blocks_differ_avx2` requires only that the CPU supports AVX2, which
-            // `wide_vectors` has just detected at run time.
-            unsafe { blocks_differ_avx2(data, n, full_rows.clone(), full_cols.clone()) }
-        }
-        _ => blocks_differ(data, n, full_rows.clone(), full_cols.clone()),
-    };
-    let pair = |a: usize, b: usize| {
-        let u = data[a * n + b].widen();
-        u.to_bits() != data[b * n + a].widen().to_bits() || !u.is_finite()
-    };
-    blocks
-        || (full_rows.end..rows.end).any(|a| cols.clone().any(|b| pair(a, b)))
-        || full_rows
-            .clone()
-            .any(|a| (full_cols.end..cols.end).any(|b| pair(a, b)))
-}
-
-/// Side of the blocks of [`tile_differs_bitwise`].
-const M: usize = 4;
-
-/// [`tile_differs_bitwise`] on `rows × cols`, both multiples of [`M`] long: M × M blocks, M
-/// contiguous runs of the tile against M contiguous runs of its mirror (rows b.. at columns
-/// a..), so that every load is a short vector instead of a strided scalar.
-#[inline(always)]
-fn blocks_differ<T: KernelElement>(
-    data: &[T],
-    n: usize,
-    rows: Range<usize>,
-    cols: Range<usize>,
-) -> bool {
+    const M: usize = 4;
     // differ: OR of u ^ l over the bits; non_finite: Σ u·0 (0 unless some u is NaN or
     // infinite; where u and l have the same bits, l is finite exactly when u is).
     let mut differ = [0u64; M];
     let mut non_finite = [0.0f64; M];
-    for a in rows.step_by(M) {
-        for b in cols.clone().step_by(M) {
+    // M × M blocks: M contiguous runs of the tile against M contiguous runs of its mirror
+    // (rows b.. at columns a..), so every load is a short vector instead of a strided scalar.
+    let full_rows = rows.start + (rows.len() - rows.len() % M);
+    let full_cols = cols.start + (cols.len() - cols.len() % M);
+    for a in (rows.start..full_rows).step_by(M) {
+        for b in (cols.start..full_cols).step_by(M) {
             let upper: [[f64; M]; M] = std::array::from_fn(|t| {
                 let run = &data[(a + t) * n + b..(a + t) * n + b + M];
                 std::array::from_fn(|s| run[s].widen())
@@ -324,90 +290,19 @@ fn blocks_differ<T: KernelElement>(
             }
         }
     }
-    differ.iter().any(|&v| v != 0) || non_finite.iter().any(|&v| v != 0.0)
-}
-
-/// [`blocks_differ`] for f64 with AVX2 intrinsics: each 4 × 4 block of the mirror is
-/// transposed in registers by two 128-bit loads per pair of rows and two unpacks (the
-/// compiler's own transposition of the portable code spills to the stack).
-///
-/// # Safety
-/// The CPU must support AVX2 (the caller checks [`crate::distance::wide_vectors`] first).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn blocks_differ_avx2(
-    data: &[f64],
-    n: usize,
-    rows: Range<usize>,
-    cols: Range<usize>,
-) -> bool {
-    use std::arch::x86_64::*;
-    if rows.is_empty() || cols.is_empty() {
-        return false;
-    }
-    // The largest index read, of the tile and of its mirror; checked once here instead of at
-    // every load (the checks cost more registers than the loop has).
-    let last = |r: &Range<usize>, c: &Range<usize>| {
-        (r.end - 1)
-            .checked_mul(n)
-            .and_then(|v| v.checked_add(c.end - 1))
+    // The edges: the last rows (all columns) and the last columns (the full rows).
+    let mut scalar = |a: usize, b: usize| {
+        let u = data[a * n + b].widen();
+        differ[0] |= u.to_bits() ^ data[b * n + a].widen().to_bits();
+        non_finite[0] += u * 0.0;
     };
-    match (last(&rows, &cols), last(&cols, &rows)) {
-        (Some(u), Some(m)) if u < data.len() && m < data.len() => {}
-        _ => return blocks_differ(data, n, rows, cols), // out of bounds: its panic
+    for a in full_rows..rows.end {
+        cols.clone().for_each(|b| scalar(a, b));
     }
-    let base = data.as_ptr();
-    let zero = _mm256_setzero_pd();
-    let mut differ = zero;
-    let mut non_finite = zero;
-    for a in rows.step_by(M) {
-        for b in cols.clone().step_by(M) {
-            // SAFETY (every load below): it reads 4 values of row a + t from column b, or 2
-            // values of row b + s from column a + 2h, with t, s < 4 and h < 2: indices at most
-            // (a + 3)·n + b + 3 ≤ (rows.end − 1)·n + cols.end − 1 and (b + 3)·n + a + 3 ≤
-            // (cols.end − 1)·n + rows.end − 1 (the lengths are multiples of 4), both checked
-            // above to be inside `data`. (Macros, not closures: a closure would not be
-            // compiled with AVX2.)
-            macro_rules! upper {
-                ($t:expr) => {
-                    _mm256_loadu_pd(base.add((a + $t) * n + b))
-                };
-            }
-            // [m(0, 2h), m(0, 2h+1), m(2, 2h), m(2, 2h+1)] and the same of rows 1 and 3 of
-            // the mirror (rows b + s at columns a + 2h, a + 2h + 1): their unpacks are the
-            // mirror's columns 2h and 2h + 1, the transposed rows.
-            macro_rules! half {
-                ($s:expr, $h:expr) => {
-                    _mm_loadu_pd(base.add((b + $s) * n + a + 2 * $h))
-                };
-            }
-            macro_rules! columns {
-                ($h:expr) => {{
-                    let even = _mm256_insertf128_pd::<1>(
-                        _mm256_castpd128_pd256(half!(0, $h)),
-                        half!(2, $h),
-                    );
-                    let odd = _mm256_insertf128_pd::<1>(
-                        _mm256_castpd128_pd256(half!(1, $h)),
-                        half!(3, $h),
-                    );
-                    (_mm256_unpacklo_pd(even, odd), _mm256_unpackhi_pd(even, odd))
-                }};
-            }
-            let (u0, u1, u2, u3) = (upper!(0), upper!(1), upper!(2), upper!(3));
-            let (m0, m1) = columns!(0);
-            let (m2, m3) = columns!(1);
-            let d01 = _mm256_or_pd(_mm256_xor_pd(u0, m0), _mm256_xor_pd(u1, m1));
-            let d23 = _mm256_or_pd(_mm256_xor_pd(u2, m2), _mm256_xor_pd(u3, m3));
-            differ = _mm256_or_pd(differ, _mm256_or_pd(d01, d23));
-            let z01 = _mm256_add_pd(_mm256_mul_pd(u0, zero), _mm256_mul_pd(u1, zero));
-            let z23 = _mm256_add_pd(_mm256_mul_pd(u2, zero), _mm256_mul_pd(u3, zero));
-            non_finite = _mm256_add_pd(non_finite, _mm256_add_pd(z01, z23));
-        }
+    for a in rows.start..full_rows {
+        (full_cols..cols.end).for_each(|b| scalar(a, b));
     }
-    let bits = _mm256_castpd_si256(differ);
-    let nonzero = _mm256_cmp_pd::<_CMP_NEQ_UQ>(non_finite, zero);
-    _mm256_testz_si256(bits, bits) == 0 || _mm256_movemask_pd(nonzero) != 0
+    differ.iter().any(|&v| v != 0) || non_finite.iter().any(|&v| v != 0.0)
 }
 
 /// The fast test of the block row `rows × [rows.start, n)` of the upper triangle against its
@@ -439,6 +334,7 @@ fn block_is_bad<T: KernelElement>(
 mod tests {
     use super::*;
     use crate::test_support::TestRng;
+    use std::ops::Range;
 
     /// A symmetric positive-diagonal n × n matrix, bit for bit symmetric.
     fn symmetric(n: usize, rng: &mut TestRng) -> Vec<f64> {
@@ -507,9 +403,8 @@ mod tests {
         assert!(failures > 50, "too few rejected matrices: {failures}");
     }
 
-    /// The bitwise tile test (the AVX2 blocks where the CPU has them, and the portable blocks)
-    /// agrees with a pair-by-pair comparison on tiles of every shape and offset, with one
-    /// entry changed anywhere (one bit, a signed zero, NaN, infinity) or none.
+    /// The bitwise tile test agrees with a pair-by-pair comparison on tiles of every shape and
+    /// offset, with one entry changed anywhere (one bit, a signed zero, NaN, infinity) or none.
     #[test]
     fn bitwise_tile_test_is_the_pairwise_comparison() {
         let mut rng = TestRng(31);
@@ -551,13 +446,6 @@ mod tests {
                     differing += usize::from(want);
                     let (r, c) = (rows.clone(), cols.clone());
                     assert_eq!(tile_differs_bitwise(&g, n, r.clone(), c.clone()), want);
-                    let (full_r, full_c) =
-                        (r.start..r.end - r.len() % M, c.start..c.end - c.len() % M);
-                    assert_eq!(
-                        blocks_differ(&g, n, full_r.clone(), full_c.clone()),
-                        naive(&g, n, full_r, full_c),
-                        "{rows:?} × {cols:?}, change {change} at {at}"
-                    );
                     let g32: Vec<f32> = g.iter().map(|&v| v as f32).collect();
                     let want32 = naive(&g32, n, r.clone(), c.clone());
                     assert_eq!(tile_differs_bitwise(&g32, n, r, c), want32);

@@ -6,7 +6,7 @@
 //! fly from data implement it in their own modules.
 
 use crate::control::Control;
-use crate::error::{out_of_memory, try_filled_uninit, Result};
+use crate::error::{out_of_memory, try_filled_huge_pages, try_filled_uninit, Result};
 use crate::validate;
 use rayon::prelude::*;
 
@@ -202,7 +202,7 @@ pub trait Kernel: Sync {
     ) -> Result<Vec<f64>> {
         let n = self.n();
         check_cluster_sums_args(n, labels, weights, k)?;
-        let mut point_major = vec![0.0; n * k];
+        let mut point_major = try_filled_huge_pages(n * k, 0.0, "k", "the n × k cluster sums")?;
         // The labels and weights are read at random (row y visits its neighbours' entries):
         // labels in one or two bytes stay in cache where 8 bytes would not, and unit weights
         // (graphs, unweighted data) need no reading (`1.0 * v` is exactly `v`).

@@ -207,35 +207,24 @@ pub trait Kernel: Sync {
         // labels in one or two bytes stay in cache where 8 bytes would not, and unit weights
         // (graphs, unweighted data) need no reading (`1.0 * v` is exactly `v`).
         let unit_weights = weights.iter().all(|&w| w == 1.0);
+        macro_rules! accumulate {
+            ($labels:expr) => {
+                accumulate_point_major(
+                    self,
+                    $labels,
+                    weights,
+                    unit_weights,
+                    &mut point_major,
+                    control,
+                )?
+            };
+        }
         if k <= 1 << 8 {
-            let compact = compact_labels::<u8>(labels)?;
-            accumulate_point_major(
-                self,
-                &compact,
-                weights,
-                unit_weights,
-                &mut point_major,
-                control,
-            )?;
+            accumulate!(&compact_labels::<u8>(labels)?);
         } else if k <= 1 << 16 {
-            let compact = compact_labels::<u16>(labels)?;
-            accumulate_point_major(
-                self,
-                &compact,
-                weights,
-                unit_weights,
-                &mut point_major,
-                control,
-            )?;
+            accumulate!(&compact_labels::<u16>(labels)?);
         } else {
-            accumulate_point_major(
-                self,
-                labels,
-                weights,
-                unit_weights,
-                &mut point_major,
-                control,
-            )?;
+            accumulate!(labels);
         }
         Ok(point_major)
     }

@@ -85,10 +85,7 @@ pub fn try_filled<T: Clone>(
     argument: &'static str,
     what: &str,
 ) -> Result<Vec<T>> {
-    let mut v: Vec<T> = Vec::new();
-    if v.try_reserve_exact(len).is_err() {
-        return Err(out_of_memory::<T>(len, argument, what));
-    }
+    let mut v: Vec<T> = try_filled_uninit(len, argument, what)?;
     v.resize(len, value);
     Ok(v)
 }
@@ -136,8 +133,9 @@ fn advise_huge_pages<T>(v: &mut Vec<T>) {
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages<T>(_v: &mut Vec<T>) {}
 
-/// Reserves room for `len` values of `T` without initialising them (a probe before a large
-/// allocation made elsewhere), or fails as [`try_filled`].
+/// Reserves room for `len` values of `T` without initialising them (for [`try_filled`], or a
+/// probe before a large allocation made elsewhere), or fails with
+/// [`KGroupsError::OutOfMemory`] as [`try_filled`] does.
 pub(crate) fn try_filled_uninit<T>(
     len: usize,
     argument: &'static str,

@@ -17,7 +17,7 @@
 use crate::control::Control;
 use crate::error::{out_of_memory, try_filled, KGroupsError, Result};
 use crate::hartigan;
-use crate::kernel::Kernel;
+use crate::kernel::{diagonal_values, Kernel};
 use crate::lloyd::{best_cluster, keep_clusters_non_empty};
 use crate::lowrank::FeatureKernel;
 use crate::partition::{dot, ClusterSums, Partition};
@@ -302,7 +302,10 @@ pub fn chunk_round(
         *term = dot(s, s);
     }
     let moves = match algorithm {
-        ChunkAlgorithm::Hartigan => hartigan::sweep(&kernel, &weights, &mut partition, control)?,
+        ChunkAlgorithm::Hartigan => {
+            let diagonal = diagonal_values(&kernel)?;
+            hartigan::sweep(&kernel, &weights, &diagonal, &mut partition, control)?
+        }
         ChunkAlgorithm::Lloyd => {
             let mut new_labels: Vec<usize> = (0..n).map(|i| best_cluster(&partition, i)).collect();
             control.checkpoint()?;

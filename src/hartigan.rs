@@ -2,7 +2,7 @@
 
 use crate::control::Control;
 use crate::error::Result;
-use crate::kernel::Kernel;
+use crate::kernel::{diagonal_values, Kernel};
 use crate::partition::Partition;
 use crate::sweeps::{self, Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERANCE};
 
@@ -137,33 +137,36 @@ pub(crate) fn run<K: Kernel>(
     control: &Control,
     reporting: Reporting,
 ) -> Result<SweepStats> {
+    let diagonal = diagonal_values(kernel)?;
     sweeps::run(
         partition,
         weights,
         max_iter,
         control,
         reporting,
-        |partition| sweep(kernel, weights, partition, control),
+        |partition| sweep(kernel, weights, &diagonal, partition, control),
     )
 }
 
 /// One Hartigan sweep: visit the points in index order and make each point's best move when
-/// its gain exceeds the tolerance; returns the number of points moved. The single-machine
+/// its gain exceeds the tolerance; returns the number of points moved. `diagonal` holds
+/// `G_ii` ([`diagonal_values`]). The single-machine
 /// search repeats it; [`crate::chunk_sweep`] runs it on one chunk of the points against a
 /// copy of the global cluster state.
 pub(crate) fn sweep<K: Kernel>(
     kernel: &K,
     weights: &[f64],
+    diagonal: &[f64],
     partition: &mut Partition<'_>,
     control: &Control,
 ) -> Result<usize> {
     let mut moves_in_sweep = 0;
     let mut constants = MeanConstants::new(partition);
-    for (i, &weight) in weights.iter().enumerate().take(kernel.n()) {
+    let points = weights.iter().zip(diagonal).enumerate().take(kernel.n());
+    for (i, (&weight, &diagonal)) in points {
         if i % CHECK_EVERY_POINTS == CHECK_EVERY_POINTS - 1 {
             control.checkpoint()?;
         }
-        let diagonal = kernel.diagonal(i);
         if let Some((to, delta, tolerance)) =
             best_move(partition, &mut constants, i, weight, diagonal)
         {

@@ -9,7 +9,7 @@ use crate::control::Control;
 use crate::distance::block_range;
 use crate::error::{KGroupsError, Result};
 use crate::gram::tiles::for_each_block_pair;
-use crate::kernel::tile_sums::{add_tile, Labelled, TiledSums};
+use crate::kernel::tile_sums::{add_tile, Labelled, StripSums, TiledSums, MASKED_MAX_K};
 use crate::kernel::{check_cluster_sums_args, Kernel, KernelElement};
 use crate::validate::{self, symmetry};
 use rayon::prelude::*;
@@ -120,38 +120,70 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
         let n = self.n;
         check_cluster_sums_args(n, labels, weights, k)?;
         control.checkpoint()?;
-        let mut sums = TiledSums::new(n, k, SUMS_BLOCK)?;
         let roots = if check {
             symmetry::root_diagonal(self.data, n)
         } else {
             Vec::new()
         };
         let broken = AtomicBool::new(false);
-        let mut states = sums.blocks();
-        let finished = for_each_block_pair(&mut states, |masked, p, (gp, _), other| {
+        let by = Labelled { labels, weights, k };
+        // One tile: false once cancelled; a tile that breaks the rule stops the others.
+        let visit = |masked: &mut Vec<f64>,
+                     prefetch: bool,
+                     rows: Range<usize>,
+                     cols: Range<usize>,
+                     gathered: &mut [f64],
+                     scattered: Option<&mut [f64]>| {
             if control.checkpoint().is_err() {
                 return false;
             }
             if broken.load(Ordering::Relaxed) {
                 return true;
             }
-            let rows = block_range(p, SUMS_BLOCK, n);
-            let cols = other
-                .as_ref()
-                .map_or(rows.clone(), |(q, _)| block_range(*q, SUMS_BLOCK, n));
             let tile = Tile {
                 rows,
                 cols,
-                by: Labelled { labels, weights, k },
+                by,
+                prefetch,
             };
-            let scattered_q = other.map(|(_, (_, sq))| &mut **sq);
             let roots = check.then_some(&roots[..]);
-            if !self.tile_pass(&tile, roots, masked, gp, scattered_q) {
+            if !self.tile_pass(&tile, roots, masked, gathered, scattered) {
                 broken.store(true, Ordering::Relaxed);
             }
             true
-        });
-        drop(states);
+        };
+        let (finished, sums) = if k <= MASKED_MAX_K {
+            let mut sums = StripSums::new(n, k, SUMS_BLOCK)?;
+            let finished = sums
+                .strips()
+                .into_par_iter()
+                .enumerate()
+                .map_init(Vec::new, |masked, (p, (gathered, scattered))| {
+                    let rows = block_range(p, SUMS_BLOCK, n);
+                    (p..n.div_ceil(SUMS_BLOCK)).all(|q| {
+                        let cols = block_range(q, SUMS_BLOCK, n);
+                        let part = (q > p).then(|| {
+                            StripSums::tile_part(scattered, p, q, k, SUMS_BLOCK, cols.len())
+                        });
+                        visit(masked, false, rows.clone(), cols, gathered, part)
+                    })
+                })
+                .reduce(|| true, |a, b| a && b);
+            (finished, Sums::Strips(sums))
+        } else {
+            let mut sums = TiledSums::new(n, k, SUMS_BLOCK)?;
+            let mut states = sums.blocks();
+            let finished = for_each_block_pair(&mut states, |masked, p, (gp, _), other| {
+                let rows = block_range(p, SUMS_BLOCK, n);
+                let cols = other
+                    .as_ref()
+                    .map_or(rows.clone(), |(q, _)| block_range(*q, SUMS_BLOCK, n));
+                let scattered_q = other.map(|(_, (_, sq))| &mut **sq);
+                visit(masked, true, rows, cols, gp, scattered_q)
+            });
+            drop(states);
+            (finished, Sums::Tiles(sums))
+        };
         if !finished {
             control.checkpoint()?;
             return Err(KGroupsError::Interrupted); // the pass stops early only when cancelled
@@ -162,7 +194,10 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
                 "a tile failed the symmetry rule but the whole matrix passed it".into(),
             ));
         }
-        sums.into_cluster_major()
+        match sums {
+            Sums::Strips(sums) => sums.into_cluster_major(),
+            Sums::Tiles(sums) => sums.into_cluster_major(),
+        }
     }
 
     /// One tile of the pass, on the widest vectors the CPU has: with `roots` (the square
@@ -215,25 +250,32 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
         gathered: &mut [f64],
         scattered_cols: Option<&mut [f64]>,
     ) -> bool {
+        let (data, n) = (self.data, self.n);
+        let (rows, cols) = (tile.rows.clone(), tile.cols.clone());
         if let Some(roots) = roots {
-            let (data, n) = (self.data, self.n);
-            let (rows, cols) = (tile.rows.clone(), tile.cols.clone());
             // Bit for bit first (cheap), by the rule only where the bits differ.
+            let tolerance = T::SYMMETRY_TOLERANCE;
             let passes = !symmetry::tile_differs_bitwise(data, n, rows.clone(), cols.clone())
-                || !symmetry::tile_is_bad(data, n, rows, cols, T::SYMMETRY_TOLERANCE, roots);
+                || !symmetry::tile_is_bad(data, n, rows.clone(), cols.clone(), tolerance, roots);
             if !passes {
                 return false;
             }
         }
-        let (data, n, cols) = (self.data, self.n, tile.cols.clone());
         let row = |a: usize| {
-            if a + PREFETCH_ROWS < tile.rows.end {
+            if tile.prefetch && a + PREFETCH_ROWS < tile.rows.end {
                 prefetch_run(&data[(a + PREFETCH_ROWS) * n + cols.start..][..cols.len()]);
             }
             &data[a * n + cols.start..a * n + cols.end]
         };
-        let (rows, cols) = (tile.rows.clone(), tile.cols.clone());
-        add_tile(row, rows, cols, tile.by, masked, gathered, scattered_cols);
+        add_tile(
+            row,
+            rows,
+            tile.cols.clone(),
+            tile.by,
+            masked,
+            gathered,
+            scattered_cols,
+        );
         true
     }
 }
@@ -244,11 +286,21 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
 /// of threads (it fixes the order of the sums).
 const SUMS_BLOCK: usize = 256;
 
+/// The sums of the pass: by strips for few clusters (their per-tile parts stay small), by
+/// the pair schedule otherwise.
+enum Sums {
+    Strips(StripSums),
+    Tiles(TiledSums),
+}
+
 /// A tile of the pass and what its sums are taken by.
 struct Tile<'s> {
     rows: Range<usize>,
     cols: Range<usize>,
     by: Labelled<'s>,
+    /// Prefetch each row's run ahead: for tiles visited far apart, whose short runs start
+    /// cold; a strip's tiles continue their rows, which the hardware streams faster alone.
+    prefetch: bool,
 }
 
 /// Rows ahead whose run of the tile is prefetched: the runs are too short for the hardware

@@ -6,7 +6,7 @@
 //! fly from data implement it in their own modules.
 
 use crate::control::Control;
-use crate::error::{out_of_memory, try_filled_huge_pages, try_filled_uninit, Result};
+use crate::error::{out_of_memory, try_filled, try_filled_huge_pages, try_filled_uninit, Result};
 use crate::validate;
 use rayon::prelude::*;
 
@@ -328,6 +328,17 @@ pub(crate) fn check_cluster_sums_args(
         "the n × k cluster sums",
     )?));
     Ok(())
+}
+
+/// `G_ii` for every point, gathered once for the sweeps: a dense kernel's diagonal entries
+/// are a row apart, one cache miss each, too slow to read again for every point of every
+/// sweep (n = 10⁴: 36 sweeps spent 15% of a fit waiting on them).
+pub(crate) fn diagonal_values<K: Kernel>(kernel: &K) -> Result<Vec<f64>> {
+    let mut diagonal = try_filled(kernel.n(), 0.0, "G", "the kernel's diagonal")?;
+    for (i, value) in diagonal.iter_mut().enumerate() {
+        *value = kernel.diagonal(i);
+    }
+    Ok(diagonal)
 }
 
 /// Turn an `n × k` point-major matrix into `k × n` cluster-major.

@@ -17,7 +17,7 @@ use crate::error::{try_filled, Result};
 use crate::kernel::KernelElement;
 
 /// Up to this many clusters the gather uses masked dot products.
-const MASKED_MAX_K: usize = 4;
+pub(crate) const MASKED_MAX_K: usize = 4;
 
 /// The sums of every block of `block` points, in two parts added at the end.
 pub(crate) struct TiledSums {
@@ -82,6 +82,111 @@ impl TiledSums {
     }
 }
 
+/// The sums of a pass that visits each block row's tiles of the upper triangle left to right
+/// ("strips"): one task per block row `p`, in any order and on any thread, adds its tiles
+/// `(p, q)`, `q = p, p+1, …`, in increasing `q`. Reading tiles in that order continues the
+/// same rows from one tile to the next, which streams from memory about twice as fast as
+/// tiles visited far apart (as [`crate::gram::tiles::for_each_block_pair`] must, to give two
+/// tasks disjoint blocks). Two strips both add to a block's "rows above" sums, so each tile
+/// keeps its own (k × block, cluster-major), added in increasing `p` at the end: the result
+/// depends on the blocks alone, never on the threads. They take `k / (2 · block)` numbers per
+/// matrix entry, so strips are for few clusters.
+pub(crate) struct StripSums {
+    /// Point-major (`n × k`): each row's sums over the columns from its own on.
+    gathered: Vec<f64>,
+    /// Per tile `(p, q)`, `p < q`, in row order: block q's sums over the rows of block p.
+    scattered: Vec<f64>,
+    n: usize,
+    k: usize,
+    block: usize,
+}
+
+/// One strip's sums: its rows' point-major part and its tiles' scattered parts, `k · block`
+/// numbers per tile right of the diagonal.
+pub(crate) type StripParts<'a> = (&'a mut [f64], &'a mut [f64]);
+
+impl StripSums {
+    /// Zeroed sums for `n` points, `k` clusters and blocks of `block` points (fallible).
+    pub(crate) fn new(n: usize, k: usize, block: usize) -> Result<Self> {
+        let what = "the n × k cluster sums";
+        let blocks = n.div_ceil(block.max(1));
+        let tiles = blocks * blocks.saturating_sub(1) / 2;
+        let scattered_len = tiles
+            .checked_mul(k)
+            .and_then(|len| len.checked_mul(block))
+            .unwrap_or(usize::MAX);
+        Ok(StripSums {
+            gathered: try_filled(n.saturating_mul(k), 0.0, "k", what)?,
+            scattered: try_filled(scattered_len, 0.0, "k", what)?,
+            n,
+            k,
+            block,
+        })
+    }
+
+    /// The parts of each strip, in block order.
+    pub(crate) fn strips(&mut self) -> Vec<StripParts<'_>> {
+        let (k, block) = (self.k, self.block);
+        let blocks = self.n.div_ceil(block.max(1));
+        let mut strips = Vec::with_capacity(blocks);
+        let mut gathered = &mut self.gathered[..];
+        let mut scattered = &mut self.scattered[..];
+        for p in 0..blocks {
+            let rows = block.min(self.n - p * block) * k;
+            let (g, rest_g) = std::mem::take(&mut gathered).split_at_mut(rows);
+            let tiles = (blocks - 1 - p) * k * block;
+            let (sc, rest_s) = std::mem::take(&mut scattered).split_at_mut(tiles);
+            strips.push((g, sc));
+            (gathered, scattered) = (rest_g, rest_s);
+        }
+        strips
+    }
+
+    /// Block `q`'s scattered part within strip `p`'s (`p < q`), `k × len` for `len` points.
+    pub(crate) fn tile_part(
+        scattered_p: &mut [f64],
+        p: usize,
+        q: usize,
+        k: usize,
+        block: usize,
+        len: usize,
+    ) -> &mut [f64] {
+        let start = (q - p - 1) * k * block;
+        &mut scattered_p[start..start + k * len]
+    }
+
+    /// The sums, cluster-major: `sums[l * n + y]`, the rows-above parts of point `y` added
+    /// in increasing block order, then its own row's.
+    pub(crate) fn into_cluster_major(self) -> Result<Vec<f64>> {
+        let (n, k, block) = (self.n, self.k, self.block);
+        let blocks = n.div_ceil(block.max(1));
+        // Per block q, cluster-major (`k × len`) like `TiledSums::scattered`.
+        let mut above = try_filled(n * k, 0.0, "k", "the n × k cluster sums")?;
+        // The tiles of strip p start after those of the strips above it.
+        let strip_start = |p: usize| (p * (2 * blocks - p - 1) / 2) * k * block;
+        above
+            .par_chunks_mut((block * k).max(1))
+            .enumerate()
+            .for_each(|(q, above_q)| {
+                for p in 0..q {
+                    let tile = strip_start(p) + (q - p - 1) * k * block;
+                    let part = &self.scattered[tile..tile + above_q.len()];
+                    for (a, v) in above_q.iter_mut().zip(part) {
+                        *a += v;
+                    }
+                }
+            });
+        let tiled = TiledSums {
+            gathered: self.gathered,
+            scattered: above,
+            n,
+            k,
+            block,
+        };
+        tiled.into_cluster_major()
+    }
+}
+
 /// Adds the tile `rows × cols` to the sums (see the module documentation): `row(a)` gives row
 /// `a`'s values at the columns `cols` (all of them, also on a diagonal tile, of which only the
 /// upper triangle is read). `gathered` is block p's point-major part, `scattered_cols` block
@@ -114,7 +219,49 @@ pub(crate) fn add_tile<'r, T: KernelElement>(
             &mut own_scattered[..]
         }
     };
-    for (i, a) in rows.clone().enumerate() {
+    // Off the diagonal every row's run starts at the tile's first column: the masked dots of
+    // two rows against all k masks run in one loop (see `masked_dots`).
+    let paired = if k <= MASKED_MAX_K && !diagonal {
+        rows.len() - rows.len() % 2
+    } else {
+        0
+    };
+    for i in (0..paired).step_by(2) {
+        let a = rows.start + i;
+        let pair = [row(a), row(a + 1)];
+        let dots = match k {
+            1 => masked_dots::<T, 1, 2>(pair, masked, width).map(spread),
+            2 => masked_dots::<T, 2, 2>(pair, masked, width).map(spread),
+            3 => masked_dots::<T, 3, 2>(pair, masked, width).map(spread),
+            _ => masked_dots::<T, 4, 2>(pair, masked, width),
+        };
+        for (r, dots_r) in dots.iter().enumerate() {
+            let sums_a = &mut gathered[(i + r) * k..(i + r + 1) * k];
+            for (s, d) in sums_a.iter_mut().zip(dots_r) {
+                *s += d;
+            }
+        }
+        // The scatter, row a then row a + 1 (in one pass when they share a label).
+        let (la, lb, wa, wb) = (labels[a], labels[a + 1], weights[a], weights[a + 1]);
+        if la == lb {
+            let target = &mut scattered[la * width..(la + 1) * width];
+            for ((t, u), v) in target
+                .iter_mut()
+                .zip(&pair[0][..width])
+                .zip(&pair[1][..width])
+            {
+                *t = (*t + wa * u.widen()) + wb * v.widen();
+            }
+        } else {
+            for (values, l, w) in [(pair[0], la, wa), (pair[1], lb, wb)] {
+                let target = &mut scattered[l * width..(l + 1) * width];
+                for (t, v) in target.iter_mut().zip(&values[..width]) {
+                    *t += w * v.widen();
+                }
+            }
+        }
+    }
+    for (i, a) in rows.clone().enumerate().skip(paired) {
         // On the diagonal tile, row a's upper part starts at a itself.
         let from = if diagonal { i } else { 0 };
         let values = &row(a)[from..width];
@@ -150,6 +297,103 @@ pub(crate) fn add_tile<'r, T: KernelElement>(
     }
 }
 
+/// [`masked_dot`] of each of the `R` runs `values[r]` (each at least `width` long) against
+/// each of the `K` masks `masked[l·width..(l+1)·width]` (`R·K ≤ 8`): the same products
+/// added in the same order, so the same bits, but the R·K sums advance together. One dot is
+/// a chain of dependent additions (each lane adds once per four entries), so alone it waits
+/// on the adder's latency; R·K independent chains keep the adders busy, and each mask is
+/// loaded once for R rows.
+#[inline(always)]
+fn masked_dots<T: KernelElement, const K: usize, const R: usize>(
+    values: [&[T]; R],
+    masked: &[f64],
+    width: usize,
+) -> [[f64; K]; R] {
+    let values = values.map(|v| &v[..width]);
+    let masked = &masked[..K * width];
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: `masked_dots_avx` requires only that the CPU supports AVX, which has just
+        // been detected at run time.
+        return unsafe { masked_dots_avx(values, masked, width) };
+    }
+    let mut out = [[0.0; K]; R];
+    for (out_r, values_r) in out.iter_mut().zip(values) {
+        for (o, mask) in out_r.iter_mut().zip(masked.chunks_exact(width.max(1))) {
+            *o = masked_dot(values_r, mask);
+        }
+    }
+    out
+}
+
+/// [`masked_dots`] with four lanes per AVX register: lane `t` of chain `(r, l)` adds
+/// `values[r][j] · mask_l[j]` for `j ≡ t (mod 4)` in increasing `j` (a multiply, then an
+/// add: no fused multiply-add), then the lanes and the tail are added as in [`masked_dot`].
+/// Written with intrinsics because the compiler's own vectorisation of these chains
+/// shuffled lanes across registers and ran slower than scalar code.
+///
+/// # Safety
+/// The CPU must support AVX. Every load reads four values inside a slice bounds-checked
+/// just before it.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn masked_dots_avx<T: KernelElement, const K: usize, const R: usize>(
+    values: [&[T]; R],
+    masked: &[f64],
+    width: usize,
+) -> [[f64; K]; R] {
+    use std::arch::x86_64::{__m256d, _mm256_storeu_pd};
+    use std::arch::x86_64::{_mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_setzero_pd};
+    const LANES: usize = 4;
+    let mut acc = [[_mm256_setzero_pd(); K]; R];
+    let full = width - width % LANES;
+    let mut j = 0;
+    while j < full {
+        let mut v = [_mm256_setzero_pd(); R];
+        for r in 0..R {
+            let run = &values[r][j..j + LANES];
+            let wide = [
+                run[0].widen(),
+                run[1].widen(),
+                run[2].widen(),
+                run[3].widen(),
+            ];
+            // SAFETY: `wide` holds four f64 (an unaligned load).
+            v[r] = unsafe { _mm256_loadu_pd(wide.as_ptr()) };
+        }
+        for l in 0..K {
+            let run = &masked[l * width + j..l * width + j + LANES];
+            // SAFETY: `run` holds four f64 (an unaligned load).
+            let m = unsafe { _mm256_loadu_pd(run.as_ptr()) };
+            for r in 0..R {
+                acc[r][l] = _mm256_add_pd(acc[r][l], _mm256_mul_pd(v[r], m));
+            }
+        }
+        j += LANES;
+    }
+    let mut out = [[0.0f64; K]; R];
+    for r in 0..R {
+        for l in 0..K {
+            let mut lanes = [0.0f64; LANES];
+            let chain: __m256d = acc[r][l];
+            // SAFETY: `lanes` has room for four f64 (an unaligned store).
+            unsafe { _mm256_storeu_pd(lanes.as_mut_ptr(), chain) };
+            let mut rest = 0.0;
+            for c in full..width {
+                rest += values[r][c].widen() * masked[l * width + c];
+            }
+            out[r][l] = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + rest;
+        }
+    }
+    out
+}
+
+/// `K` sums widened to four, the rest zero (only the first `k` are used).
+#[inline(always)]
+fn spread<const K: usize>(sums: [f64; K]) -> [f64; MASKED_MAX_K] {
+    std::array::from_fn(|l| if l < K { sums[l] } else { 0.0 })
+}
+
 /// `Σ_j values[j] · masked[j]` over four independent lanes (so that it vectorises), added in
 /// a fixed order.
 #[inline(always)]
@@ -168,4 +412,59 @@ fn masked_dot<T: KernelElement>(values: &[T], masked: &[f64]) -> f64 {
         rest += v.widen() * m;
     }
     ((acc[0] + acc[1]) + (acc[2] + acc[3])) + rest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::TestRng;
+
+    /// The fused dots of two rows against k masks are, bit for bit, the dots taken one at a
+    /// time, for every k of the masked kernel, widths with and without a tail, f64 and f32.
+    #[test]
+    fn fused_masked_dots_are_the_single_dots() {
+        fn check<T: KernelElement, const K: usize>(rows: [&[T]; 2], masked: &[f64], width: usize) {
+            let fused = masked_dots::<T, K, 2>(rows, masked, width);
+            let single = masked_dots::<T, K, 1>([rows[1]], masked, width);
+            for (r, row) in rows.iter().enumerate() {
+                for l in 0..K {
+                    let mask = &masked[l * width..(l + 1) * width];
+                    let want = masked_dot(&row[..width], mask);
+                    assert_eq!(fused[r][l].to_bits(), want.to_bits(), "K {K} width {width}");
+                }
+            }
+            for l in 0..K {
+                assert_eq!(single[0][l].to_bits(), fused[1][l].to_bits());
+            }
+        }
+        let mut rng = TestRng(17);
+        for width in [0usize, 1, 3, 4, 5, 8, 13, 256] {
+            // Rows one longer than the tile, as a matrix row is longer than its run.
+            let rows: Vec<Vec<f64>> = (0..2)
+                .map(|_| (0..=width).map(|_| 1e3 * rng.normal_ish()).collect())
+                .collect();
+            let rows32: Vec<Vec<f32>> = rows
+                .iter()
+                .map(|r| r.iter().map(|&v| v as f32).collect())
+                .collect();
+            // Masks as the tile builds them: a weight where the label matches, zero elsewhere.
+            let labels: Vec<usize> = (0..width)
+                .map(|_| (rng.next_f64() * 4.0) as usize)
+                .collect();
+            let mut masked = vec![0.0; 4 * width];
+            for (j, &label) in labels.iter().enumerate() {
+                masked[label * width + j] = 0.1 + rng.next_f64();
+            }
+            let (r64, r32) = (
+                [&rows[0][..], &rows[1][..]],
+                [&rows32[0][..], &rows32[1][..]],
+            );
+            check::<f64, 1>(r64, &masked, width);
+            check::<f64, 2>(r64, &masked, width);
+            check::<f64, 3>(r64, &masked, width);
+            check::<f64, 4>(r64, &masked, width);
+            check::<f32, 2>(r32, &masked, width);
+            check::<f32, 4>(r32, &masked, width);
+        }
+    }
 }

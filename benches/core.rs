@@ -2,7 +2,8 @@
 //! μ₂ = 0.7·1), energy kernel ρ = ‖x − y‖ with base point 0: the algorithms on a dense
 //! kernel, and every path that evaluates pairs of points from data (the dense and cross Gram
 //! builders, matrix-free rows and cluster sums, the energy statistics and distance); the
-//! symmetry check beside its former version; and the sparse path (CSR cluster sums and one
+//! symmetry check beside its former version; the first pass of a dense fit at n = 10⁴ (cluster
+//! sums, with and without the fused symmetry check); and the sparse path (CSR cluster sums and one
 //! Hartigan sweep on a stochastic block model); and ρ of the exponential and gaussian
 //! semimetrics (their expm1 against libm's).
 //!
@@ -101,6 +102,38 @@ fn bench_algorithms(c: &mut Criterion) {
     c.bench_function("symmetry_check_reference_n2000", |b| {
         b.iter(|| kgroups::validate::symmetry::check_dense_reference(&g, n, "G").expect("valid"))
     });
+}
+
+/// The first pass of a dense fit over an n = 10⁴ matrix (763 MiB), where memory order
+/// decides the speed: the cluster sums alone (upper triangle), and with the deferred
+/// symmetry check fused in (every entry read once), for k = 2 (strips of tiles in row order)
+/// and k = 10 (the pair schedule).
+fn bench_dense_pass(c: &mut Criterion) {
+    let n = 10_000;
+    let g = eq56_gram(n, 5);
+    let weights = vec![1.0; n];
+    let mut group = c.benchmark_group("dense_pass_n10000");
+    group.sample_size(10);
+    for k in [2usize, 10] {
+        let labels: Vec<usize> = (0..n).map(|i| (i * 7 + i / 3) % k).collect();
+        group.bench_with_input(BenchmarkId::new("sums", k), &k, |b, &k| {
+            let kernel = DenseKernel::trusting_symmetry(&g, n).expect("valid kernel");
+            b.iter(|| {
+                kernel
+                    .cluster_sums(&labels, &weights, k, &Control::new())
+                    .expect("sums")
+            })
+        });
+        group.bench_with_input(BenchmarkId::new("sums_and_check", k), &k, |b, &k| {
+            let kernel = DenseKernel::with_deferred_check(&g, n).expect("valid kernel");
+            b.iter(|| {
+                kernel
+                    .cluster_sums_and_check(&labels, &weights, k, &Control::new())
+                    .expect("sums")
+            })
+        });
+    }
+    group.finish();
 }
 
 /// A randomly numbered stochastic block model in CSR (i32 indices, unit weights): `n` nodes,
@@ -369,6 +402,7 @@ fn bench_gram_tile(c: &mut Criterion) {
 criterion_group!(
     benches,
     bench_algorithms,
+    bench_dense_pass,
     bench_pairwise,
     bench_gram_tile,
     bench_sparse,

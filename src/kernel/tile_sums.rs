@@ -17,7 +17,7 @@ use crate::error::{try_filled, Result};
 use crate::kernel::KernelElement;
 
 /// Up to this many clusters the gather uses masked dot products.
-pub(crate) const MASKED_MAX_K: usize = 4;
+const MASKED_MAX_K: usize = 4;
 
 /// The sums of every block of `block` points, in two parts added at the end.
 pub(crate) struct TiledSums {

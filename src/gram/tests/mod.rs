@@ -532,28 +532,3 @@ fn mean_and_scaled_results_do_not_depend_on_thread_count() {
     assert_eq!(one, in_pool(2, run));
     assert_eq!(one, in_pool(3, run));
 }
-
-/// Timing of the benchmark case (n = 10 000, D = 10, ρ = ‖x−y‖, f64): run with
-/// `cargo test --release --lib time_energy_gram -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn time_energy_gram() {
-    let (n, dim) = (10_000, 10);
-    let data = TestRng(19).data(n, dim, 1.0, 0.0);
-    let x = Points::new(&data, n, dim).unwrap();
-    let sm = Semimetric::Power { alpha: 1.0 };
-    let mut out = vec![0.0f64; n * n];
-    for _ in 0..3 {
-        let t = std::time::Instant::now();
-        let g: Vec<f64> = energy_gram(&x, sm, Base::Origin).unwrap();
-        let fresh = t.elapsed();
-        drop(g);
-        let t = std::time::Instant::now();
-        energy_gram_into(&x, sm, Base::Origin, &mut out, &Control::new()).unwrap();
-        let reused = t.elapsed();
-        let t = std::time::Instant::now();
-        energy_gram_into(&x, sm, Base::Centered, &mut out, &Control::new()).unwrap();
-        let centered = t.elapsed();
-        println!("energy_gram: new Vec {fresh:?}; into a reused buffer {reused:?} (Centered {centered:?})");
-    }
-}

@@ -150,9 +150,9 @@ pub(crate) fn run<K: Kernel>(
 
 /// One Hartigan sweep: visit the points in index order and make each point's best move when
 /// its gain exceeds the tolerance; returns the number of points moved. `diagonal` holds
-/// `G_ii` ([`diagonal_values`]). The single-machine
-/// search repeats it; [`crate::chunk_sweep`] runs it on one chunk of the points against a
-/// copy of the global cluster state.
+/// `G_ii` ([`diagonal_values`]). The single-machine search repeats it;
+/// [`crate::chunk_sweep`] runs it on one chunk of the points against a copy of the global
+/// cluster state.
 pub(crate) fn sweep<K: Kernel>(
     kernel: &K,
     weights: &[f64],

@@ -117,7 +117,7 @@ impl StripSums {
             .unwrap_or(usize::MAX);
         Ok(StripSums {
             gathered: try_filled(n.saturating_mul(k), 0.0, "k", what)?,
-            scattered: try_filled(scattered_len, 0.0, "k", what)?,
+            scattered: try_filled(scattered_len, 0.0, "k", "the per-tile cluster sums")?,
             n,
             k,
             block,

@@ -6,23 +6,23 @@ use crate::kernel::{diagonal_values, Kernel};
 use crate::partition::Partition;
 use crate::sweeps::{self, Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERANCE};
 
-/// `d_l(i) = ‖φ_i − μ_l‖² = G_ii − 2 m_l(i)/s_l + Q_l/s_l²`, the squared feature-space
-/// distance of point `i` to the weighted mean of cluster `l`, and the magnitude of the terms
-/// it is computed from (which bounds its rounding error). `norm` is `Q_l/s_l²`
-/// ([`MeanConstants`]).
+/// `2 m_l(i)/s_l`, the cross term of the squared feature-space distance of point `i` to the
+/// weighted mean of cluster `l`, `d_l(i) = ‖φ_i − μ_l‖² = G_ii − 2 m_l(i)/s_l + Q_l/s_l²`.
 #[inline(always)]
-fn distance_to_mean(
-    partition: &Partition,
-    l: usize,
-    i: usize,
-    diagonal: f64,
-    norm: f64,
-) -> (f64, f64) {
-    let cross = 2.0 * partition.sum(l, i) / partition.sizes[l];
-    (
-        (diagonal - cross) + norm,
-        diagonal.abs() + cross.abs() + norm.abs(),
-    )
+fn cross_term(sum: f64, size: f64) -> f64 {
+    2.0 * sum / size
+}
+
+/// `d_l(i)` from its cross term and `norm = Q_l/s_l²` ([`MeanConstants`]).
+#[inline(always)]
+fn distance_to_mean(diagonal: f64, cross: f64, norm: f64) -> f64 {
+    (diagonal - cross) + norm
+}
+
+/// The magnitude of the terms `d_l(i)` is computed from, which bounds its rounding error.
+#[inline(always)]
+fn distance_magnitude(diagonal: f64, cross: f64, norm: f64) -> f64 {
+    diagonal.abs() + cross.abs() + norm.abs()
 }
 
 /// The per-cluster factors of the gains that change only when a point moves: the squared
@@ -36,6 +36,8 @@ struct MeanConstants {
     join: Vec<f64>,
     /// The weight `join` was computed for (NaN: none yet).
     weight: f64,
+    /// Scratch for one point: the joining costs `s_l/(s_l + w)·d_l(i)`.
+    costs: Vec<f64>,
 }
 
 impl MeanConstants {
@@ -45,6 +47,7 @@ impl MeanConstants {
             norm: vec![0.0; partition.k],
             join: vec![0.0; partition.k],
             weight: f64::NAN,
+            costs: vec![0.0; partition.k],
         };
         for l in 0..partition.k {
             constants.norm[l] = Self::norm_of(partition, l);
@@ -102,29 +105,39 @@ fn best_move(
     i: usize,
     weight: f64,
     diagonal: f64,
+    sums: &[f64],
 ) -> Option<(usize, f64, f64)> {
     let j = partition.labels[i];
-    if partition.counts[j] <= 1 {
+    let k = partition.k;
+    if partition.counts[j] <= 1 || k < 2 {
         return None;
     }
     constants.set_weight(partition, weight);
-    let s_j = partition.sizes[j];
-    let leave = s_j / (s_j - weight);
-    let (d_j, e_j) = distance_to_mean(partition, j, i, diagonal, constants.norm[j]);
-    let mut best: Option<(usize, f64, f64)> = None;
-    for l in (0..partition.k).filter(|&l| l != j) {
-        let join = constants.join[l];
-        let (d_l, e_l) = distance_to_mean(partition, l, i, diagonal, constants.norm[l]);
-        let cost = join * d_l;
-        if best.is_none_or(|(_, c, _)| cost < c) {
-            best = Some((l, cost, join * e_l));
+    // Every cluster's cost first: independent divisions, which vectorise (cluster j's is
+    // computed and not used); then the selection, a short chain of comparisons.
+    let costs = &mut constants.costs[..k];
+    let per_cluster = sums[..k].iter().zip(&partition.sizes[..k]);
+    let factors = constants.norm[..k].iter().zip(&constants.join[..k]);
+    for (cost, ((&sum, &size), (&norm, &join))) in costs.iter_mut().zip(per_cluster.zip(factors)) {
+        *cost = join * distance_to_mean(diagonal, cross_term(sum, size), norm);
+    }
+    let mut best = usize::from(j == 0);
+    for l in best + 1..k {
+        if l != j && costs[l] < costs[best] {
+            best = l;
         }
     }
-    best.map(|(l, cost, magnitude)| {
-        let delta = weight * (leave * d_j - cost);
-        let tolerance = GAIN_TOLERANCE * weight * (leave * e_j + magnitude);
-        (l, delta, tolerance)
-    })
+    let s_j = partition.sizes[j];
+    let leave = s_j / (s_j - weight);
+    let cross_j = cross_term(sums[j], s_j);
+    let d_j = distance_to_mean(diagonal, cross_j, constants.norm[j]);
+    let e_j = distance_magnitude(diagonal, cross_j, constants.norm[j]);
+    let cross = cross_term(sums[best], partition.sizes[best]);
+    let magnitude =
+        constants.join[best] * distance_magnitude(diagonal, cross, constants.norm[best]);
+    let delta = weight * (leave * d_j - costs[best]);
+    let tolerance = GAIN_TOLERANCE * weight * (leave * e_j + magnitude);
+    Some((best, delta, tolerance))
 }
 
 /// Run Hartigan sweeps on `partition` until a sweep moves nothing or `max_iter` sweeps.
@@ -162,13 +175,15 @@ pub(crate) fn sweep<K: Kernel>(
 ) -> Result<usize> {
     let mut moves_in_sweep = 0;
     let mut constants = MeanConstants::new(partition);
+    let mut buffer = vec![0.0; partition.k];
     let points = weights.iter().zip(diagonal).enumerate().take(kernel.n());
     for (i, (&weight, &diagonal)) in points {
         if i % CHECK_EVERY_POINTS == CHECK_EVERY_POINTS - 1 {
             control.checkpoint()?;
         }
+        let sums = partition.point_sums(i, &mut buffer);
         if let Some((to, delta, tolerance)) =
-            best_move(partition, &mut constants, i, weight, diagonal)
+            best_move(partition, &mut constants, i, weight, diagonal, sums)
         {
             if delta > tolerance {
                 let from = partition.labels[i];

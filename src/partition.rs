@@ -215,6 +215,21 @@ impl<'a> Partition<'a> {
         }
     }
 
+    /// `m_0(i), …, m_{k−1}(i)`: the kept row of point-major sums, or the sums written into
+    /// `buffer` (length at least k). The same numbers as [`Partition::sum`].
+    #[inline(always)]
+    pub fn point_sums<'s>(&'s self, i: usize, buffer: &'s mut [f64]) -> &'s [f64] {
+        let k = self.k;
+        if let ClusterSums::PointMajor(sums) = &self.sums {
+            return &sums[i * k..(i + 1) * k];
+        }
+        let buffer = &mut buffer[..k];
+        for (l, sum) in buffer.iter_mut().enumerate() {
+            *sum = self.sum(l, i);
+        }
+        buffer
+    }
+
     /// Move point `i` to cluster `to` with the exact updates of SPEC:
     /// `Q_from ← Q_from − 2 w m_from(i) + w² G_ii`, `Q_to ← Q_to + 2 w m_to(i) + w² G_ii`,
     /// `s` and counts, and `M[from, :] −= w G[i, :]`, `M[to, :] += w G[i, :]`. O(n) dense.

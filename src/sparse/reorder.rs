@@ -362,8 +362,20 @@ fn breadth_first_renumbering<S: Slot, I: CsrIndex, T: KernelElement>(
                 control.checkpoint()?;
             }
             head += 1;
-            if let (Some(max_width), AUTO_PROBE_NODES) = (max_level_width, head) {
-                if head > max_width.saturating_mul(levels) {
+            if let Some(max_width) = max_level_width {
+                // The verdict at AUTO_PROBE_NODES nodes, or earlier where it is already
+                // certain: once that many nodes are found, the node it is judged at lies in
+                // this level or the next, so at most `levels + 1` levels will have started
+                // (a random graph is known to give up within a few levels, not after the
+                // whole probe).
+                let decided = head == AUTO_PROBE_NODES
+                    || (head < AUTO_PROBE_NODES && order.len() >= AUTO_PROBE_NODES);
+                let most_levels = if head == AUTO_PROBE_NODES {
+                    levels
+                } else {
+                    levels + 1
+                };
+                if decided && AUTO_PROBE_NODES > max_width.saturating_mul(most_levels) {
                     return Ok(None);
                 }
             }

@@ -299,3 +299,89 @@ fn a_cancelled_control_stops_the_renumbering_and_the_fit() {
     let r = fit(&kernel, 2, &Options::default(), Reorder::Always, &control);
     assert_eq!(r.unwrap_err(), KGroupsError::Interrupted);
 }
+
+/// The number of breadth-first levels started when the `count`-th node is dequeued, by a
+/// plain search with [`PermutedCsr::breadth_first`]'s rules (neighbours in increasing index,
+/// a new component from its lowest unreached node, starting a level of its own).
+fn levels_started_at(indptr: &[usize], indices: &[usize], count: usize) -> usize {
+    let n = indptr.len() - 1;
+    let mut level = vec![usize::MAX; n];
+    let mut order = Vec::with_capacity(n);
+    let mut next_level = 0;
+    for root in 0..n {
+        if level[root] != usize::MAX {
+            continue;
+        }
+        level[root] = next_level;
+        order.push(root);
+        let mut head = order.len() - 1;
+        while head < order.len() {
+            let node = order[head];
+            head += 1;
+            for &y in &indices[indptr[node]..indptr[node + 1]] {
+                if level[y] == usize::MAX {
+                    level[y] = level[node] + 1;
+                    order.push(y);
+                }
+            }
+        }
+        next_level = level[*order.last().unwrap()] + 1;
+    }
+    level[order[count - 1]] + 1
+}
+
+#[test]
+fn the_probe_gives_the_verdict_of_the_whole_probe_however_early() {
+    // Random graphs whose levels grow at different rates (about `degree` times per level),
+    // including several components: with limits on both sides of each graph's threshold
+    // (the average width over the probe), renumbering is given up exactly when the average
+    // over the whole probe is wider than the limit, although a wide graph is now judged
+    // within a few levels.
+    let n = AUTO_PROBE_NODES + 5000;
+    for (degree, components, seed) in [
+        (2usize, 1usize, 1u64),
+        (3, 1, 2),
+        (6, 3, 3),
+        (20, 1, 4),
+        (40, 2, 5),
+    ] {
+        let mut rng = TestRng(seed);
+        let mut rows = vec![vec![]; n];
+        let size = n / components;
+        for a in 0..n {
+            let low = (a / size).min(components - 1) * size;
+            let high = if low / size == components - 1 {
+                n
+            } else {
+                low + size
+            };
+            for _ in 0..degree.div_ceil(2) {
+                let b = low + ((high - low) as f64 * rng.next_f64()) as usize;
+                if b != a {
+                    rows[a].push(b);
+                    rows[b].push(a);
+                }
+            }
+        }
+        let (mut indptr, mut indices) = (vec![0usize], vec![]);
+        for row in rows.iter_mut() {
+            row.sort_unstable();
+            row.dedup();
+            indices.extend_from_slice(row);
+            indptr.push(indices.len());
+        }
+        let data = vec![1.0; indices.len()];
+        let kernel = CsrKernel::new(&indptr, &indices, &data, n).unwrap();
+        let levels = levels_started_at(&indptr, &indices, AUTO_PROBE_NODES);
+        let threshold = AUTO_PROBE_NODES.div_ceil(levels);
+        for width in [1, threshold - 1, threshold, threshold + 1, AUTO_PROBE_NODES] {
+            let gives_up = AUTO_PROBE_NODES > width * levels;
+            let result = PermutedCsr::breadth_first(&kernel, Some(width), &Control::new());
+            assert_eq!(
+                result.unwrap().is_none(),
+                gives_up,
+                "degree {degree}, {components} components, {levels} levels, limit {width}"
+            );
+        }
+    }
+}

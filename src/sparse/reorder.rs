@@ -363,19 +363,17 @@ fn breadth_first_renumbering<S: Slot, I: CsrIndex, T: KernelElement>(
             }
             head += 1;
             if let Some(max_width) = max_level_width {
-                // The verdict at AUTO_PROBE_NODES nodes, or earlier where it is already
-                // certain: once that many nodes are found, the node it is judged at lies in
-                // this level or the next, so at most `levels + 1` levels will have started
-                // (a random graph is known to give up within a few levels, not after the
-                // whole probe).
-                let decided = head == AUTO_PROBE_NODES
-                    || (head < AUTO_PROBE_NODES && order.len() >= AUTO_PROBE_NODES);
-                let most_levels = if head == AUTO_PROBE_NODES {
-                    levels
-                } else {
-                    levels + 1
+                // The verdict at AUTO_PROBE_NODES nodes, given as soon as it is certain: once
+                // that many nodes are found, the last of them lies in this level or the next,
+                // so at most `levels + 1` levels will have started (a random graph is judged
+                // within a few levels, not after the whole probe).
+                let most_levels = match head.cmp(&AUTO_PROBE_NODES) {
+                    std::cmp::Ordering::Equal => Some(levels),
+                    std::cmp::Ordering::Less if order.len() >= AUTO_PROBE_NODES => Some(levels + 1),
+                    _ => None,
                 };
-                if decided && AUTO_PROBE_NODES > max_width.saturating_mul(most_levels) {
+                if most_levels.is_some_and(|most| AUTO_PROBE_NODES > max_width.saturating_mul(most))
+                {
                     return Ok(None);
                 }
             }

@@ -90,7 +90,8 @@ impl MeanConstants {
 }
 
 /// The best move of point `i` (in cluster `j`): `(ℓ*, ΔQ(j → ℓ*), tolerance)`, or `None`
-/// when `i` is alone in its cluster or `k = 1`. Ties go to the lowest cluster index.
+/// when `i` is alone in its cluster or `k = 1`. Ties go to the lowest cluster index. `sums`
+/// holds the point's k cluster sums `m_l(i)` ([`Partition::point_sums`]).
 ///
 /// The gain is written through the distances to the cluster means,
 /// `ΔQ(j → ℓ) = w [ s_j/(s_j − w)·d_j(i) − s_ℓ/(s_ℓ + w)·d_ℓ(i) ]`, which equals the

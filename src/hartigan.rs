@@ -4,6 +4,7 @@ use crate::control::Control;
 use crate::error::Result;
 use crate::kernel::{diagonal_values, Kernel};
 use crate::partition::Partition;
+use crate::pending_moves::PendingMoves;
 use crate::sweeps::{self, Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERANCE};
 
 /// `2 m_l(i)/s_l`, the cross term of the squared feature-space distance of point `i` to the
@@ -174,25 +175,46 @@ pub(crate) fn sweep<K: Kernel>(
     partition: &mut Partition<'_>,
     control: &Control,
 ) -> Result<usize> {
+    let mut pending = match partition.cluster_major_sums_mut() {
+        Some(_) if kernel.batches_moves() => Some(PendingMoves::new(kernel.n())?),
+        _ => None,
+    };
     let mut moves_in_sweep = 0;
     let mut constants = MeanConstants::new(partition);
     let mut buffer = vec![0.0; partition.k];
     let points = weights.iter().zip(diagonal).enumerate().take(kernel.n());
-    for (i, (&weight, &diagonal)) in points {
-        if i % CHECK_EVERY_POINTS == CHECK_EVERY_POINTS - 1 {
-            control.checkpoint()?;
-        }
-        let sums = partition.point_sums(i, &mut buffer);
-        if let Some((to, delta, tolerance)) =
-            best_move(partition, &mut constants, i, weight, diagonal, sums)
-        {
-            if delta > tolerance {
-                let from = partition.labels[i];
-                partition.move_point(kernel, i, to, weight, diagonal);
-                constants.moved(partition, from, to);
-                moves_in_sweep += 1;
+    let visit = || -> Result<()> {
+        for (i, (&weight, &diagonal)) in points {
+            if i % CHECK_EVERY_POINTS == CHECK_EVERY_POINTS - 1 {
+                control.checkpoint()?;
+            }
+            if let Some(pending) = pending.as_mut() {
+                pending.catch_up(kernel, partition, i);
+            }
+            let sums = partition.point_sums(i, &mut buffer);
+            if let Some((to, delta, tolerance)) =
+                best_move(partition, &mut constants, i, weight, diagonal, sums)
+            {
+                if delta > tolerance {
+                    let from = partition.labels[i];
+                    match pending.as_mut() {
+                        Some(pending) => {
+                            partition.move_totals(i, to, weight, diagonal);
+                            pending.push(kernel, partition, i, from, to, weight);
+                        }
+                        None => partition.move_point(kernel, i, to, weight, diagonal),
+                    }
+                    constants.moved(partition, from, to);
+                    moves_in_sweep += 1;
+                }
             }
         }
+        Ok(())
+    };
+    let visited = visit();
+    // Also when interrupted: the partition the caller keeps must hold its moves.
+    if let Some(pending) = pending.as_mut() {
+        pending.apply(kernel, partition);
     }
-    Ok(moves_in_sweep)
+    visited.map(|()| moves_in_sweep)
 }

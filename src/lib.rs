@@ -38,6 +38,7 @@ pub mod lowrank;
 pub mod matrix_free;
 pub mod one_d;
 mod partition;
+mod pending_moves;
 pub mod restarts;
 pub mod rng;
 mod scale;

@@ -8,7 +8,7 @@
 //! each evaluated once; a move computes one row, O(n·D).
 
 use crate::control::Control;
-use crate::distance::{DataRows, PairwiseRows, Points, RunEpilogue, Semimetric};
+use crate::distance::{DataRows, PairwiseRows, Points, RunEpilogue, Semimetric, BLOCK};
 use crate::error::{KGroupsError, Result};
 use crate::gram::{base_kernel_value, for_each_tile, refuse_base, Base, Frame};
 use crate::kernel::tile_sums::{add_tile, Labelled, TiledSums};
@@ -16,12 +16,33 @@ use crate::kernel::{check_cluster_sums_args, Kernel};
 use rayon::prelude::*;
 use std::ops::Range;
 
-/// Rows are computed and consumed in chunks of this many entries (fits in L1/L2).
+/// Rows are computed and consumed in chunks of at most this many entries (fits in L1/L2).
 const CHUNK: usize = 2048;
+/// A move computes its row into a buffer on the stack in runs of this many entries (zeroing
+/// a buffer of a whole chunk on every call showed in profiles). Also the smallest chunk of a
+/// row computed in parallel: about 2.5 µs of work at D = 10, well above what rayon takes to
+/// hand a chunk to another thread.
+const RUN: usize = 512;
 /// Points per block of the tiled cluster sums (a 256 × 256 tile of f64 is 512 KiB, in L2).
 const SUMS_BLOCK: usize = 256;
+/// From this n on, a Hartigan sweep batches the moves ([`Kernel::batches_moves`]): the data
+/// (n·D values) and two rows of sums stop staying in the caches from one move to the next.
+/// Measured on eq. 56 data (D = 10, k = 2, two threads): n = 10⁴ gains nothing, 3·10⁴
+/// gains 7 %, 10⁵ 1.4× (`benches/bench_floor.py`, row `matrix_free`).
+const BATCHED_MOVES_MIN: usize = 1 << 14;
 /// Below this n a row is computed on one thread.
-const PARALLEL_ROW_MIN: usize = 1 << 14;
+const PARALLEL_ROW_MIN: usize = 1 << 12;
+
+/// The chunk length of a row of `n` entries computed in parallel, or `None` for one thread
+/// (`n` below [`PARALLEL_ROW_MIN`], or one thread in the pool): about 16 chunks, so that the
+/// threads share a row evenly, each between [`RUN`] and [`CHUNK`] entries and a multiple of
+/// the transposed data's blocks (a chunk that starts inside a block leaves short runs,
+/// evaluated in narrow lanes). Every entry is computed alone, so the chunks do not change any
+/// value.
+fn parallel_chunk(n: usize) -> Option<usize> {
+    (n >= PARALLEL_ROW_MIN && rayon::current_num_threads() > 1)
+        .then(|| (n / 16).clamp(RUN, CHUNK) / BLOCK * BLOCK)
+}
 
 /// The energy kernel of a data set, rows computed on the fly.
 ///
@@ -178,11 +199,19 @@ impl Kernel for DataKernel<'_> {
         }
     }
 
+    fn row_run(&self, i: usize, start: usize, out: &mut [f64]) {
+        self.row_chunk(i, start, out);
+    }
+
+    fn batches_moves(&self) -> bool {
+        self.n() >= BATCHED_MOVES_MIN
+    }
+
     fn row_into(&self, i: usize, out: &mut [f64]) {
-        if self.n() >= PARALLEL_ROW_MIN {
-            out.par_chunks_mut(CHUNK)
+        if let Some(len) = parallel_chunk(self.n()) {
+            out.par_chunks_mut(len)
                 .enumerate()
-                .for_each(|(c, chunk)| self.row_chunk(i, c * CHUNK, chunk));
+                .for_each(|(c, chunk)| self.row_chunk(i, c * len, chunk));
         } else {
             for (c, chunk) in out.chunks_mut(CHUNK).enumerate() {
                 self.row_chunk(i, c * CHUNK, chunk);
@@ -191,28 +220,26 @@ impl Kernel for DataKernel<'_> {
     }
 
     fn move_point(&self, i: usize, weight: f64, leaving: &mut [f64], joining: &mut [f64]) {
-        let update = |(c, (leaving, joining)): (usize, (&mut [f64], &mut [f64]))| {
-            let mut row = [0.0; CHUNK];
-            let row = &mut row[..leaving.len()];
-            self.row_chunk(i, c * CHUNK, row);
-            for ((l, j), v) in leaving.iter_mut().zip(joining.iter_mut()).zip(row.iter()) {
-                let delta = weight * v;
-                *l -= delta;
-                *j += delta;
+        let update = |start: usize, leaving: &mut [f64], joining: &mut [f64]| {
+            let mut row = [0.0; RUN];
+            let runs = leaving.chunks_mut(RUN).zip(joining.chunks_mut(RUN));
+            for (r, (leaving, joining)) in runs.enumerate() {
+                let row = &mut row[..leaving.len()];
+                self.row_chunk(i, start + r * RUN, row);
+                for ((l, j), v) in leaving.iter_mut().zip(joining.iter_mut()).zip(row.iter()) {
+                    let delta = weight * v;
+                    *l -= delta;
+                    *j += delta;
+                }
             }
         };
-        if self.n() >= PARALLEL_ROW_MIN {
-            leaving
-                .par_chunks_mut(CHUNK)
-                .zip(joining.par_chunks_mut(CHUNK))
+        match parallel_chunk(self.n()) {
+            Some(len) => leaving
+                .par_chunks_mut(len)
+                .zip(joining.par_chunks_mut(len))
                 .enumerate()
-                .for_each(update);
-        } else {
-            leaving
-                .chunks_mut(CHUNK)
-                .zip(joining.chunks_mut(CHUNK))
-                .enumerate()
-                .for_each(update);
+                .for_each(|(c, (leaving, joining))| update(c * len, leaving, joining)),
+            None => update(0, leaving, joining),
         }
     }
 

@@ -241,16 +241,7 @@ impl<'a> Partition<'a> {
         weight: f64,
         diagonal: f64,
     ) {
-        let from = self.labels[i];
-        debug_assert_ne!(from, to);
-        let self_term = weight * weight * diagonal;
-        self.terms[from] += -2.0 * weight * self.sum(from, i) + self_term;
-        self.terms[to] += 2.0 * weight * self.sum(to, i) + self_term;
-        self.sizes[from] -= weight;
-        self.sizes[to] += weight;
-        self.counts[from] -= 1;
-        self.counts[to] += 1;
-        self.labels[i] = to;
+        let from = self.move_totals(i, to, weight, diagonal);
         match &mut self.sums {
             ClusterSums::ClusterMajor(sums) => {
                 let (leaving, joining) = two_rows_mut(sums, self.n, from, to);
@@ -271,6 +262,34 @@ impl<'a> Partition<'a> {
                     *j += weight * f;
                 }
             }
+        }
+    }
+}
+
+impl Partition<'_> {
+    /// The part of [`Partition::move_point`] that is not the sums: `Q_from`, `Q_to`, `s`,
+    /// the counts and the label of point `i`, moved to `to`. Returns the cluster it left.
+    /// The sums must then receive the move (at once, or through
+    /// [`crate::pending_moves::PendingMoves`]).
+    pub fn move_totals(&mut self, i: usize, to: usize, weight: f64, diagonal: f64) -> usize {
+        let from = self.labels[i];
+        debug_assert_ne!(from, to);
+        let self_term = weight * weight * diagonal;
+        self.terms[from] += -2.0 * weight * self.sum(from, i) + self_term;
+        self.terms[to] += 2.0 * weight * self.sum(to, i) + self_term;
+        self.sizes[from] -= weight;
+        self.sizes[to] += weight;
+        self.counts[from] -= 1;
+        self.counts[to] += 1;
+        self.labels[i] = to;
+        from
+    }
+
+    /// The cluster-major sums `M` (`m_l(i)` at `l * n + i`), if that is how they are kept.
+    pub fn cluster_major_sums_mut(&mut self) -> Option<&mut [f64]> {
+        match &mut self.sums {
+            ClusterSums::ClusterMajor(sums) => Some(sums),
+            _ => None,
         }
     }
 }

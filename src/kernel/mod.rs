@@ -82,6 +82,43 @@ pub trait Kernel: Sync {
         self.for_each_in_row(i, |y, v| out[y] = v);
     }
 
+    /// `out[j] = G[i, start + j]` for `start + out.len() <= n`: a run of row `i`, the same
+    /// values as [`Kernel::row_into`] writes there.
+    ///
+    /// ```
+    /// use kgroups::{DenseKernel, Kernel};
+    /// let kernel = DenseKernel::new(&[2.0, 1.0, 0.5, 1.0, 3.0, 0.0, 0.5, 0.0, 1.0], 3)?;
+    /// let mut run = [0.0; 2];
+    /// kernel.row_run(1, 1, &mut run);
+    /// assert_eq!(run, [3.0, 0.0]);
+    /// # Ok::<(), kgroups::KGroupsError>(())
+    /// ```
+    fn row_run(&self, i: usize, start: usize, out: &mut [f64]) {
+        out.iter_mut().for_each(|o| *o = 0.0);
+        let end = start + out.len();
+        self.for_each_in_row(i, |y, v| {
+            if (start..end).contains(&y) {
+                out[y - start] = v;
+            }
+        });
+    }
+
+    /// Whether a Hartigan sweep batches this kernel's moves: the updates of the cluster sums
+    /// wait, a batch of moves is applied in one pass over the points, and a point's own sums
+    /// are brought up to date (from single entries, [`Kernel::row_run`]) before it is
+    /// evaluated. Worth it where rows are computed, not read: a batch computes its rows
+    /// reading the data once instead of once per move. Every sum receives the same updates
+    /// in the same order either way, so the results are the same.
+    ///
+    /// ```
+    /// use kgroups::{DenseKernel, Kernel};
+    /// assert!(!DenseKernel::new(&[1.0], 1)?.batches_moves());
+    /// # Ok::<(), kgroups::KGroupsError>(())
+    /// ```
+    fn batches_moves(&self) -> bool {
+        false
+    }
+
     /// `out[y] += scale * G[i, y]` for every `y` (`out.len() == n`).
     fn add_scaled_row(&self, i: usize, scale: f64, out: &mut [f64]) {
         self.for_each_in_row(i, |y, v| out[y] += scale * v);

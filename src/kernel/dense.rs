@@ -353,6 +353,13 @@ impl<T: KernelElement> Kernel for DenseKernel<'_, T> {
     }
 
     #[inline]
+    fn row_run(&self, i: usize, start: usize, out: &mut [f64]) {
+        for (o, v) in out.iter_mut().zip(&self.row(i)[start..]) {
+            *o = v.widen();
+        }
+    }
+
+    #[inline]
     fn add_scaled_row(&self, i: usize, scale: f64, out: &mut [f64]) {
         for (o, v) in out.iter_mut().zip(self.row(i)) {
             *o += scale * v.widen();

@@ -82,7 +82,8 @@ pub trait Kernel: Sync {
         self.for_each_in_row(i, |y, v| out[y] = v);
     }
 
-    /// `out[j] = G[i, start + j]` for `start + out.len() <= n`: a run of row `i`, the same
+    /// `out[j] = G[i, start + j]` for `start + out.len() <= n` (panics otherwise, as slice
+    /// indexing does): a run of row `i`, the same
     /// values as [`Kernel::row_into`] writes there.
     ///
     /// ```
@@ -108,7 +109,8 @@ pub trait Kernel: Sync {
     /// are brought up to date (from single entries, [`Kernel::row_run`]) before it is
     /// evaluated. Worth it where rows are computed, not read: a batch computes its rows
     /// reading the data once instead of once per move. Every sum receives the same updates
-    /// in the same order either way, so the results are the same.
+    /// in the same order either way, so the results are the same. A kernel that batches
+    /// should also implement [`Kernel::row_run`] (the default reads the whole row).
     ///
     /// ```
     /// use kgroups::{DenseKernel, Kernel};

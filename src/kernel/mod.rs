@@ -83,8 +83,7 @@ pub trait Kernel: Sync {
     }
 
     /// `out[j] = G[i, start + j]` for `start + out.len() <= n` (panics otherwise, as slice
-    /// indexing does): a run of row `i`, the same
-    /// values as [`Kernel::row_into`] writes there.
+    /// indexing does): a run of row `i`, the same values as [`Kernel::row_into`] writes there.
     ///
     /// ```
     /// use kgroups::{DenseKernel, Kernel};

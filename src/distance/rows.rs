@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
+use super::semimetric::{RhoOfSquared, WithRho};
 use super::simd;
 use super::{Points, Semimetric};
 use crate::control::Control;
@@ -387,25 +388,107 @@ impl<'a> DataRows<'a> {
         out: &mut [f64],
         epilogue: &E,
     ) {
+        if self.expanded() {
+            for (b, block, offset, run) in self.block_runs(start, out) {
+                let len = block.len() / xa.len();
+                simd::dots_to_transposed::<1, 16>(
+                    xa,
+                    block,
+                    len,
+                    offset,
+                    run.len(),
+                    run,
+                    run.len(),
+                );
+                self.expanded_squared_distances(xa, norm_a, block, len, offset, b, run);
+            }
+            rho_from_squared_distances(self.semimetric, xa, &self.points, start, self.scale, out);
+        } else {
+            /// The squared distances by differences, with ρ in the same pass where ρ's
+            /// latency can hide behind the sums ([`RhoOfSquared::OVERLAPS`]); returns whether
+            /// ρ was taken.
+            struct Differences<'r, 'x, 'o, 'a> {
+                rows: &'r DataRows<'a>,
+                xa: &'x [f64],
+                start: usize,
+                out: &'o mut [f64],
+            }
+            impl WithRho for Differences<'_, '_, '_, '_> {
+                type Output = bool;
+                #[inline(always)]
+                fn run<R: RhoOfSquared>(self, rho: R) -> bool {
+                    let dim = self.xa.len();
+                    for (_, block, offset, run) in self.rows.block_runs(self.start, self.out) {
+                        let len = block.len() / dim;
+                        if R::OVERLAPS {
+                            simd::rho_of_differences_to_transposed(
+                                self.xa, block, len, offset, run, rho,
+                            );
+                        } else {
+                            simd::squared_distances_to_transposed(self.xa, block, len, offset, run);
+                        }
+                    }
+                    R::OVERLAPS
+                }
+            }
+            let fused = self.semimetric.with_rho(Differences {
+                rows: self,
+                xa,
+                start,
+                out: &mut *out,
+            });
+            if fused {
+                // The data are finite and the frame keeps their squared distances finite, and
+                // ρ of a finite d² ≥ 0 is never NaN: a NaN is a marked value. Counted (not
+                // searched) so that the test vectorises.
+                let marked = out.iter().fold(0usize, |c, v| c + usize::from(v.is_nan()));
+                if marked > 0 {
+                    rho_of_lost(self.semimetric, xa, &self.points, start, self.scale, out);
+                }
+            } else {
+                rho_from_squared_distances(
+                    self.semimetric,
+                    xa,
+                    &self.points,
+                    start,
+                    self.scale,
+                    out,
+                );
+            }
+        }
+        epilogue.apply(start, out);
+    }
+
+    /// The runs of `out` (the values of the points from `start`) that lie in one transposed
+    /// block each: `(b, block, offset, run)`, the run holding the points from `b`, at `offset`
+    /// within `block` (its transposed coordinates, row stride `block.len() / D`).
+    #[inline(always)]
+    fn block_runs<'s, 'o>(
+        &'s self,
+        start: usize,
+        out: &'o mut [f64],
+    ) -> impl Iterator<Item = (usize, &'s [f64], usize, &'o mut [f64])> + use<'s, 'o, 'a> {
         let (n, dim) = (self.points.n(), self.points.dim());
-        let mut done = 0;
-        while done < out.len() {
-            let b = start + done;
+        let mut rest = out;
+        let mut b = start;
+        std::iter::from_fn(move || {
+            if rest.is_empty() {
+                return None;
+            }
             let first = b - b % BLOCK;
             let len = BLOCK.min(n - first);
-            let take = (first + len - b).min(out.len() - done);
-            let block = &self.transposed[first * dim..(first + len) * dim];
-            let run = &mut out[done..done + take];
-            if self.expanded() {
-                simd::dots_to_transposed::<1, 16>(xa, block, len, b - first, take, run, take);
-                self.expanded_squared_distances(xa, norm_a, block, len, b - first, b, run);
-            } else {
-                simd::squared_distances_to_transposed(xa, block, len, b - first, run);
-            }
-            done += take;
-        }
-        rho_from_squared_distances(self.semimetric, xa, &self.points, start, self.scale, out);
-        epilogue.apply(start, out);
+            let take = (first + len - b).min(rest.len());
+            let (run, tail) = std::mem::take(&mut rest).split_at_mut(take);
+            rest = tail;
+            let item = (
+                b,
+                &self.transposed[first * dim..(first + len) * dim],
+                b - first,
+                run,
+            );
+            b += take;
+            Some(item)
+        })
     }
 
     /// [`DataRows::rho_in_frame_portable`] for the [`TILE_ROWS`] points from `first_row`
@@ -621,13 +704,22 @@ impl PairwiseRows for GramRows<'_> {
     }
 }
 
+/// A squared distance below the normal range has lost its digits (a distance under ~1e-154,
+/// e.g. between two close points of data that also hold values near the float limits, where
+/// it matters for a small alpha): it is marked NaN (ρ of NaN is NaN for every semimetric) for
+/// [`rho_of_lost`] to evaluate from the distance itself. Identical points take that path too.
+#[inline(always)]
+pub(super) fn mark_lost(d2: f64) -> f64 {
+    if d2 < f64::MIN_POSITIVE {
+        f64::NAN
+    } else {
+        d2
+    }
+}
+
 /// Turns the squared distances `d2[j]` between `xa` (a point already in the frame) and the
-/// points `first + j` of `y` (multiplied by `scale` into the frame) into ρ. A square below
-/// the normal range has lost its digits (a distance under ~1e-154, e.g. between two close
-/// points of data that also hold values near the float limits, where it matters for a small
-/// alpha): such a pair is evaluated from the distance itself, m·√Σ(Δ_k/m)² with
-/// m = max_k |Δ_k| ([`Semimetric::from_distance`]). Identical points take that path too and
-/// give 0.
+/// points `first + j` of `y` (multiplied by `scale` into the frame) into ρ, those below the
+/// normal range through [`mark_lost`] and [`rho_of_lost`].
 #[inline(always)]
 fn rho_from_squared_distances(
     semimetric: Semimetric,
@@ -639,16 +731,29 @@ fn rho_from_squared_distances(
 ) {
     let mut lost = false;
     for v in d2.iter_mut() {
-        if *v < f64::MIN_POSITIVE {
-            *v = f64::NAN; // marked: ρ of NaN is NaN for every semimetric
-            lost = true;
-        }
+        lost |= *v < f64::MIN_POSITIVE;
+        *v = mark_lost(*v);
     }
     semimetric.apply_to_squared_distances(d2);
-    if !lost {
-        return;
+    if lost {
+        rho_of_lost(semimetric, xa, y, first, scale, d2);
     }
-    for (j, value) in d2.iter_mut().enumerate() {
+}
+
+/// Replaces every NaN of `values` (ρ of a marked squared distance, see [`mark_lost`]) between
+/// `xa` (in the frame) and the point `first + j` of `y` (multiplied by `scale` into the frame)
+/// by ρ evaluated from the distance itself, m·√Σ(Δ_k/m)² with m = max_k |Δ_k|
+/// ([`Semimetric::from_distance`]); identical points give 0.
+#[cold]
+fn rho_of_lost(
+    semimetric: Semimetric,
+    xa: &[f64],
+    y: &Points,
+    first: usize,
+    scale: f64,
+    values: &mut [f64],
+) {
+    for (j, value) in values.iter_mut().enumerate() {
         if value.is_nan() {
             let yb = y.row(first + j);
             let delta = |u: f64, v: f64| u - v * scale;

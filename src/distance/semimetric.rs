@@ -112,19 +112,16 @@ impl Semimetric {
     /// ```
     #[inline]
     pub fn from_squared_distance(&self, d2: f64) -> f64 {
-        match *self {
-            Semimetric::Power { alpha } => {
-                if alpha == 1.0 {
-                    d2.sqrt()
-                } else if alpha == 2.0 {
-                    d2
-                } else {
-                    d2.powf(0.5 * alpha)
-                }
+        /// ρ of one squared distance.
+        struct One(f64);
+        impl WithRho for One {
+            type Output = f64;
+            #[inline(always)]
+            fn run<R: RhoOfSquared>(self, rho: R) -> f64 {
+                rho.rho(self.0)
             }
-            Semimetric::Exponential { sigma } => exponential_rho(d2, sigma),
-            Semimetric::Gaussian { sigma } => gaussian_rho(d2, sigma),
         }
+        self.with_rho(One(d2))
     }
 
     /// ρ from the distance `d >= 0` itself, for a distance whose square would leave the
@@ -162,22 +159,114 @@ impl Semimetric {
     /// ```
     #[inline(always)]
     pub fn apply_to_squared_distances(&self, d2: &mut [f64]) {
+        /// ρ of every squared distance of a slice, in place.
+        struct Each<'a>(&'a mut [f64]);
+        impl WithRho for Each<'_> {
+            type Output = ();
+            #[inline(always)]
+            fn run<R: RhoOfSquared>(self, rho: R) {
+                self.0.iter_mut().for_each(|v| *v = rho.rho(*v));
+            }
+        }
+        self.with_rho(Each(d2))
+    }
+
+    /// Runs `work` with ρ as a function of the squared distance of its own type, so that a
+    /// loop over pairs is compiled once per kind of semimetric with ρ inlined (and
+    /// vectorised where it can be). The one place that says which function of d² each
+    /// semimetric is: power `d2^(alpha/2)` (`alpha == 1`: `sqrt(d2)`, `alpha == 2`: `d2`),
+    /// exponential `2·(1 − e^{−√d2/(2σ)})`, gaussian `2·(1 − e^{−d2/(2σ²)})`.
+    #[inline(always)]
+    pub(crate) fn with_rho<W: WithRho>(&self, work: W) -> W::Output {
         match *self {
             Semimetric::Power { alpha } => {
                 if alpha == 1.0 {
-                    d2.iter_mut().for_each(|v| *v = v.sqrt());
+                    work.run(SquareRoot)
                 } else if alpha == 2.0 {
+                    work.run(Identity)
                 } else {
-                    let h = 0.5 * alpha;
-                    d2.iter_mut().for_each(|v| *v = v.powf(h));
+                    work.run(HalfPower(0.5 * alpha))
                 }
             }
-            Semimetric::Exponential { sigma } => {
-                d2.iter_mut().for_each(|v| *v = exponential_rho(*v, sigma));
-            }
-            Semimetric::Gaussian { sigma } => {
-                d2.iter_mut().for_each(|v| *v = gaussian_rho(*v, sigma));
-            }
+            Semimetric::Exponential { sigma } => work.run(ExponentialRho(sigma)),
+            Semimetric::Gaussian { sigma } => work.run(GaussianRho(sigma)),
         }
+    }
+}
+
+/// ρ as a function of the squared distance d² (see [`Semimetric::with_rho`]).
+pub(crate) trait RhoOfSquared: Copy {
+    /// Whether ρ is best taken in the same pass as the squared distances, its latency hidden
+    /// behind the next points' sums: true for the square root (one vector per several cycles
+    /// on the divide unit, which the sums do not use), false where ρ is arithmetic that
+    /// competes with the sums for registers and ports (the exponentials, measured slower
+    /// fused) or a library call (general alpha).
+    const OVERLAPS: bool = false;
+    /// ρ of the squared distance `d2` (NaN stays NaN).
+    fn rho(self, d2: f64) -> f64;
+}
+
+/// Work over pairs compiled for one [`RhoOfSquared`] (see [`Semimetric::with_rho`]).
+pub(crate) trait WithRho {
+    /// What the work returns.
+    type Output;
+    /// Does the work with `rho`. Implementations mark it `#[inline(always)]`, so that it is
+    /// compiled for the vector width of its caller.
+    fn run<R: RhoOfSquared>(self, rho: R) -> Self::Output;
+}
+
+/// The power semimetric with alpha = 1: ρ = √d².
+#[derive(Clone, Copy)]
+struct SquareRoot;
+
+impl RhoOfSquared for SquareRoot {
+    const OVERLAPS: bool = true;
+    #[inline(always)]
+    fn rho(self, d2: f64) -> f64 {
+        d2.sqrt()
+    }
+}
+
+/// The power semimetric with alpha = 2: ρ = d², exactly.
+#[derive(Clone, Copy)]
+struct Identity;
+
+impl RhoOfSquared for Identity {
+    #[inline(always)]
+    fn rho(self, d2: f64) -> f64 {
+        d2
+    }
+}
+
+/// The power semimetric with another alpha: ρ = (d²)^h, h = alpha/2.
+#[derive(Clone, Copy)]
+struct HalfPower(f64);
+
+impl RhoOfSquared for HalfPower {
+    #[inline(always)]
+    fn rho(self, d2: f64) -> f64 {
+        d2.powf(self.0)
+    }
+}
+
+/// The exponential semimetric of bandwidth σ.
+#[derive(Clone, Copy)]
+struct ExponentialRho(f64);
+
+impl RhoOfSquared for ExponentialRho {
+    #[inline(always)]
+    fn rho(self, d2: f64) -> f64 {
+        exponential_rho(d2, self.0)
+    }
+}
+
+/// The gaussian semimetric of bandwidth σ.
+#[derive(Clone, Copy)]
+struct GaussianRho(f64);
+
+impl RhoOfSquared for GaussianRho {
+    #[inline(always)]
+    fn rho(self, d2: f64) -> f64 {
+        gaussian_rho(d2, self.0)
     }
 }

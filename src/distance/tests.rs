@@ -433,3 +433,39 @@ fn cancelling_expansions_are_recomputed_from_differences() {
         }
     }
 }
+
+#[test]
+fn a_squared_distance_below_the_normal_range_is_taken_from_the_distance() {
+    // Every fifth point lies within ~1e-170 of the origin, the others about 1 away: the
+    // squared distances between two close points leave the normal range (or underflow to 0)
+    // while the frame stays at scale 1, so their ρ must come from the distance itself. The
+    // reference scales the differences by 2^600 (exactly) before squaring.
+    let (n, dim) = (BLOCK + 40, 3);
+    let mut rng = TestRng(9);
+    let mut data = rng.data(n, dim, 1.0, 0.5);
+    for i in (0..n).step_by(5) {
+        for (k, v) in data[i * dim..(i + 1) * dim].iter_mut().enumerate() {
+            *v = (i as f64 - 100.0) * (k as f64 + 1.0) * 1e-172;
+        }
+    }
+    let x = Points::new(&data, n, dim).unwrap();
+    let up = 2f64.powi(600);
+    let distance = |a: &[f64], b: &[f64]| {
+        let s: f64 = a.iter().zip(b).map(|(u, v)| ((u - v) * up).powi(2)).sum();
+        s.sqrt() / up
+    };
+    for sm in SEMIMETRICS {
+        let rows = DataRows::new(x, 1.0, sm, "X").unwrap();
+        for a in [0, 5, 15, 280] {
+            let mut out = vec![f64::NAN; n];
+            rows.values(a, 0, &mut out);
+            for (b, &got) in out.iter().enumerate().step_by(5) {
+                let want = sm.from_distance(distance(x.row(a), x.row(b)));
+                assert!(
+                    (got - want).abs() <= 1e-14 * want.abs(),
+                    "{sm:?} a {a} b {b}: {got:e} vs {want:e}"
+                );
+            }
+        }
+    }
+}

@@ -264,9 +264,7 @@ impl<'a> Partition<'a> {
             }
         }
     }
-}
 
-impl Partition<'_> {
     /// The part of [`Partition::move_point`] that is not the sums: `Q_from`, `Q_to`, `s`,
     /// the counts and the label of point `i`, moved to `to`. Returns the cluster it left.
     /// The sums must then receive the move (at once, or through

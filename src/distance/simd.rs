@@ -122,9 +122,7 @@ pub(super) fn squared_distances_to_transposed(
     start: usize,
     acc: &mut [f64],
 ) {
-    for_lanes(xa, xt, stride, start, acc, (), |(), s, out| {
-        out.copy_from_slice(s)
-    });
+    for_lanes(xa, xt, stride, start, acc, |s, out| out.copy_from_slice(s));
 }
 
 /// `out[j] = ρ(marked(d2_j))` with `d2_j` the squared distance of
@@ -173,15 +171,7 @@ pub(super) fn rho_of_differences_to_transposed<R: RhoOfSquared>(
         }
         finish(&pending, pending_out);
     }
-    for_lanes(
-        xa,
-        xt,
-        stride,
-        start + groups * 16,
-        rest,
-        (),
-        |(), s, out| finish(s, out),
-    );
+    for_lanes(xa, xt, stride, start + groups * 16, rest, finish);
 }
 
 /// `s[l] += Σ_{k ∈ coordinates} (xa[k] − xt[k·stride + j + l])²`, in coordinate order.
@@ -205,35 +195,32 @@ fn add_squares<const L: usize>(
 }
 
 /// The squared distances of [`squared_distances_to_transposed`] in lanes of 16, then 4, then
-/// single points, each lane's sums handed to `finish(state, sums, out)` with the run's `out`
-/// for those points; `finish` returns the new state (`state` at first), which is returned.
+/// single points, each lane's sums handed to `finish(sums, out)` with the run's `out` for
+/// those points.
 #[inline(always)]
-fn for_lanes<T, F: FnMut(T, &[f64], &mut [f64]) -> T>(
+fn for_lanes<F: FnMut(&[f64], &mut [f64])>(
     xa: &[f64],
     xt: &[f64],
     stride: usize,
     start: usize,
     out: &mut [f64],
-    state: T,
     mut finish: F,
-) -> T {
-    let mut state = state;
+) {
     let mut wide = out.chunks_exact_mut(16);
     let mut j = start;
     for out in &mut wide {
-        state = finish(state, &lanes::<16>(xa, xt, stride, j), out);
+        finish(&lanes::<16>(xa, xt, stride, j), out);
         j += 16;
     }
     let mut narrow = wide.into_remainder().chunks_exact_mut(4);
     for out in &mut narrow {
-        state = finish(state, &lanes::<4>(xa, xt, stride, j), out);
+        finish(&lanes::<4>(xa, xt, stride, j), out);
         j += 4;
     }
     for out in narrow.into_remainder().chunks_exact_mut(1) {
-        state = finish(state, &lanes::<1>(xa, xt, stride, j), out);
+        finish(&lanes::<1>(xa, xt, stride, j), out);
         j += 1;
     }
-    state
 }
 
 /// `Σ_k (xa[k] − xt[k·stride + j + l])²` for the `L` points `l < L` from `j`.

@@ -34,6 +34,7 @@ mod bandwidth;
 mod frame;
 mod median;
 mod semimetric_matrix;
+pub(crate) mod stream;
 #[cfg(test)]
 mod tests;
 pub(crate) mod tiles;

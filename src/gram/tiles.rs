@@ -11,9 +11,9 @@ use crate::control::Control;
 use crate::distance::{block_range, PairwiseRows, BLOCK};
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::kernel::KernelElement;
-use crate::validate::all_finite;
 
 use super::frame::base_kernel_value;
+use super::stream;
 
 /// Runs `f` once on every unordered pair of blocks `(p, q)` with `p <= q`, giving it mutable
 /// access to the state of block `p` and (for `p < q`) of block `q`. Diagonal pairs run first, in
@@ -208,28 +208,33 @@ pub(super) fn assemble<T: KernelElement, S: PairwiseRows>(
             }
         }
         let mut ok = true;
+        // Both places are written by `write_once` (streaming stores for f64: the matrix is
+        // too large to stay in cache until it is read), in whole runs of destination rows.
         for (ia, row) in buf.chunks_exact(lq).enumerate() {
             let dst = &mut cp[ia * n + rq.start..ia * n + rq.end];
-            for (d, &v) in dst.iter_mut().zip(row) {
-                *d = T::narrow(v);
-            }
-            ok &= all_finite(dst);
+            ok &= T::write_once(dst, row);
         }
         if let Some(cq) = cq {
-            // The mirror place, in strips of STRIP columns of the tile: each row of the strip
-            // is one cache line of the tile (a column would be a line per value, all of them
-            // in the same few sets of L1), scattered to STRIP destination rows side by side.
+            // The mirror place, STRIP columns of the tile at a time, transposed through a
+            // buffer in L1 (each row of the strip is one cache line of the tile) into STRIP
+            // runs, one per destination row. Their values were checked at their own place.
             const STRIP: usize = 8;
+            let la = rp.len();
+            let mut strip = vec![0.0; STRIP * la];
             for j0 in (0..lq).step_by(STRIP) {
                 let m = STRIP.min(lq - j0);
                 for (ia, row) in buf.chunks_exact(lq).enumerate() {
-                    let at = rp.start + ia;
-                    for (jb, &v) in (j0..j0 + m).zip(&row[j0..j0 + m]) {
-                        cq[jb * n + at] = T::narrow(v);
+                    for (jj, &v) in row[j0..j0 + m].iter().enumerate() {
+                        strip[jj * la + ia] = v;
                     }
+                }
+                for (jj, run) in strip.chunks_exact(la).take(m).enumerate() {
+                    let jb = j0 + jj;
+                    T::write_once(&mut cq[jb * n + rp.start..jb * n + rp.end], run);
                 }
             }
         }
+        stream::fence();
         ok
     });
     drop(chunks);

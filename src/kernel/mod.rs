@@ -18,6 +18,17 @@ pub trait KernelElement: Copy + Send + Sync + 'static {
     fn narrow(value: f64) -> Self;
     /// Relative tolerance of the symmetry rule ([`crate::validate::symmetry`]) for this precision.
     const SYMMETRY_TOLERANCE: f64;
+
+    /// `dst[j] = narrow(values[j])`, for the Gram builders, which write each entry once and do
+    /// not read it back; returns whether every stored value is finite. For f64 on x86-64 the
+    /// stores stream past the caches (the same values; see the builders' docs).
+    #[doc(hidden)]
+    fn write_once(dst: &mut [Self], values: &[f64]) -> bool {
+        for (d, &v) in dst.iter_mut().zip(values) {
+            *d = Self::narrow(v);
+        }
+        crate::validate::all_finite(dst)
+    }
 }
 
 impl KernelElement for f64 {
@@ -30,6 +41,11 @@ impl KernelElement for f64 {
         value
     }
     const SYMMETRY_TOLERANCE: f64 = 1e-9;
+
+    fn write_once(dst: &mut [f64], values: &[f64]) -> bool {
+        crate::gram::stream::store_run(dst, values);
+        crate::validate::all_finite(values)
+    }
 }
 
 impl KernelElement for f32 {

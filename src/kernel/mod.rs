@@ -20,8 +20,8 @@ pub trait KernelElement: Copy + Send + Sync + 'static {
     const SYMMETRY_TOLERANCE: f64;
 
     /// `dst[j] = narrow(values[j])`, for the Gram builders, which write each entry once and do
-    /// not read it back; returns whether every stored value is finite. For f64 on x86-64 the
-    /// stores stream past the caches (the same values; see the builders' docs).
+    /// not read it back (for every `j` both slices have); returns whether every stored value
+    /// is finite. For f64 on x86-64 the stores stream past the caches (the same values).
     #[doc(hidden)]
     fn write_once(dst: &mut [Self], values: &[f64]) -> bool {
         for (d, &v) in dst.iter_mut().zip(values) {

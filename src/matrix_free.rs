@@ -12,7 +12,7 @@
 use crate::control::Control;
 use crate::distance::{DataRows, PairwiseRows, Points, RunEpilogue, Semimetric, BLOCK};
 use crate::error::{KGroupsError, Result};
-use crate::gram::{base_kernel_value, for_each_tile, refuse_base, Base, Frame};
+use crate::gram::{base_kernel_value, for_each_tile, refuse_base, Base, BaseKernelRow, Frame};
 use crate::kernel::tile_sums::{add_tile, Labelled, TiledSums};
 use crate::kernel::{check_cluster_sums_args, Kernel};
 use rayon::prelude::*;
@@ -117,9 +117,9 @@ impl<'a> DataKernel<'a> {
 
     /// The epilogue that turns ρ(x_i, ·) into row i of G.
     #[inline]
-    fn to_kernel(&self, i: usize) -> ToKernel<'_> {
-        ToKernel {
-            r_i: self.to_base[i],
+    fn to_kernel(&self, i: usize) -> BaseKernelRow<'_> {
+        BaseKernelRow {
+            r_a: self.to_base[i],
             to_base: &self.to_base,
             factors: self.factors,
         }
@@ -149,28 +149,18 @@ impl PairwiseRows for KernelRows<'_, '_> {
         3 * self.0.points.dim() + 20
     }
 
-    fn tile(&self, rows: Range<usize>, start: usize, out: &mut [f64], control: &Control) -> bool {
+    fn tile_then<E: RunEpilogue, F: Fn(usize) -> E>(
+        &self,
+        rows: Range<usize>,
+        start: usize,
+        out: &mut [f64],
+        control: &Control,
+        epilogue_for: F,
+    ) -> bool {
         let kernel = self.0;
-        kernel
-            .rows
-            .rho_tile_then(rows, start, out, control, |i| kernel.to_kernel(i))
-    }
-}
-
-/// Turns ρ(x_i, x_y) into G[i, y] inside the vectorised pair kernel.
-struct ToKernel<'k> {
-    /// ρ(x_i, base point).
-    r_i: f64,
-    to_base: &'k [f64],
-    factors: (f64, f64),
-}
-
-impl RunEpilogue for ToKernel<'_> {
-    #[inline(always)]
-    fn apply(&self, start: usize, values: &mut [f64]) {
-        for (v, &r_y) in values.iter_mut().zip(&self.to_base[start..]) {
-            *v = base_kernel_value(self.r_i, r_y, *v, self.factors);
-        }
+        kernel.rows.rho_tile_then(rows, start, out, control, |i| {
+            (kernel.to_kernel(i), epilogue_for(i))
+        })
     }
 }
 
@@ -377,7 +367,13 @@ mod tests {
             [(0, 9, 0, n), (5, 6, SUMS_BLOCK - 3, 40), (n - 7, 7, 1, 300)]
         {
             let mut tile = vec![f64::NAN; count * width];
-            assert!(rows.tile(first..first + count, start, &mut tile, &Control::new()));
+            assert!(rows.tile_then(
+                first..first + count,
+                start,
+                &mut tile,
+                &Control::new(),
+                |_| ()
+            ));
             for (a, values) in (first..first + count).zip(tile.chunks_exact(width)) {
                 let mut want = vec![0.0; width];
                 kernel.row_chunk(a, start, &mut want);

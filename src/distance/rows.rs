@@ -49,10 +49,19 @@ pub(crate) trait PairwiseRows: Sync {
 
     /// `out[i·w + j] = v(rows.start + i, start + j)` with `w = out.len() / rows.len()`: the
     /// rows of a tile, each value computed exactly as [`PairwiseRows::values`] computes it (a
-    /// source may evaluate several rows at once to share its loads). Returns false (leaving
-    /// `out` partly filled) once `control` is cancelled; it is checked between rows or small
-    /// groups of rows.
-    fn tile(&self, rows: Range<usize>, start: usize, out: &mut [f64], control: &Control) -> bool {
+    /// source may evaluate several rows at once to share its loads), each row `a` then
+    /// transformed by the epilogue `epilogue_for(a)` (sources that evaluate runs in vector
+    /// registers apply it there, before the values are stored; `|_| ()` for none). Returns
+    /// false (leaving `out` partly filled) once `control` is cancelled; it is checked between
+    /// rows or small groups of rows.
+    fn tile_then<E: RunEpilogue, F: Fn(usize) -> E>(
+        &self,
+        rows: Range<usize>,
+        start: usize,
+        out: &mut [f64],
+        control: &Control,
+        epilogue_for: F,
+    ) -> bool {
         if rows.is_empty() {
             return true;
         }
@@ -62,6 +71,7 @@ pub(crate) trait PairwiseRows: Sync {
                 return false;
             }
             self.values(a, start, out);
+            epilogue_for(a).apply(start, out);
         }
         true
     }
@@ -79,6 +89,15 @@ pub(crate) trait RunEpilogue {
 impl RunEpilogue for () {
     #[inline(always)]
     fn apply(&self, _start: usize, _values: &mut [f64]) {}
+}
+
+/// One epilogue, then the other.
+impl<A: RunEpilogue, B: RunEpilogue> RunEpilogue for (A, B) {
+    #[inline(always)]
+    fn apply(&self, start: usize, values: &mut [f64]) {
+        self.0.apply(start, values);
+        self.1.apply(start, values);
+    }
 }
 
 /// The smallest dimension D whose squared distances are expanded, ‖x‖² + ‖y‖² − 2⟨x, y⟩
@@ -170,7 +189,7 @@ pub(super) fn squared_norm(x: &[f64]) -> f64 {
 /// each load of the y), with the squared norms kept (O(n)) and every pair whose expansion may have cancelled
 /// recomputed from differences ([`expansion_guard`]): relative error below 1e-12. Each pair
 /// is computed by the same operations in the same order whether it is evaluated in a row
-/// ([`DataRows::rho_point_then`]) or in a tile ([`PairwiseRows::tile`]).
+/// ([`DataRows::rho_point_then`]) or in a tile ([`PairwiseRows::tile_then`]).
 #[derive(Debug, Clone)]
 pub(crate) struct DataRows<'a> {
     points: Points<'a>,
@@ -295,7 +314,7 @@ impl<'a> DataRows<'a> {
     }
 
     /// The tile of the points `rows` against the run from `start` (`out` row-major, as
-    /// [`PairwiseRows::tile`]), each row followed by the epilogue `epilogue_for(a)`. Expanded
+    /// [`PairwiseRows::tile_then`]), each row followed by the epilogue `epilogue_for(a)`. Expanded
     /// squared distances are evaluated [`TILE_ROWS`] rows at a time, each pair exactly as
     /// [`DataRows::rho_row_then`] evaluates it. Returns false once `control` is cancelled
     /// (checked between groups of rows).
@@ -606,8 +625,15 @@ impl PairwiseRows for DataRows<'_> {
         3 * self.points.dim() + 16
     }
 
-    fn tile(&self, rows: Range<usize>, start: usize, out: &mut [f64], control: &Control) -> bool {
-        self.rho_tile_then(rows, start, out, control, |_| ())
+    fn tile_then<E: RunEpilogue, F: Fn(usize) -> E>(
+        &self,
+        rows: Range<usize>,
+        start: usize,
+        out: &mut [f64],
+        control: &Control,
+        epilogue_for: F,
+    ) -> bool {
+        self.rho_tile_then(rows, start, out, control, epilogue_for)
     }
 }
 

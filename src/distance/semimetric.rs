@@ -165,7 +165,12 @@ impl Semimetric {
             type Output = ();
             #[inline(always)]
             fn run<R: RhoOfSquared>(self, rho: R) {
-                self.0.iter_mut().for_each(|v| *v = rho.rho(*v));
+                // A loop in the caller's body, not a call to `for_each`: the compiler may
+                // leave that call out of line, compiled for the baseline instruction set
+                // instead of the wide kernel's (measured: exponential Gram rows 0.9×).
+                for v in self.0.iter_mut() {
+                    *v = rho.rho(*v);
+                }
             }
         }
         self.with_rho(Each(d2))

@@ -234,7 +234,13 @@ fn data_rows_are_the_pairwise_formula_for_any_run() {
                 for (first, count) in [(0, 5.min(n)), (n / 3, 7.min(n - n / 3)), (n - 1, 1)] {
                     for (start, len) in [(0, n), (n / 2, n - n / 2), (n - 1, 1)] {
                         let mut tile = vec![f64::NAN; count * len];
-                        assert!(rows.tile(first..first + count, start, &mut tile, &Control::new()));
+                        assert!(rows.tile_then(
+                            first..first + count,
+                            start,
+                            &mut tile,
+                            &Control::new(),
+                            |_| ()
+                        ));
                         for (a, got) in (first..first + count).zip(tile.chunks_exact(len)) {
                             let mut want = vec![0.0; len];
                             rows.values(a, start, &mut want);
@@ -345,7 +351,7 @@ fn check_squared_distances(data: &[f64], n: usize, dim: usize) -> f64 {
     let x = Points::new(data, n, dim).unwrap();
     let rows = DataRows::new(x, 1.0, Semimetric::Power { alpha: 2.0 }, "X").unwrap();
     let mut tile = vec![0.0; n * n];
-    assert!(rows.tile(0..n, 0, &mut tile, &Control::new()));
+    assert!(rows.tile_then(0..n, 0, &mut tile, &Control::new(), |_| ()));
     let mut worst = 0.0f64;
     let mut row = vec![0.0; n];
     for a in 0..n {

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use super::Base;
 use crate::control::Control;
-use crate::distance::{block_range, DataRows, Points, Semimetric};
+use crate::distance::{block_range, DataRows, Points, RunEpilogue, Semimetric};
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::kernel::KernelElement;
 use crate::scale::{binary_exponent, pow2, times_pow2};
@@ -403,6 +403,25 @@ impl Frame {
 #[inline(always)]
 pub(crate) fn base_kernel_value(ra: f64, rb: f64, rho: f64, factors: (f64, f64)) -> f64 {
     0.5 * ((ra + rb) - rho) * factors.0 * factors.1
+}
+
+/// Row `a` of ρ turned into kernel values with a base point ([`base_kernel_value`]) inside the
+/// vectorised pair kernel, for the dense builders and the matrix-free rows alike.
+pub(crate) struct BaseKernelRow<'k> {
+    /// ρ(x_a, base point).
+    pub(crate) r_a: f64,
+    /// ρ(x_y, base point) for every point y.
+    pub(crate) to_base: &'k [f64],
+    pub(crate) factors: (f64, f64),
+}
+
+impl RunEpilogue for BaseKernelRow<'_> {
+    #[inline(always)]
+    fn apply(&self, start: usize, values: &mut [f64]) {
+        for (v, &r_y) in values.iter_mut().zip(&self.to_base[start..]) {
+            *v = base_kernel_value(self.r_a, r_y, *v, self.factors);
+        }
+    }
 }
 
 /// The largest |coordinate| of every column of `p`, in parallel chunks of rows, checking for

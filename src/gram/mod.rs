@@ -46,7 +46,7 @@ pub use bandwidth::{bandwidth, bandwidth_weighted};
 pub use median::{bandwidth_median, bandwidth_median_weighted, MEDIAN_SAMPLE};
 pub use semimetric_matrix::{gram_from_semimetric, gram_from_semimetric_into};
 
-pub(crate) use frame::{base_kernel_value, Frame};
+pub(crate) use frame::{base_kernel_value, BaseKernelRow, Frame};
 pub(crate) use tiles::for_each_tile;
 
 use tiles::{assemble, centered_shift, Shift};

@@ -8,11 +8,11 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use crate::control::Control;
-use crate::distance::{block_range, PairwiseRows, BLOCK};
+use crate::distance::{block_range, PairwiseRows, RunEpilogue, BLOCK};
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::kernel::KernelElement;
 
-use super::frame::base_kernel_value;
+use super::frame::BaseKernelRow;
 use super::stream;
 
 /// Runs `f` once on every unordered pair of blocks `(p, q)` with `p <= q`, giving it mutable
@@ -107,6 +107,26 @@ where
     C: Send,
     F: Fn(&mut [f64], Range<usize>, Range<usize>, &mut C, Option<&mut C>) -> bool + Sync,
 {
+    for_each_tile_then(src, bs, states, control, |_| (), f)
+}
+
+/// [`for_each_tile`] with each row `a` of every tile transformed by `epilogue_for(a)` as it is
+/// evaluated ([`PairwiseRows::tile_then`]).
+fn for_each_tile_then<S, C, E, G, F>(
+    src: &S,
+    bs: usize,
+    states: &mut [C],
+    control: &Control,
+    epilogue_for: G,
+    f: F,
+) -> bool
+where
+    S: PairwiseRows,
+    C: Send,
+    E: RunEpilogue,
+    G: Fn(usize) -> E + Sync,
+    F: Fn(&mut [f64], Range<usize>, Range<usize>, &mut C, Option<&mut C>) -> bool + Sync,
+{
     let n = src.n();
     for_each_block_pair(states, |tile, p, state_p, other| {
         if control.checkpoint().is_err() {
@@ -118,7 +138,8 @@ where
             Some((q, state_q)) => (block_range(q, bs, n), Some(state_q)),
         };
         tile.resize(rows.len() * cols.len(), 0.0);
-        src.tile(rows.clone(), cols.start, tile, control) && f(tile, rows, cols, state_p, state_q)
+        src.tile_then(rows.clone(), cols.start, tile, control, &epilogue_for)
+            && f(tile, rows, cols, state_p, state_q)
     })
 }
 
@@ -174,6 +195,25 @@ pub(super) fn centered_shift<S: PairwiseRows>(
     Ok(Shift::Centered(m, m_all))
 }
 
+/// Row `a` of ρ turned into double-centred kernel values, scaled by `factors`, inside the pair
+/// kernel: −½[(ρ_ab − (m_a + m_b)) + m_all].
+struct CenteredRow<'s> {
+    m_a: f64,
+    m: &'s [f64],
+    m_all: f64,
+    factors: (f64, f64),
+}
+
+impl RunEpilogue for CenteredRow<'_> {
+    #[inline(always)]
+    fn apply(&self, start: usize, values: &mut [f64]) {
+        let (ma, m_all, factors) = (self.m_a, self.m_all, self.factors);
+        for (v, &mb) in values.iter_mut().zip(&self.m[start..]) {
+            *v = -0.5 * ((*v - (ma + mb)) + m_all) * factors.0 * factors.1;
+        }
+    }
+}
+
 /// Builds the symmetric n×n kernel matrix: every tile of ρ is filled once, shifted into kernel
 /// values, scaled by `factors` (see [`Frame::output_factors`](super::Frame::output_factors)),
 /// converted and written to its place and (off the diagonal) to its mirror place. Checks
@@ -186,57 +226,85 @@ pub(super) fn assemble<T: KernelElement, S: PairwiseRows>(
     g: &mut [T],
     control: &Control,
 ) -> Result<()> {
+    // Each row of a tile is shifted into kernel values as it is evaluated.
+    match shift {
+        Shift::Base(r0) => {
+            let shifted = |a: usize| BaseKernelRow {
+                r_a: r0[a],
+                to_base: r0,
+                factors,
+            };
+            write_tiles(src, shifted, arg, g, control)
+        }
+        Shift::Centered(m, m_all) => {
+            let shifted = |a: usize| CenteredRow {
+                m_a: m[a],
+                m,
+                m_all: *m_all,
+                factors,
+            };
+            write_tiles(src, shifted, arg, g, control)
+        }
+    }
+}
+
+/// The tiles of [`assemble`], each row transformed by `epilogue_for(a)`, written to their
+/// places.
+fn write_tiles<T, S, E, G>(
+    src: &S,
+    epilogue_for: G,
+    arg: &'static str,
+    g: &mut [T],
+    control: &Control,
+) -> Result<()>
+where
+    T: KernelElement,
+    S: PairwiseRows,
+    E: RunEpilogue,
+    G: Fn(usize) -> E + Sync,
+{
     let n = src.n();
     let bs = BLOCK;
     let mut chunks: Vec<&mut [T]> = g.chunks_mut(bs * n).collect();
-    let ok = for_each_tile(src, bs, &mut chunks, control, |buf, rp, rq, cp, cq| {
-        let lq = rq.len();
-        match shift {
-            Shift::Base(r0) => {
-                for (row, &ra) in buf.chunks_exact_mut(lq).zip(&r0[rp.clone()]) {
-                    for (v, &rb) in row.iter_mut().zip(&r0[rq.clone()]) {
-                        *v = base_kernel_value(ra, rb, *v, factors);
+    let ok = for_each_tile_then(
+        src,
+        bs,
+        &mut chunks,
+        control,
+        epilogue_for,
+        |buf, rp, rq, cp, cq| {
+            let lq = rq.len();
+            let mut ok = true;
+            // Both places are written by `write_once` (streaming stores for f64: the matrix is
+            // too large to stay in cache until it is read), in whole runs of destination rows.
+            for (ia, row) in buf.chunks_exact(lq).enumerate() {
+                let dst = &mut cp[ia * n + rq.start..ia * n + rq.end];
+                ok &= T::write_once(dst, row);
+            }
+            if let Some(cq) = cq {
+                // The mirror place, STRIP columns of the tile at a time, transposed through a
+                // buffer in L1 (each row of the strip is one cache line of the tile) into STRIP
+                // runs, one per destination row. Their values were checked at their own place.
+                const STRIP: usize = 8;
+                let la = rp.len();
+                let mut strip = vec![0.0; STRIP * la];
+                for j0 in (0..lq).step_by(STRIP) {
+                    let m = STRIP.min(lq - j0);
+                    for (ia, row) in buf.chunks_exact(lq).enumerate() {
+                        for (jj, &v) in row[j0..j0 + m].iter().enumerate() {
+                            strip[jj * la + ia] = v;
+                        }
+                    }
+                    for (jj, run) in strip.chunks_exact(la).take(m).enumerate() {
+                        let jb = j0 + jj;
+                        T::write_once(&mut cq[jb * n + rp.start..jb * n + rp.end], run);
                     }
                 }
             }
-            Shift::Centered(m, m_all) => {
-                for (row, &ma) in buf.chunks_exact_mut(lq).zip(&m[rp.clone()]) {
-                    for (v, &mb) in row.iter_mut().zip(&m[rq.clone()]) {
-                        *v = -0.5 * ((*v - (ma + mb)) + m_all) * factors.0 * factors.1;
-                    }
-                }
-            }
-        }
-        let mut ok = true;
-        // Both places are written by `write_once` (streaming stores for f64: the matrix is
-        // too large to stay in cache until it is read), in whole runs of destination rows.
-        for (ia, row) in buf.chunks_exact(lq).enumerate() {
-            let dst = &mut cp[ia * n + rq.start..ia * n + rq.end];
-            ok &= T::write_once(dst, row);
-        }
-        if let Some(cq) = cq {
-            // The mirror place, STRIP columns of the tile at a time, transposed through a
-            // buffer in L1 (each row of the strip is one cache line of the tile) into STRIP
-            // runs, one per destination row. Their values were checked at their own place.
-            const STRIP: usize = 8;
-            let la = rp.len();
-            let mut strip = vec![0.0; STRIP * la];
-            for j0 in (0..lq).step_by(STRIP) {
-                let m = STRIP.min(lq - j0);
-                for (ia, row) in buf.chunks_exact(lq).enumerate() {
-                    for (jj, &v) in row[j0..j0 + m].iter().enumerate() {
-                        strip[jj * la + ia] = v;
-                    }
-                }
-                for (jj, run) in strip.chunks_exact(la).take(m).enumerate() {
-                    let jb = j0 + jj;
-                    T::write_once(&mut cq[jb * n + rp.start..jb * n + rp.end], run);
-                }
-            }
-        }
-        stream::fence();
-        ok
-    });
+            stream::fence();
+            ok
+        },
+    );
     drop(chunks);
     if !ok {
         control.checkpoint()?;

@@ -957,12 +957,13 @@ def test_ctrl_c_stops_the_cross_kernel() -> None:
 
 
 def test_ctrl_c_stops_gram_from_semimetric() -> None:
-    """The validation passes and the tiles of a large R. The call takes only a second or two,
-    so the interrupt must come well before it would have ended on its own (main: at the end)."""
-    x = np.random.default_rng(40).normal(size=12_000)
+    """The validation passes and the tiles of a large R (n = 16 000: 2 GB). The call takes only
+    about a second, so the interrupt must come well before it would have ended on its own
+    (main: at the end)."""
+    x = np.random.default_rng(40).normal(size=16_000)
     R = np.abs(x[:, None] - x[None, :])
     took = _seconds(lambda: kgroups_rs.gram_from_semimetric(R, "centered", dtype=np.float32))
-    delay = 0.3
+    delay = 0.2
     assert took > delay + 0.5, f"gram_from_semimetric took only {took:.1f} s: the test proves nothing"
     latency = _sigint_latency(
         lambda: kgroups_rs.gram_from_semimetric(R, "centered", dtype=np.float32), delay=delay

@@ -801,13 +801,14 @@ fn rho_of_lost(
     }
 }
 
-/// Σ_k (a_k − b_k)², summed in coordinate order.
+/// Σ_k (a_k − b_k)², summed in coordinate order, each square added by a fused multiply-add
+/// (as the vectorised pair kernel adds it).
 #[inline]
 pub(crate) fn squared_distance(a: &[f64], b: &[f64]) -> f64 {
     let mut s = 0.0;
     for (&u, &v) in a.iter().zip(b) {
         let d = u - v;
-        s += d * d;
+        s = d.mul_add(d, s);
     }
     s
 }
@@ -819,7 +820,7 @@ fn squared_distance_scaled(a: &[f64], y: &[f64], scale: f64) -> f64 {
     let mut s = 0.0;
     for (&u, &v) in a.iter().zip(y) {
         let d = u - v * scale;
-        s += d * d;
+        s = d.mul_add(d, s);
     }
     s
 }

@@ -122,9 +122,10 @@ def energy_gram(
     - ``"exponential"``: ``rho(x, y) = 2 - 2 exp(-||x - y|| / (2 sigma))``;
     - ``"gaussian"``: ``rho(x, y) = 2 - 2 exp(-||x - y||^2 / (2 sigma^2))``.
 
-    Distances of fewer than 20 coordinates are summed from coordinate differences; from
-    D = 20 on (up to D = 1024) they are expanded, ``|x|^2 + |y|^2 - 2 x.y`` (fewer operations),
-    and every pair where the expansion may cancel is recomputed from differences, so
+    Distances of fewer than 20 coordinates are summed from coordinate differences (each
+    square added by a fused multiply-add, so rounded once); from D = 20 on (up to D = 1024)
+    they are expanded, ``|x|^2 + |y|^2 - 2 x.y`` (fewer operations), and every pair where
+    the expansion may cancel is recomputed from differences, so
     near-duplicate points keep their relative accuracy (1e-12 or better). Data of any finite
     magnitude are handled exactly: tiny or huge data (say ``X * 1e-170`` or ``X * 1e200``)
     are first scaled by a power of two, and the kernel scaled back. Each pair is computed

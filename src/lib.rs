@@ -26,6 +26,7 @@
 
 pub mod assignment;
 pub mod chunk_sweep;
+mod compact_sums;
 pub mod control;
 pub mod distance;
 pub mod error;

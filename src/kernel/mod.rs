@@ -92,6 +92,24 @@ pub trait Kernel: Sync {
         None
     }
 
+    /// `Some(b)` when every entry of G is an integer and every row's absolute sum
+    /// `Σ_y |G_iy|` is at most `b`: with integer weights every cluster sum is then an integer,
+    /// which f64 computes exactly, and a fit keeps sparse kernels' sums as small integers
+    /// (the same numbers in less memory). `None` (the default): not known.
+    ///
+    /// ```
+    /// use kgroups::{CsrKernel, DenseKernel, Kernel};
+    /// let path = CsrKernel::new(&[0usize, 1, 3, 4], &[1usize, 0, 2, 1], &[1.0; 4], 3)?;
+    /// assert_eq!(path.integer_entries_row_bound(), Some(2.0));
+    /// let halves = CsrKernel::new(&[0usize, 1, 2], &[1usize, 0], &[0.5; 2], 2)?;
+    /// assert_eq!(halves.integer_entries_row_bound(), None);
+    /// assert_eq!(DenseKernel::new(&[1.0], 1)?.integer_entries_row_bound(), None);
+    /// # Ok::<(), kgroups::KGroupsError>(())
+    /// ```
+    fn integer_entries_row_bound(&self) -> Option<f64> {
+        None
+    }
+
     /// Row `i` written into `out` (`out.len() == n`).
     fn row_into(&self, i: usize, out: &mut [f64]) {
         out.iter_mut().for_each(|o| *o = 0.0);

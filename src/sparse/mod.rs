@@ -78,6 +78,8 @@ pub struct CsrKernel<'a, I: CsrIndex, T: KernelElement> {
     n: usize,
     /// Owned when built by [`CsrKernel::new`]; borrowed from a [`reorder::PermutedCsr`].
     diagonal: Cow<'a, [f64]>,
+    /// See [`Kernel::integer_entries_row_bound`].
+    integer_row_bound: Option<f64>,
 }
 
 impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
@@ -93,11 +95,14 @@ impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
             data,
             n,
             diagonal: Cow::Borrowed(&[]),
+            integer_row_bound: None,
         };
         kernel.check_values_and_symmetry()?;
         let diagonal: Vec<f64> = (0..n).into_par_iter().map(|i| kernel.entry(i, i)).collect();
+        let integer_row_bound = kernel.integer_row_bound();
         Ok(CsrKernel {
             diagonal: Cow::Owned(diagonal),
+            integer_row_bound,
             ..kernel
         })
     }
@@ -110,6 +115,7 @@ impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
         data: &'a [T],
         n: usize,
         diagonal: &'a [f64],
+        integer_row_bound: Option<f64>,
     ) -> Self {
         CsrKernel {
             indptr,
@@ -117,7 +123,29 @@ impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
             data,
             n,
             diagonal: Cow::Borrowed(diagonal),
+            integer_row_bound,
         }
+    }
+
+    /// `Some(max_i Σ_y |G_iy|)` when every stored value is an integer, else `None` (see
+    /// [`Kernel::integer_entries_row_bound`]). A stored −0.0 counts as not an integer: an
+    /// f64 sum of it could keep the sign of zero, which an integer cannot. One parallel pass
+    /// over the values, which are finite (validated).
+    fn integer_row_bound(&self) -> Option<f64> {
+        (0..self.n)
+            .into_par_iter()
+            .map(|i| {
+                let mut sum = 0.0f64;
+                for v in &self.data[self.row_range(i)] {
+                    let v = v.widen();
+                    if v.fract() != 0.0 || v.to_bits() == (-0.0f64).to_bits() {
+                        return None;
+                    }
+                    sum += v.abs();
+                }
+                Some(sum)
+            })
+            .try_reduce(|| 0.0, |a, b| Some(a.max(b)))
     }
 
     /// Number of stored entries.
@@ -236,6 +264,10 @@ impl<I: CsrIndex, T: KernelElement> Kernel for CsrKernel<'_, I, T> {
     #[inline]
     fn diagonal(&self, i: usize) -> f64 {
         self.diagonal[i]
+    }
+
+    fn integer_entries_row_bound(&self) -> Option<f64> {
+        self.integer_row_bound
     }
 
     /// Point-major: a move touches only the sums of the moved point's neighbours.

@@ -832,18 +832,32 @@ fn sparse_symmetric(
     isolated: usize,
     seed: u64,
 ) -> (Vec<f64>, Vec<usize>, Vec<usize>, Vec<f64>) {
+    random_symmetric(
+        (n, degree, isolated, seed),
+        |rng| 0.5 + 1.5 * rng.next_f64(),
+        |rng| 1.0 + rng.next_f64(),
+    )
+}
+
+/// [`sparse_symmetric`] with the values of the edges and of the diagonal entries drawn by
+/// `edge` and `diagonal`.
+fn random_symmetric(
+    (n, degree, isolated, seed): (usize, usize, usize, u64),
+    mut edge: impl FnMut(&mut Rng) -> f64,
+    mut diagonal: impl FnMut(&mut Rng) -> f64,
+) -> (Vec<f64>, Vec<usize>, Vec<usize>, Vec<f64>) {
     let mut rng = Rng::new(seed);
     let connected = n - isolated;
     let mut g = vec![0.0; n * n];
     for a in 0..connected {
         for _ in 0..degree.div_ceil(2) {
             let b = rng.below(connected).unwrap();
-            let v = 0.5 + 1.5 * rng.next_f64();
+            let v = edge(&mut rng);
             g[a * n + b] = v;
             g[b * n + a] = v;
         }
         if a % 3 == 0 {
-            g[a * n + a] = 1.0 + rng.next_f64();
+            g[a * n + a] = diagonal(&mut rng);
         }
     }
     let (mut indptr, mut indices, mut data) = (vec![0usize], vec![], vec![]);
@@ -963,5 +977,83 @@ fn sparse_and_dense_hartigan_agree_with_unequal_weights() {
             1e-12
         ));
         assert_eq!(a.n_moves, b.n_moves);
+    }
+}
+
+/// A kernel that hides whether its entries are integers, so that a fit keeps its sums as
+/// f64 (the reference for the compact integer sums).
+struct WithoutIntegerBound<'a, K>(&'a K);
+
+impl<K: kgroups::Kernel> kgroups::Kernel for WithoutIntegerBound<'_, K> {
+    fn n(&self) -> usize {
+        self.0.n()
+    }
+    fn diagonal(&self, i: usize) -> f64 {
+        self.0.diagonal(i)
+    }
+    fn for_each_in_row<F: FnMut(usize, f64)>(&self, i: usize, visit: F) {
+        self.0.for_each_in_row(i, visit)
+    }
+    fn sums_layout(&self) -> kgroups::SumsLayout {
+        self.0.sums_layout()
+    }
+}
+
+/// A random symmetric integer graph in CSR (see [`random_symmetric`]): each value drawn from
+/// `-top..=top` without 0 (negative entries too: the sums then cancel).
+fn integer_graph(
+    n: usize,
+    degree: usize,
+    top: i64,
+    seed: u64,
+) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
+    let value = |rng: &mut Rng| {
+        let v = 1 + rng.below(top as usize).unwrap() as i64;
+        (if rng.below(4).unwrap() == 0 { -v } else { v }) as f64
+    };
+    let (_, indptr, indices, data) = random_symmetric((n, degree, 0, seed), value, value);
+    (indptr, indices, data)
+}
+
+/// On graphs with integer entries a fit keeps the point-major sums as i8 or i16 (the largest
+/// absolute row sum below 128 or 32 768) and otherwise as f64; either way every reported
+/// number has the same bits as the fit that keeps f64 sums, for every algorithm and start.
+#[test]
+fn integer_graphs_give_the_same_bits_with_compact_sums() {
+    use kgroups::{CsrKernel, Kernel};
+    // (n, degree, largest |entry|): row sums within i8, within i16, beyond i16.
+    for (n, degree, top, bound_within) in [
+        (70usize, 6usize, 3i64, 127.0),
+        (90, 8, 900, 32_767.0),
+        (60, 10, 20_000, f64::INFINITY),
+    ] {
+        for seed in 0..3u64 {
+            let (indptr, indices, data) = integer_graph(n, degree, top, seed);
+            let kernel = CsrKernel::new(&indptr, &indices, &data, n).unwrap();
+            let bound = kernel.integer_entries_row_bound().unwrap();
+            assert!(bound <= bound_within, "bound {bound} for top {top}");
+            let reference = WithoutIntegerBound(&kernel);
+            assert_eq!(reference.integer_entries_row_bound(), None);
+            let start = random_labels(n, 4, seed);
+            for algorithm in ALGORITHMS {
+                for init in [Init::Labels(&start), Init::Random, Init::KMeansPlusPlus] {
+                    let opts = Options {
+                        algorithm,
+                        init,
+                        seed,
+                        ..Options::default()
+                    };
+                    let a = fit(&kernel, 4, &opts, &Control::new()).unwrap();
+                    let b = fit(&reference, 4, &opts, &Control::new()).unwrap();
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(a.labels, b.labels, "n {n} top {top} seed {seed}");
+                    assert_eq!(a.objective.to_bits(), b.objective.to_bits());
+                    assert_eq!(a.within.to_bits(), b.within.to_bits());
+                    assert_eq!(bits(&a.objective_history), bits(&b.objective_history));
+                    assert_eq!(bits(&a.cluster_terms), bits(&b.cluster_terms));
+                    assert_eq!((a.n_iter, a.n_moves), (b.n_iter, b.n_moves));
+                }
+            }
+        }
     }
 }

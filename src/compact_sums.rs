@@ -6,15 +6,26 @@
 //! bytes as i8) and more of them stay in cache.
 //!
 //! The rule: integer weights, and a kernel whose entries are integers with absolute row sums
-//! at most `b` ([`Kernel::integer_entries_row_bound`]). A cluster sum
+//! at most `b` ([`Kernel::integer_entries_row_bound`]; for a sparse kernel, the largest
+//! |entry| times the most entries a row stores: the largest degree of an unweighted graph). A cluster sum
 //! `m_l(y) = Σ_{j ∈ C_l} w_j G_yj` is then an integer of magnitude at most `b · max w`
 //! (a sum over a subset of row y), and so is every value in between two updates of a move.
 //! f64 computes each of them exactly, in any order (integers below 2⁵³), so the integer
 //! sums and the f64 sums hold the same numbers at every step: the results are the same
 //! bits.
 
+use rayon::prelude::*;
+
 use crate::error::{try_filled_huge_pages, Result};
 use crate::kernel::Kernel;
+
+/// Whether `v` is an integer of the rule: one of magnitude below 2⁶³ (a truncating
+/// conversion, cheaper than `fract`, a library call on the baseline x86-64), and not −0.0,
+/// whose sign an f64 sum can keep and an integer cannot.
+#[inline(always)]
+pub(crate) fn is_integer(v: f64) -> bool {
+    (v as i64) as f64 == v && v.abs() < 9.2e18 && v.to_bits() != (-0.0f64).to_bits()
+}
 
 /// An integer type the sums can be kept in.
 trait SumInteger: Copy + Send + Sync + 'static {
@@ -67,7 +78,7 @@ impl CompactSums {
         let bound = kernel.integer_entries_row_bound()?;
         let mut max_weight = 0.0f64;
         for &w in weights {
-            if w.fract() != 0.0 || w <= 0.0 {
+            if !is_integer(w) || w <= 0.0 {
                 return None;
             }
             max_weight = max_weight.max(w.abs());
@@ -151,9 +162,9 @@ fn convert<T: SumInteger>(sums: &[f64]) -> Result<Vec<T>> {
         "k",
         "the n × k cluster sums",
     )?;
-    for (o, &v) in out.iter_mut().zip(sums) {
-        *o = T::from_exact(v);
-    }
+    out.par_iter_mut()
+        .zip(sums.par_iter())
+        .for_each(|(o, &v)| *o = T::from_exact(v));
     Ok(out)
 }
 
@@ -181,18 +192,45 @@ mod tests {
     }
 
     #[test]
+    fn integers_of_the_rule() {
+        for v in [
+            0.0,
+            3.0,
+            -3.0,
+            127.0,
+            -32_768.0,
+            2f64.powi(62),
+            -2f64.powi(62),
+        ] {
+            assert!(is_integer(v), "{v}");
+        }
+        for v in [
+            -0.0,
+            0.5,
+            -1.25,
+            1e-300,
+            2f64.powi(63),
+            1e19,
+            f64::INFINITY,
+            f64::NAN,
+        ] {
+            assert!(!is_integer(v), "{v}");
+        }
+    }
+
+    #[test]
     fn the_smallest_type_that_holds_every_reachable_sum() {
         let one = [1.0, 1.0];
-        // Row 0's absolute sum |d| + |v| bounds every sum.
-        assert_eq!(kind(100.0, -27.0, &one), Some("i8"));
-        assert_eq!(kind(100.0, -28.0, &one), Some("i16"));
-        assert_eq!(kind(-32_767.0, 0.0, &one), Some("i16"));
-        assert_eq!(kind(32_767.0, 1.0, &one), None);
+        // The bound: the largest |entry| times the longest row (two entries, row 0).
+        assert_eq!(kind(63.0, -1.0, &one), Some("i8"));
+        assert_eq!(kind(-64.0, 1.0, &one), Some("i16"));
+        assert_eq!(kind(1.0, 64.0, &one), Some("i16"));
+        assert_eq!(kind(16_383.0, 0.0, &one), Some("i16"));
+        assert_eq!(kind(16_384.0, 0.0, &one), None);
         // Times the largest weight.
-        assert_eq!(kind(61.0, 3.0, &[2.0, 1.0]), Some("i16"));
-        assert_eq!(kind(61.0, 3.0, &[1.0, 2.0]), Some("i16"));
-        assert_eq!(kind(60.0, 3.0, &[2.0, 1.0]), Some("i8"));
-        assert_eq!(kind(61.0, 3.0, &[1.0, 1.0]), Some("i8"));
+        assert_eq!(kind(31.0, 0.0, &[2.0, 1.0]), Some("i8"));
+        assert_eq!(kind(32.0, 0.0, &[1.0, 2.0]), Some("i16"));
+        assert_eq!(kind(32.0, 0.0, &one), Some("i8"));
         // Only integers.
         assert_eq!(kind(1.0, 0.0, &[1.0, 0.5]), None);
         assert_eq!(kind(1.5, 0.0, &one), None);
@@ -220,14 +258,15 @@ mod tests {
     }
 
     #[test]
-    fn csr_bound_is_the_largest_absolute_row_sum_of_integers() {
+    fn csr_bound_is_the_largest_entry_times_the_longest_row() {
         let bound = |data: [f64; 3]| {
             let (indptr, indices, _) = edge(0.0, 0.0);
             let kernel = CsrKernel::new(&indptr, &indices, &data, 2).unwrap();
             kernel.integer_entries_row_bound()
         };
-        assert_eq!(bound([-2.0, 5.0, 5.0]), Some(7.0));
-        assert_eq!(bound([0.0, -5.0, -5.0]), Some(5.0));
+        assert_eq!(bound([-2.0, 5.0, 5.0]), Some(10.0));
+        assert_eq!(bound([-7.0, 5.0, 5.0]), Some(14.0));
+        assert_eq!(bound([0.0, -5.0, -5.0]), Some(10.0));
         assert_eq!(bound([0.5, 5.0, 5.0]), None);
         // −0.0 is not taken for an integer: an f64 sum keeps its sign, an integer cannot.
         assert_eq!(bound([-0.0, 5.0, 5.0]), None);

@@ -17,6 +17,7 @@ use crate::validate::{
 };
 use rayon::prelude::*;
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 /// Index type of a CSR matrix: `i32`, `i64` (scipy's choices) or `usize`.
 pub trait CsrIndex: Copy + Send + Sync + 'static {
@@ -78,8 +79,8 @@ pub struct CsrKernel<'a, I: CsrIndex, T: KernelElement> {
     n: usize,
     /// Owned when built by [`CsrKernel::new`]; borrowed from a [`reorder::PermutedCsr`].
     diagonal: Cow<'a, [f64]>,
-    /// See [`Kernel::integer_entries_row_bound`].
-    integer_row_bound: Option<f64>,
+    /// [`Kernel::integer_entries_row_bound`], computed when first asked for (by a fit).
+    integer_row_bound: OnceLock<Option<f64>>,
 }
 
 impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
@@ -95,14 +96,12 @@ impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
             data,
             n,
             diagonal: Cow::Borrowed(&[]),
-            integer_row_bound: None,
+            integer_row_bound: OnceLock::new(),
         };
         kernel.check_values_and_symmetry()?;
         let diagonal: Vec<f64> = (0..n).into_par_iter().map(|i| kernel.entry(i, i)).collect();
-        let integer_row_bound = kernel.integer_row_bound();
         Ok(CsrKernel {
             diagonal: Cow::Owned(diagonal),
-            integer_row_bound,
             ..kernel
         })
     }
@@ -115,7 +114,6 @@ impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
         data: &'a [T],
         n: usize,
         diagonal: &'a [f64],
-        integer_row_bound: Option<f64>,
     ) -> Self {
         CsrKernel {
             indptr,
@@ -123,29 +121,8 @@ impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
             data,
             n,
             diagonal: Cow::Borrowed(diagonal),
-            integer_row_bound,
+            integer_row_bound: OnceLock::new(),
         }
-    }
-
-    /// `Some(max_i Σ_y |G_iy|)` when every stored value is an integer, else `None` (see
-    /// [`Kernel::integer_entries_row_bound`]). A stored −0.0 counts as not an integer: an
-    /// f64 sum of it could keep the sign of zero, which an integer cannot. One parallel pass
-    /// over the values, which are finite (validated).
-    fn integer_row_bound(&self) -> Option<f64> {
-        (0..self.n)
-            .into_par_iter()
-            .map(|i| {
-                let mut sum = 0.0f64;
-                for v in &self.data[self.row_range(i)] {
-                    let v = v.widen();
-                    if v.fract() != 0.0 || v.to_bits() == (-0.0f64).to_bits() {
-                        return None;
-                    }
-                    sum += v.abs();
-                }
-                Some(sum)
-            })
-            .try_reduce(|| 0.0, |a, b| Some(a.max(b)))
     }
 
     /// Number of stored entries.
@@ -266,8 +243,32 @@ impl<I: CsrIndex, T: KernelElement> Kernel for CsrKernel<'_, I, T> {
         self.diagonal[i]
     }
 
+    /// `max |G_iy| ·` (the most entries a row stores) when every stored value is an integer
+    /// ([`crate::compact_sums::is_integer`]): a bound on every absolute row sum, and the
+    /// largest degree on an unweighted graph. One parallel pass over the values, the first
+    /// time it is asked for.
     fn integer_entries_row_bound(&self) -> Option<f64> {
-        self.integer_row_bound
+        *self.integer_row_bound.get_or_init(|| {
+            let nnz = self.indices.len().min(self.data.len());
+            let (integer, largest) = self.data[..nnz]
+                .par_chunks(1 << 14)
+                .map(|values| {
+                    let (mut integer, mut largest) = (true, 0.0f64);
+                    for v in values {
+                        let v = v.widen();
+                        integer &= crate::compact_sums::is_integer(v);
+                        largest = largest.max(v.abs());
+                    }
+                    (integer, largest)
+                })
+                .reduce(|| (true, 0.0), |a, b| (a.0 && b.0, a.1.max(b.1)));
+            let longest = (0..self.n)
+                .into_par_iter()
+                .map(|i| self.row_range(i).len())
+                .max()
+                .unwrap_or(0);
+            integer.then_some(largest * longest as f64)
+        })
     }
 
     /// Point-major: a move touches only the sums of the moved point's neighbours.

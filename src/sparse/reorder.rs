@@ -123,8 +123,6 @@ pub struct PermutedCsr<I: CsrIndex, T: KernelElement> {
     indices: Vec<I>,
     data: Vec<T>,
     diagonal: Vec<f64>,
-    /// The source kernel's (a renumbering keeps every row's entries).
-    integer_row_bound: Option<f64>,
 }
 
 impl<I: CsrIndex, T: KernelElement> PermutedCsr<I, T> {
@@ -173,7 +171,6 @@ impl<I: CsrIndex, T: KernelElement> PermutedCsr<I, T> {
             &self.data,
             self.diagonal.len(),
             &self.diagonal,
-            self.integer_row_bound,
         )
     }
 
@@ -423,7 +420,6 @@ fn breadth_first_renumbering<S: Slot, I: CsrIndex, T: KernelElement>(
             indices,
             data,
             diagonal,
-            integer_row_bound: kernel.integer_entries_row_bound(),
         },
     )))
 }

@@ -552,11 +552,14 @@ def test_ctrl_c_stops_nystrom_during_landmark_selection(mixture_1m: Float) -> No
 
 def test_ctrl_c_stops_nystrom_while_forming_features(mixture_1m: Float) -> None:
     """Uniform landmarks are instant, so the interrupt lands in the chunked feature products."""
-    X = mixture_1m[:400_000]
     began = time.perf_counter()
-    nystrom_features(X[:40_000], 256, landmarks="uniform", random_state=0)
-    estimate = 10 * (time.perf_counter() - began)
+    nystrom_features(mixture_1m[:40_000], 256, landmarks="uniform", random_state=0)
+    per_point = (time.perf_counter() - began) / 40_000  # forming the features costs O(n m^2)
+    # Enough points for about 3 s on this machine (at least 400 000, at most all 10^6).
+    n = min(1_000_000, max(400_000, int(3.0 / per_point)))
+    estimate = n * per_point
     assert estimate > 2.0, f"forming the features would take only about {estimate:.1f} s"
+    X = mixture_1m[:n]
     latency = interrupted_after_main(lambda: nystrom_features(X, 256, landmarks="uniform", random_state=0))
     assert latency < LATENCY, f"KeyboardInterrupt came {latency:.2f} s after the signal"
 

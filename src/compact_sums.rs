@@ -7,12 +7,12 @@
 //!
 //! The rule: integer weights, and a kernel whose entries are integers with absolute row sums
 //! at most `b` ([`Kernel::integer_entries_row_bound`]; for a sparse kernel, the largest
-//! |entry| times the most entries a row stores: the largest degree of an unweighted graph). A cluster sum
-//! `m_l(y) = Σ_{j ∈ C_l} w_j G_yj` is then an integer of magnitude at most `b · max w`
-//! (a sum over a subset of row y), and so is every value in between two updates of a move.
-//! f64 computes each of them exactly, in any order (integers below 2⁵³), so the integer
-//! sums and the f64 sums hold the same numbers at every step: the results are the same
-//! bits.
+//! |entry| times the most entries a row stores: the largest degree of an unweighted graph).
+//! A cluster sum `m_l(y) = Σ_{j ∈ C_l} w_j G_yj` is then an integer of magnitude at most
+//! `b · max w` (a sum over a subset of row y), and so is every value in between two updates
+//! of a move. f64 computes each of them exactly, in any order (integers below 2⁵³), so the
+//! integer sums and the f64 sums hold the same numbers at every step: the results are the
+//! same bits.
 
 use rayon::prelude::*;
 
@@ -29,7 +29,7 @@ pub(crate) fn is_integer(v: f64) -> bool {
 
 /// An integer type the sums can be kept in.
 trait SumInteger: Copy + Send + Sync + 'static {
-    /// `v`, an integer of magnitude at most [`SumInteger::MAX`] (exact).
+    /// `v`, an integer that the type holds (exactly).
     fn from_exact(v: f64) -> Self;
     fn widen(self) -> f64;
     fn add(self, other: Self) -> Self;
@@ -153,8 +153,8 @@ impl CompactSums {
     }
 }
 
-/// The integers of `sums` (each an integer within `T::MAX`, by the rule), on huge pages like
-/// the f64 sums.
+/// The integers of `sums` (each one that `T` holds, by the rule), on huge pages like the f64
+/// sums.
 fn convert<T: SumInteger>(sums: &[f64]) -> Result<Vec<T>> {
     let mut out = try_filled_huge_pages(
         sums.len(),

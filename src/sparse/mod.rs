@@ -244,7 +244,7 @@ impl<I: CsrIndex, T: KernelElement> Kernel for CsrKernel<'_, I, T> {
     }
 
     /// `max |G_iy| ·` (the most entries a row stores) when every stored value is an integer
-    /// ([`crate::compact_sums::is_integer`]): a bound on every absolute row sum, and the
+    /// (of magnitude below 2⁶³, and not −0.0): a bound on every absolute row sum, and the
     /// largest degree on an unweighted graph. One parallel pass over the values, the first
     /// time it is asked for.
     fn integer_entries_row_bound(&self) -> Option<f64> {

@@ -18,6 +18,7 @@ use rayon::prelude::*;
 
 use crate::error::{try_filled_huge_pages, Result};
 use crate::kernel::Kernel;
+use crate::prefetch::prefetch_line;
 
 /// Whether `v` is an integer of the rule: one of magnitude below 2⁶³ (a truncating
 /// conversion, cheaper than `fract`, a library call on the baseline x86-64), and not −0.0,
@@ -99,6 +100,15 @@ impl CompactSums {
         match self {
             CompactSums::I8(s) => s[index].widen(),
             CompactSums::I16(s) => s[index].widen(),
+        }
+    }
+
+    /// Prefetches the cache line of the sum at `index`.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, index: usize) {
+        match self {
+            CompactSums::I8(s) => prefetch_line(&s[index]),
+            CompactSums::I16(s) => prefetch_line(&s[index]),
         }
     }
 

@@ -4,7 +4,7 @@ use crate::control::Control;
 use crate::error::Result;
 use crate::kernel::{diagonal_values, Kernel};
 use crate::partition::Partition;
-use crate::pending_moves::PendingMoves;
+use crate::pending_moves::MoveUpdates;
 use crate::sweeps::{self, Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERANCE};
 
 /// `2 m_l(i)/s_l`, the cross term of the squared feature-space distance of point `i` to the
@@ -175,10 +175,19 @@ pub(crate) fn sweep<K: Kernel>(
     partition: &mut Partition<'_>,
     control: &Control,
 ) -> Result<usize> {
-    let mut pending = match partition.cluster_major_sums_mut() {
-        Some(_) if kernel.batches_moves() => Some(PendingMoves::new(kernel.n())?),
-        _ => None,
-    };
+    let updates = MoveUpdates::for_sweep(kernel, partition)?;
+    sweep_using(kernel, weights, diagonal, partition, control, updates)
+}
+
+/// [`sweep`], with the moves' updates of the sums made by `updates`.
+pub(crate) fn sweep_using<K: Kernel>(
+    kernel: &K,
+    weights: &[f64],
+    diagonal: &[f64],
+    partition: &mut Partition<'_>,
+    control: &Control,
+    mut updates: MoveUpdates,
+) -> Result<usize> {
     let mut moves_in_sweep = 0;
     let mut constants = MeanConstants::new(partition);
     let mut buffer = vec![0.0; partition.k];
@@ -188,22 +197,14 @@ pub(crate) fn sweep<K: Kernel>(
             if i % CHECK_EVERY_POINTS == CHECK_EVERY_POINTS - 1 {
                 control.checkpoint()?;
             }
-            if let Some(pending) = pending.as_mut() {
-                pending.catch_up(kernel, partition, i);
-            }
+            updates.catch_up(kernel, partition, i);
             let sums = partition.point_sums(i, &mut buffer);
             if let Some((to, delta, tolerance)) =
                 best_move(partition, &mut constants, i, weight, diagonal, sums)
             {
                 if delta > tolerance {
                     let from = partition.labels[i];
-                    match pending.as_mut() {
-                        Some(pending) => {
-                            partition.move_totals(i, to, weight, diagonal);
-                            pending.push(kernel, partition, i, from, to, weight);
-                        }
-                        None => partition.move_point(kernel, i, to, weight, diagonal),
-                    }
+                    updates.make_move(kernel, partition, i, to, weight, diagonal);
                     constants.moved(partition, from, to);
                     moves_in_sweep += 1;
                 }
@@ -213,8 +214,6 @@ pub(crate) fn sweep<K: Kernel>(
     };
     let visited = visit();
     // Also when interrupted: the partition the caller keeps must hold its moves.
-    if let Some(pending) = pending.as_mut() {
-        pending.apply(kernel, partition);
-    }
+    updates.finish(kernel, partition);
     visited.map(|()| moves_in_sweep)
 }

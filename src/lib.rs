@@ -40,6 +40,7 @@ pub mod matrix_free;
 pub mod one_d;
 mod partition;
 mod pending_moves;
+mod prefetch;
 pub mod restarts;
 pub mod rng;
 mod scale;

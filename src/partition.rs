@@ -13,6 +13,7 @@ use crate::compact_sums::CompactSums;
 use crate::control::Control;
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::kernel::{check_cluster_sums_args, Kernel, SumsLayout};
+use crate::prefetch::prefetch_line;
 
 /// A partition of the points together with the sums that make evaluating a point O(k).
 /// Where `m_l(i)` comes from.
@@ -260,6 +261,20 @@ impl<'a> Partition<'a> {
         diagonal: f64,
     ) {
         let from = self.move_totals(i, to, weight, diagonal);
+        self.move_sums(kernel, i, from, to, weight);
+    }
+
+    /// The sums' part of [`Partition::move_point`]: point `i` (weight `weight`) went from
+    /// `from` to `to`.
+    #[inline]
+    pub fn move_sums<K: Kernel>(
+        &mut self,
+        kernel: &K,
+        i: usize,
+        from: usize,
+        to: usize,
+        weight: f64,
+    ) {
         match &mut self.sums {
             ClusterSums::ClusterMajor(sums) => {
                 let (leaving, joining) = two_rows_mut(sums, self.n, from, to);
@@ -286,10 +301,49 @@ impl<'a> Partition<'a> {
         }
     }
 
+    /// For point-major sums, before a move of point `i` from `from` to `to` whose sums'
+    /// updates ([`Partition::move_sums`]) are made later: starts loading the sums those
+    /// updates change, and returns which of the next `lead` points (`lead <= 32`) they
+    /// change, bit `d` for point `i + 1 + d` (those points must not be evaluated before the
+    /// updates are made). `None` for the other layouts.
+    #[inline]
+    pub fn prefetch_move_sums<K: Kernel>(
+        &self,
+        kernel: &K,
+        i: usize,
+        from: usize,
+        to: usize,
+        lead: usize,
+    ) -> Option<u32> {
+        debug_assert!(lead <= 32);
+        let k = self.k;
+        let mut ahead = 0u32;
+        let mut note = |y: usize| {
+            let d = y.wrapping_sub(i + 1);
+            if d < lead {
+                ahead |= 1 << d;
+            }
+        };
+        match &self.sums {
+            ClusterSums::PointMajor(sums) => kernel.for_each_in_row(i, |y, _| {
+                prefetch_line(&sums[y * k + from]);
+                prefetch_line(&sums[y * k + to]);
+                note(y);
+            }),
+            ClusterSums::PointMajorCompact(sums) => kernel.for_each_in_row(i, |y, _| {
+                sums.prefetch(y * k + from);
+                sums.prefetch(y * k + to);
+                note(y);
+            }),
+            ClusterSums::ClusterMajor(_) | ClusterSums::Features { .. } => return None,
+        }
+        Some(ahead)
+    }
+
     /// The part of [`Partition::move_point`] that is not the sums: `Q_from`, `Q_to`, `s`,
     /// the counts and the label of point `i`, moved to `to`. Returns the cluster it left.
-    /// The sums must then receive the move (at once, or through
-    /// [`crate::pending_moves::PendingMoves`]).
+    /// The sums must then receive the move ([`Partition::move_sums`], at once or through
+    /// [`crate::pending_moves::MoveUpdates`]).
     pub fn move_totals(&mut self, i: usize, to: usize, weight: f64, diagonal: f64) -> usize {
         let from = self.labels[i];
         debug_assert_ne!(from, to);

@@ -11,6 +11,7 @@ use crate::error::{KGroupsError, Result};
 use crate::gram::tiles::for_each_block_pair;
 use crate::kernel::tile_sums::{add_tile, Labelled, StripSums, TiledSums};
 use crate::kernel::{check_cluster_sums_args, Kernel, KernelElement};
+use crate::prefetch::prefetch_run;
 use crate::validate::{self, symmetry};
 use rayon::prelude::*;
 
@@ -324,23 +325,6 @@ const PREFETCH_ROWS: usize = 4;
 /// 0.033 s (AMD Zen 4).
 const MOVE_RUN: usize = 64;
 const MOVE_RUNS_AHEAD: usize = 8;
-
-/// Asks the CPU to start loading every cache line of `run` (a hint: no effect on results).
-#[inline(always)]
-fn prefetch_run<T>(run: &[T]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        const LINE: usize = 64;
-        let bytes = std::mem::size_of_val(run);
-        let start = run.as_ptr().cast::<i8>();
-        for offset in (0..bytes).step_by(LINE) {
-            // SAFETY: a prefetch never faults and has no visible effect; the address is
-            // inside `run` (offset < its size in bytes).
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.add(offset)) };
-        }
-    }
-}
 
 impl<T: KernelElement> Kernel for DenseKernel<'_, T> {
     #[inline]

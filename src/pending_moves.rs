@@ -223,8 +223,8 @@ impl MoveUpdates {
 
 /// Points evaluated between a move and its updates of point-major sums. On the SBM row of
 /// `benches/bench_floor.py` (10⁶ nodes, degree 20, k = 10, 2.3 million moves; AMD Zen 4),
-/// twelve alternating runs: median 1.69 s with updates at once, 1.57 s with a lead of 1,
-/// 1.54 s with 2, 1.49 s with 4, 1.60 s with 8.
+/// ten alternating runs each: median 1.69 s with the updates made at once, 1.57 s with a
+/// lead of 1, 1.54 s with 2, 1.49 s with 4, 1.60 s with 8.
 pub(crate) const LEAD: usize = 4;
 
 /// A move whose updates of point-major sums wait; `ahead` marks its neighbours among the

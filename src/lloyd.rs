@@ -14,6 +14,7 @@ use crate::control::Control;
 use crate::error::Result;
 use crate::kernel::Kernel;
 use crate::partition::Partition;
+use crate::pending_moves::MoveUpdates;
 use crate::sweeps::{self, Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERANCE};
 use rayon::prelude::*;
 
@@ -88,21 +89,41 @@ fn online_sweep<K: Kernel>(
     partition: &mut Partition<'_>,
     control: &Control,
 ) -> Result<usize> {
+    let updates = MoveUpdates::for_sweep(kernel, partition)?;
+    online_sweep_using(kernel, weights, partition, control, updates)
+}
+
+/// One online sweep, with the moves' updates of the sums made by `updates` (as Hartigan's
+/// sweep makes them, see [`MoveUpdates`]).
+pub(crate) fn online_sweep_using<K: Kernel>(
+    kernel: &K,
+    weights: &[f64],
+    partition: &mut Partition<'_>,
+    control: &Control,
+    mut updates: MoveUpdates,
+) -> Result<usize> {
     let mut moves = 0;
-    for (i, &weight) in weights.iter().enumerate().take(kernel.n()) {
-        if i % CHECK_EVERY_POINTS == CHECK_EVERY_POINTS - 1 {
-            control.checkpoint()?;
+    let mut visit = || -> Result<()> {
+        for (i, &weight) in weights.iter().enumerate().take(kernel.n()) {
+            if i % CHECK_EVERY_POINTS == CHECK_EVERY_POINTS - 1 {
+                control.checkpoint()?;
+            }
+            if partition.counts[partition.labels[i]] <= 1 {
+                continue;
+            }
+            updates.catch_up(kernel, partition, i);
+            let to = best_cluster(partition, i);
+            if to != partition.labels[i] {
+                updates.make_move(kernel, partition, i, to, weight, kernel.diagonal(i));
+                moves += 1;
+            }
         }
-        if partition.counts[partition.labels[i]] <= 1 {
-            continue;
-        }
-        let to = best_cluster(partition, i);
-        if to != partition.labels[i] {
-            partition.move_point(kernel, i, to, weight, kernel.diagonal(i));
-            moves += 1;
-        }
-    }
-    Ok(moves)
+        Ok(())
+    };
+    let visited = visit();
+    // Also when interrupted: the partition the caller keeps must hold its moves.
+    updates.finish(kernel, partition);
+    visited.map(|()| moves)
 }
 
 fn batch_step<'a, K: Kernel>(

@@ -303,7 +303,8 @@ mod tests {
     use crate::control::Control;
     use crate::kernel::SumsLayout;
     use crate::{
-        energy_gram, fit, Base, DataKernel, DenseKernel, Init, Options, Points, Semimetric,
+        energy_gram, fit, Algorithm, Base, DataKernel, DenseKernel, Init, LloydVariant, Options,
+        Points, Semimetric,
     };
     use proptest::prelude::*;
 
@@ -372,8 +373,8 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(24))]
 
-        /// Matrix-free and dense kernels, random data and starts, weights or not, k from 2
-        /// to 5: from a random start many points move in the first sweep (several batches,
+        /// Matrix-free and dense kernels, Hartigan and online Lloyd, random data and starts,
+        /// weights or not, k from 2 to 5: from a random start many points move in the first sweep (several batches,
         /// and points evaluated between them), few in the last ones (a partial batch).
         #[test]
         fn batched_moves_give_the_same_run(
@@ -395,9 +396,14 @@ mod tests {
             };
             let power = Semimetric::Power { alpha: 1.0 };
             let kernel = DataKernel::new(points, power, Base::Mean).unwrap();
-            assert_same_runs(&kernel, k, &options);
             let g: Vec<f64> = energy_gram(&points, power, Base::Mean).unwrap();
-            assert_same_runs(&DenseKernel::new(&g, n).unwrap(), k, &options);
+            let dense = DenseKernel::new(&g, n).unwrap();
+            let online = Algorithm::Lloyd(LloydVariant::Online);
+            for algorithm in [Algorithm::Hartigan, online] {
+                let options = Options { algorithm, ..options };
+                assert_same_runs(&kernel, k, &options);
+                assert_same_runs(&dense, k, &options);
+            }
         }
     }
 
@@ -494,9 +500,9 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
 
-        /// Hartigan sweeps over point-major sums (f64 and small integers), the updates made
-        /// with the lead and at once: the same moves in every sweep and the same labels,
-        /// totals and sums, bit for bit, after each.
+        /// Hartigan or online Lloyd sweeps over point-major sums (f64 and small integers),
+        /// the updates made with the lead and at once: the same moves in every sweep and the
+        /// same labels, totals and sums, bit for bit, after each.
         #[test]
         fn prefetched_moves_give_the_same_sweeps(
             n in 8usize..300,
@@ -505,6 +511,7 @@ mod tests {
             seed in 0u64..1000,
             integer in any::<bool>(),
             weighted in any::<bool>(),
+            lloyd in any::<bool>(),
         ) {
             let rows = banded_graph(n, band, integer, seed);
             let mut indptr = vec![0usize];
@@ -534,12 +541,18 @@ mod tests {
             for _ in 0..50 {
                 let updates = MoveUpdates::for_sweep(&kernel, &prefetched).unwrap();
                 prop_assert!(matches!(updates, MoveUpdates::Prefetched(_)));
-                let moved = crate::hartigan::sweep_using(
-                    &kernel, &weights, &diagonal, &mut prefetched, &control, updates,
-                ).unwrap();
-                let expected = crate::hartigan::sweep_using(
-                    &kernel, &weights, &diagonal, &mut at_once, &control, MoveUpdates::Immediate,
-                ).unwrap();
+                let sweep = |partition: &mut Partition, updates| {
+                    if lloyd {
+                        crate::lloyd::online_sweep_using(&kernel, &weights, partition, &control, updates)
+                    } else {
+                        crate::hartigan::sweep_using(
+                            &kernel, &weights, &diagonal, partition, &control, updates,
+                        )
+                    }
+                    .unwrap()
+                };
+                let moved = sweep(&mut prefetched, updates);
+                let expected = sweep(&mut at_once, MoveUpdates::Immediate);
                 prop_assert_eq!(moved, expected);
                 prop_assert_eq!(&prefetched.labels, &at_once.labels);
                 let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();

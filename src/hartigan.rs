@@ -4,7 +4,7 @@ use crate::control::Control;
 use crate::error::Result;
 use crate::kernel::{diagonal_values, Kernel};
 use crate::partition::Partition;
-use crate::pending_moves::MoveUpdates;
+use crate::pending_moves::{sweep_with_updates, MoveUpdates};
 use crate::sweeps::{self, Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERANCE};
 
 /// `2 m_l(i)/s_l`, the cross term of the squared feature-space distance of point `i` to the
@@ -175,8 +175,9 @@ pub(crate) fn sweep<K: Kernel>(
     partition: &mut Partition<'_>,
     control: &Control,
 ) -> Result<usize> {
-    let updates = MoveUpdates::for_sweep(kernel, partition)?;
-    sweep_using(kernel, weights, diagonal, partition, control, updates)
+    sweep_with_updates(kernel, partition, |partition, updates| {
+        sweep_using(kernel, weights, diagonal, partition, control, updates)
+    })
 }
 
 /// [`sweep`], with the moves' updates of the sums made by `updates`.
@@ -186,7 +187,7 @@ pub(crate) fn sweep_using<K: Kernel>(
     diagonal: &[f64],
     partition: &mut Partition<'_>,
     control: &Control,
-    mut updates: MoveUpdates,
+    mut updates: MoveUpdates<'_>,
 ) -> Result<usize> {
     let mut moves_in_sweep = 0;
     let mut constants = MeanConstants::new(partition);

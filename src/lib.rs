@@ -37,6 +37,7 @@ pub mod kernel;
 pub mod lloyd;
 pub mod lowrank;
 pub mod matrix_free;
+mod move_helper;
 pub mod one_d;
 mod partition;
 mod pending_moves;

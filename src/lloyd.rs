@@ -14,7 +14,7 @@ use crate::control::Control;
 use crate::error::Result;
 use crate::kernel::Kernel;
 use crate::partition::Partition;
-use crate::pending_moves::MoveUpdates;
+use crate::pending_moves::{sweep_with_updates, MoveUpdates};
 use crate::sweeps::{self, Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERANCE};
 use rayon::prelude::*;
 
@@ -89,8 +89,9 @@ fn online_sweep<K: Kernel>(
     partition: &mut Partition<'_>,
     control: &Control,
 ) -> Result<usize> {
-    let updates = MoveUpdates::for_sweep(kernel, partition)?;
-    online_sweep_using(kernel, weights, partition, control, updates)
+    sweep_with_updates(kernel, partition, |partition, updates| {
+        online_sweep_using(kernel, weights, partition, control, updates)
+    })
 }
 
 /// One online sweep, with the moves' updates of the sums made by `updates` (as Hartigan's
@@ -100,7 +101,7 @@ pub(crate) fn online_sweep_using<K: Kernel>(
     weights: &[f64],
     partition: &mut Partition<'_>,
     control: &Control,
-    mut updates: MoveUpdates,
+    mut updates: MoveUpdates<'_>,
 ) -> Result<usize> {
     let mut moves = 0;
     let mut visit = || -> Result<()> {

@@ -31,6 +31,7 @@ use std::collections::VecDeque;
 
 use crate::error::{try_filled, Result};
 use crate::kernel::Kernel;
+use crate::move_helper::MoveHelper;
 use crate::partition::{ClusterSums, Partition};
 
 /// Moves logged before they are applied to all points. Each point evaluated meanwhile
@@ -154,14 +155,43 @@ impl PendingMoves {
 
 /// How one sweep's moves reach the cluster sums (see the module doc).
 #[derive(Debug)]
-pub(crate) enum MoveUpdates {
+pub(crate) enum MoveUpdates<'h> {
     /// Each move updates the sums at once.
     Immediate,
     Batched(PendingMoves),
     Prefetched(PrefetchedMoves),
+    /// Each move updates the sums at once, half of each row by a helper thread.
+    Split(&'h MoveHelper),
 }
 
-impl MoveUpdates {
+/// Runs one sweep, `sweep`, with the way its moves reach the sums
+/// ([`MoveUpdates::for_sweep`]); for a kernel that splits its moves
+/// ([`Kernel::splits_moves`]) on a pool of two threads or more, with a helper thread for the
+/// length of the sweep. The helper is a rayon job: it runs only on a worker that is free
+/// (with several starts in parallel, once a start has finished), and until one is, every
+/// move is made whole.
+pub(crate) fn sweep_with_updates<K: Kernel, R: Send>(
+    kernel: &K,
+    partition: &mut Partition,
+    sweep: impl FnOnce(&mut Partition, MoveUpdates<'_>) -> Result<R> + Send,
+) -> Result<R> {
+    let split = kernel.splits_moves()
+        && matches!(partition.sums, ClusterSums::ClusterMajor(_))
+        && rayon::current_num_threads() >= 2;
+    if !split {
+        let updates = MoveUpdates::for_sweep(kernel, partition)?;
+        return sweep(partition, updates);
+    }
+    let helper = MoveHelper::new();
+    rayon::scope(|scope| {
+        scope.spawn(|_| helper.serve(kernel));
+        // Stops the helper however the sweep ends (the scope waits for it).
+        let _stop = helper.stop_on_drop();
+        sweep(partition, MoveUpdates::Split(&helper))
+    })
+}
+
+impl MoveUpdates<'_> {
     /// The way for a sweep of `kernel` over `partition`'s layout of the sums.
     pub(crate) fn for_sweep<K: Kernel>(kernel: &K, partition: &Partition) -> Result<Self> {
         Ok(match &partition.sums {
@@ -180,7 +210,7 @@ impl MoveUpdates {
     #[inline]
     pub(crate) fn catch_up<K: Kernel>(&mut self, kernel: &K, partition: &mut Partition, i: usize) {
         match self {
-            MoveUpdates::Immediate => {}
+            MoveUpdates::Immediate | MoveUpdates::Split(_) => {}
             MoveUpdates::Batched(pending) => pending.catch_up(kernel, partition, i),
             MoveUpdates::Prefetched(prefetched) => prefetched.catch_up(kernel, partition, i),
         }
@@ -208,13 +238,17 @@ impl MoveUpdates {
             MoveUpdates::Immediate => partition.move_sums(kernel, i, from, to, weight),
             MoveUpdates::Batched(pending) => pending.push(kernel, partition, m),
             MoveUpdates::Prefetched(prefetched) => prefetched.push(kernel, partition, m),
+            MoveUpdates::Split(helper) => match partition.cluster_major_rows_mut(from, to) {
+                Some((leaving, joining)) => helper.move_point(kernel, i, weight, leaving, joining),
+                None => partition.move_sums(kernel, i, from, to, weight),
+            },
         }
     }
 
     /// Makes every update still waiting (at the end of a sweep, also an interrupted one).
     pub(crate) fn finish<K: Kernel>(&mut self, kernel: &K, partition: &mut Partition) {
         match self {
-            MoveUpdates::Immediate => {}
+            MoveUpdates::Immediate | MoveUpdates::Split(_) => {}
             MoveUpdates::Batched(pending) => pending.apply(kernel, partition),
             MoveUpdates::Prefetched(prefetched) => prefetched.apply_all(kernel, partition),
         }
@@ -308,33 +342,52 @@ mod tests {
     };
     use proptest::prelude::*;
 
-    /// A kernel exactly like `K`, except that its Hartigan moves are batched.
-    struct Batched<'k, K>(&'k K);
+    /// A kernel exactly like `K`, except that its moves are batched (`batches`) or split
+    /// with a helper thread (`splits`) whatever n.
+    struct Tuned<'k, K> {
+        kernel: &'k K,
+        batches: bool,
+        splits: bool,
+    }
 
-    impl<K: Kernel> Kernel for Batched<'_, K> {
+    impl<K: Kernel> Kernel for Tuned<'_, K> {
         fn n(&self) -> usize {
-            self.0.n()
+            self.kernel.n()
         }
         fn diagonal(&self, i: usize) -> f64 {
-            self.0.diagonal(i)
+            self.kernel.diagonal(i)
         }
         fn for_each_in_row<F: FnMut(usize, f64)>(&self, i: usize, visit: F) {
-            self.0.for_each_in_row(i, visit)
+            self.kernel.for_each_in_row(i, visit)
         }
         fn row_into(&self, i: usize, out: &mut [f64]) {
-            self.0.row_into(i, out)
+            self.kernel.row_into(i, out)
         }
         fn row_run(&self, i: usize, start: usize, out: &mut [f64]) {
-            self.0.row_run(i, start, out)
+            self.kernel.row_run(i, start, out)
         }
         fn batches_moves(&self) -> bool {
-            true
+            self.batches
+        }
+        fn splits_moves(&self) -> bool {
+            self.splits
         }
         fn move_point(&self, i: usize, weight: f64, leaving: &mut [f64], joining: &mut [f64]) {
-            self.0.move_point(i, weight, leaving, joining)
+            self.kernel.move_point(i, weight, leaving, joining)
+        }
+        fn move_point_part(
+            &self,
+            i: usize,
+            start: usize,
+            weight: f64,
+            leaving: &mut [f64],
+            joining: &mut [f64],
+        ) {
+            self.kernel
+                .move_point_part(i, start, weight, leaving, joining)
         }
         fn sums_layout(&self) -> SumsLayout {
-            self.0.sums_layout()
+            self.kernel.sums_layout()
         }
         fn cluster_sums(
             &self,
@@ -343,7 +396,16 @@ mod tests {
             k: usize,
             control: &Control,
         ) -> Result<Vec<f64>> {
-            self.0.cluster_sums(labels, weights, k, control)
+            self.kernel.cluster_sums(labels, weights, k, control)
+        }
+    }
+
+    /// `kernel`, its moves batched.
+    fn batched<K: Kernel>(kernel: &K) -> Tuned<'_, K> {
+        Tuned {
+            kernel,
+            batches: true,
+            splits: false,
         }
     }
 
@@ -358,7 +420,11 @@ mod tests {
     /// the moves batched as with each move applied at once.
     fn assert_same_runs<K: Kernel>(kernel: &K, k: usize, options: &Options) {
         let at_once = fit(kernel, k, options, &Control::new()).unwrap();
-        let batched = fit(&Batched(kernel), k, options, &Control::new()).unwrap();
+        let batched = fit(&batched(kernel), k, options, &Control::new()).unwrap();
+        assert_same_result(&batched, &at_once);
+    }
+
+    fn assert_same_result(batched: &crate::Clustering, at_once: &crate::Clustering) {
         assert_eq!(batched.labels, at_once.labels);
         assert_eq!(batched.objective.to_bits(), at_once.objective.to_bits());
         let bits = |h: &[f64]| h.iter().map(|q| q.to_bits()).collect::<Vec<_>>();
@@ -403,6 +469,42 @@ mod tests {
                 let options = Options { algorithm, ..options };
                 assert_same_runs(&kernel, k, &options);
                 assert_same_runs(&dense, k, &options);
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(12))]
+
+        /// Dense kernels, Hartigan and online Lloyd, the moves split with a helper thread
+        /// (which runs when a rayon worker is free; the split itself is tested in
+        /// `move_helper`): the same run as with whole moves.
+        #[test]
+        fn split_moves_give_the_same_run(
+            n in 40usize..500,
+            k in 2usize..5,
+            seed in 0u64..1000,
+            weighted in any::<bool>(),
+        ) {
+            let x = data(n, 2, seed);
+            let points = Points::new(&x, n, 2).unwrap();
+            let mut rng = crate::rng::Rng::new(seed + 1);
+            let weights: Vec<f64> = (0..n).map(|_| 0.5 + rng.next_f64()).collect();
+            let g: Vec<f64> =
+                energy_gram(&points, Semimetric::Power { alpha: 1.0 }, Base::Mean).unwrap();
+            let dense = DenseKernel::new(&g, n).unwrap();
+            for algorithm in [Algorithm::Hartigan, Algorithm::Lloyd(LloydVariant::Online)] {
+                let options = Options {
+                    algorithm,
+                    init: Init::Random,
+                    seed,
+                    weights: weighted.then_some(&weights[..]),
+                    ..Options::default()
+                };
+                let whole = fit(&dense, k, &options, &Control::new()).unwrap();
+                let tuned = Tuned { kernel: &dense, batches: false, splits: true };
+                let split = fit(&tuned, k, &options, &Control::new()).unwrap();
+                assert_same_result(&split, &whole);
             }
         }
     }

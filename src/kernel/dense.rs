@@ -326,6 +326,36 @@ const PREFETCH_ROWS: usize = 4;
 const MOVE_RUN: usize = 64;
 const MOVE_RUNS_AHEAD: usize = 8;
 
+/// From this n a dense move's row is updated in parallel chunks by rayon (a row of 512 KiB
+/// and more).
+const PARALLEL_MOVE_MIN_N: usize = 1 << 16;
+
+/// From this n (a row of 32 KiB) up to [`PARALLEL_MOVE_MIN_N`], a single search splits each
+/// move's row with a helper thread ([`Kernel::splits_moves`]).
+const SPLIT_MOVE_MIN_N: usize = 1 << 12;
+
+/// `leaving[y] -= weight * row[y]`, `joining[y] += weight * row[y]` over `leaving.len()`
+/// entries, the row prefetched [`MOVE_RUNS_AHEAD`] runs ahead.
+#[inline]
+fn move_run<T: KernelElement>(row: &[T], weight: f64, leaving: &mut [f64], joining: &mut [f64]) {
+    let row = &row[..leaving.len().min(row.len())];
+    let runs = row.chunks(MOVE_RUN);
+    let mut ahead = row.chunks(MOVE_RUN).skip(MOVE_RUNS_AHEAD);
+    let sums = leaving
+        .chunks_mut(MOVE_RUN)
+        .zip(joining.chunks_mut(MOVE_RUN));
+    for (run, (leaving, joining)) in runs.zip(sums) {
+        if let Some(ahead) = ahead.next() {
+            prefetch_run(ahead);
+        }
+        for ((v, l), j) in run.iter().zip(leaving.iter_mut()).zip(joining.iter_mut()) {
+            let delta = weight * v.widen();
+            *l -= delta;
+            *j += delta;
+        }
+    }
+}
+
 impl<T: KernelElement> Kernel for DenseKernel<'_, T> {
     #[inline]
     fn n(&self) -> usize {
@@ -359,37 +389,34 @@ impl<T: KernelElement> Kernel for DenseKernel<'_, T> {
     }
 
     fn move_point(&self, i: usize, weight: f64, leaving: &mut [f64], joining: &mut [f64]) {
-        const PARALLEL_MIN_N: usize = 1 << 16;
-        const CHUNK: usize = 1 << 14;
         let row = self.row(i);
-        let update = |(row, (leaving, joining)): (&[T], (&mut [f64], &mut [f64]))| {
-            let runs = row.chunks(MOVE_RUN);
-            let mut ahead = row.chunks(MOVE_RUN).skip(MOVE_RUNS_AHEAD);
-            let sums = leaving
-                .chunks_mut(MOVE_RUN)
-                .zip(joining.chunks_mut(MOVE_RUN));
-            for (run, (leaving, joining)) in runs.zip(sums) {
-                if let Some(ahead) = ahead.next() {
-                    prefetch_run(ahead);
-                }
-                for ((v, l), j) in run.iter().zip(leaving.iter_mut()).zip(joining.iter_mut()) {
-                    let delta = weight * v.widen();
-                    *l -= delta;
-                    *j += delta;
-                }
-            }
-        };
-        if self.n >= PARALLEL_MIN_N {
+        if self.n >= PARALLEL_MOVE_MIN_N {
+            const CHUNK: usize = 1 << 14;
             row.par_chunks(CHUNK)
                 .zip(
                     leaving
                         .par_chunks_mut(CHUNK)
                         .zip(joining.par_chunks_mut(CHUNK)),
                 )
-                .for_each(update);
+                .for_each(|(row, (leaving, joining))| move_run(row, weight, leaving, joining));
         } else {
-            update((row, (leaving, joining)));
+            move_run(row, weight, leaving, joining);
         }
+    }
+
+    fn move_point_part(
+        &self,
+        i: usize,
+        start: usize,
+        weight: f64,
+        leaving: &mut [f64],
+        joining: &mut [f64],
+    ) {
+        move_run(&self.row(i)[start..], weight, leaving, joining);
+    }
+
+    fn splits_moves(&self) -> bool {
+        (SPLIT_MOVE_MIN_N..PARALLEL_MOVE_MIN_N).contains(&self.n)
     }
 
     fn cluster_sums(

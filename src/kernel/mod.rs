@@ -169,6 +169,52 @@ pub trait Kernel: Sync {
         });
     }
 
+    /// The part of [`Kernel::move_point`] for the columns `start .. start + leaving.len()`:
+    /// `leaving[t] -= weight * G[i, start + t]` and `joining[t] += weight * G[i, start + t]`,
+    /// the same operations on those entries, so a move can be split between threads
+    /// ([`Kernel::splits_moves`]).
+    ///
+    /// ```
+    /// use kgroups::{DenseKernel, Kernel};
+    /// let g = [2.0, 1.0, 0.5, 1.0, 2.0, 0.25, 0.5, 0.25, 2.0];
+    /// let kernel = DenseKernel::new(&g, 3)?;
+    /// let (mut leaving, mut joining) = ([0.0; 2], [0.0; 2]);
+    /// kernel.move_point_part(0, 1, 2.0, &mut leaving, &mut joining); // columns 1 and 2
+    /// assert_eq!((leaving, joining), ([-2.0, -1.0], [2.0, 1.0]));
+    /// # Ok::<(), kgroups::KGroupsError>(())
+    /// ```
+    fn move_point_part(
+        &self,
+        i: usize,
+        start: usize,
+        weight: f64,
+        leaving: &mut [f64],
+        joining: &mut [f64],
+    ) {
+        let columns = start..start + leaving.len();
+        self.for_each_in_row(i, |y, v| {
+            if columns.contains(&y) {
+                let delta = weight * v;
+                leaving[y - start] -= delta;
+                joining[y - start] += delta;
+            }
+        });
+    }
+
+    /// Whether a single search should split each move's row between two threads
+    /// ([`Kernel::move_point_part`]): for dense rows long enough that a second core reading
+    /// half of the row from memory beats handing it the work. `false` by default.
+    ///
+    /// ```
+    /// use kgroups::{CsrKernel, Kernel};
+    /// let kernel = CsrKernel::new(&[0usize, 1], &[0usize], &[1.0], 1)?;
+    /// assert!(!kernel.splits_moves());
+    /// # Ok::<(), kgroups::KGroupsError>(())
+    /// ```
+    fn splits_moves(&self) -> bool {
+        false
+    }
+
     /// How a fit stores the per-point cluster sums for this kernel: cluster-major (the
     /// default) when a move updates whole rows of n sums, point-major for sparse rows, where
     /// a move updates the sums of a few scattered points and point-major puts both sums a

@@ -1,6 +1,8 @@
-//! Hartigan moves whose updates of the cluster sums wait ([`MoveUpdates`]): a move's
-//! totals (labels, `s_l`, `Q_l`) change at once, and its updates of the other points' sums
-//! later, in two cases.
+//! How the moves of the sequential searches (Hartigan, online Lloyd) reach the cluster sums
+//! ([`MoveUpdates`]). A move's totals (labels, `s_l`, `Q_l`) always change at once. Its
+//! updates of the other points' sums are made at once too, except in the two cases below,
+//! where they wait; and for dense kernels a helper thread may take half of each move's row
+//! ([`crate::move_helper`]).
 //!
 //! **Kernels whose rows are computed rather than read** ([`Kernel::batches_moves`],
 //! [`PendingMoves`]). A move of point p (weight w) from cluster a to cluster b updates every

@@ -412,7 +412,9 @@ impl<T: KernelElement> Kernel for DenseKernel<'_, T> {
         leaving: &mut [f64],
         joining: &mut [f64],
     ) {
-        move_run(&self.row(i)[start..], weight, leaving, joining);
+        // Columns past n have no entries to add (as in the default implementation).
+        let row = self.row(i).get(start..).unwrap_or_default();
+        move_run(row, weight, leaving, joining);
     }
 
     fn splits_moves(&self) -> bool {

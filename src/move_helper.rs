@@ -40,7 +40,7 @@ impl MoveHelper {
         Self::default()
     }
 
-    /// The helper's side: takes posted halves until [`MoveHelper::stop`].
+    /// The helper's side: takes posted halves until stopped ([`MoveHelper::stop_on_drop`]).
     pub(crate) fn serve<K: Kernel>(&self, kernel: &K) {
         loop {
             match self.state.load(Ordering::Acquire) {

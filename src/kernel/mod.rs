@@ -191,7 +191,8 @@ pub trait Kernel: Sync {
         leaving: &mut [f64],
         joining: &mut [f64],
     ) {
-        let columns = start..start + leaving.len();
+        // Both runs' common length: no index past either (nor an overflowing end).
+        let columns = start..start.saturating_add(leaving.len().min(joining.len()));
         self.for_each_in_row(i, |y, v| {
             if columns.contains(&y) {
                 let delta = weight * v;

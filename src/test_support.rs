@@ -18,6 +18,10 @@ impl TestRng {
         z ^= z >> 31;
         (z >> 11) as f64 / (1u64 << 53) as f64
     }
+    /// A uniform index below `n` (`n > 0`).
+    pub(crate) fn below(&mut self, n: usize) -> usize {
+        (self.next_f64() * n as f64) as usize % n
+    }
     pub(crate) fn normal_ish(&mut self) -> f64 {
         (0..4).map(|_| self.next_f64()).sum::<f64>() - 2.0
     }

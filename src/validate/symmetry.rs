@@ -12,6 +12,7 @@
 //! column-major storage of the same matrix get the same verdict; it never overflows (a
 //! difference that overflows is infinite and fails, as it should).
 
+use crate::control::Control;
 use crate::error::{KGroupsError, Result};
 use crate::kernel::KernelElement;
 use rayon::prelude::*;
@@ -40,6 +41,12 @@ pub(crate) fn root_diagonal<T: KernelElement>(data: &[T], n: usize) -> Vec<f64> 
 
 /// Checks that the dense `n × n` matrix `data` (`data.len() == n * n`) is finite and passes
 /// the rule, naming `argument` and the first offending entry otherwise.
+///
+/// First one pass in row order adds a hash of each entry and its position (the same for
+/// `G_ab` and `G_ba`) right of the diagonal and subtracts it left of it: a matrix symmetric
+/// bit for bit (such as those of [`crate::energy_gram`] or `(G + G.T) / 2`) balances and
+/// passes there, at the speed of one read of the matrix. Any other is judged pair by pair
+/// against the rule, tile by tile.
 ///
 /// ```
 /// use kgroups::validate::symmetry::check_dense;
@@ -70,6 +77,9 @@ fn check_dense_with<T: KernelElement>(
     fast: bool,
 ) -> Result<()> {
     super::square(data.len(), n, argument)?;
+    if fast && is_finite_and_exactly_symmetric(data, n, &Control::new())? {
+        return Ok(());
+    }
     let roots = root_diagonal(data, n);
     let tolerance = T::SYMMETRY_TOLERANCE;
     // Each task owns a block of rows and compares its upper-triangle tiles with the mirrored
@@ -131,6 +141,37 @@ fn check_dense_with<T: KernelElement>(
         )),
     }
 }
+
+/// One pass over the matrix in row order: every entry finite, and the matrix symmetric bit
+/// for bit (up to a collision of the hash of [`MirrorBalance`]). False says only that the
+/// tile-by-tile procedure must judge the matrix (symmetric within the tolerance, or not).
+/// Reading rows only, it runs at the speed of one pass over the matrix; comparing each entry
+/// with its mirror reads the mirror by columns, short strided runs, and took twice as long.
+/// Stops with [`KGroupsError::Interrupted`] when `control` is cancelled.
+pub(crate) fn is_finite_and_exactly_symmetric<T: KernelElement>(
+    data: &[T],
+    n: usize,
+    control: &Control,
+) -> Result<bool> {
+    if !(0..n).all(|i| data[i * n + i].widen().is_finite()) {
+        return Ok(false);
+    }
+    let balance = (0..n.div_ceil(HASH_ROWS))
+        .into_par_iter()
+        .map(|block| {
+            control.checkpoint()?;
+            let mut balance = MirrorBalance::default();
+            for a in block * HASH_ROWS..((block + 1) * HASH_ROWS).min(n) {
+                balance.add_row(a, &data[a * n..(a + 1) * n]);
+            }
+            Ok(balance)
+        })
+        .try_reduce(MirrorBalance::default, |a, b| Ok(a.combine(b)))?;
+    Ok(balance.is_balanced_and_finite())
+}
+
+/// Rows hashed by one task of [`is_finite_and_exactly_symmetric`].
+const HASH_ROWS: usize = 32;
 
 /// The error for a pair that fails the rule (`remedy`: how to symmetrise).
 pub(crate) fn asymmetry_error(
@@ -330,6 +371,168 @@ fn block_is_bad<T: KernelElement>(
     })
 }
 
+/// Lanes of [`MirrorBalance`]: one AVX2 register of u64.
+const HASH_LANES: usize = 4;
+
+/// The offsets `(o₀, o₁)` of the two key sets of [`MirrorBalance`].
+const KEY_OFFSETS: [(u64, u64); 2] = [(0x9E37_79B9, 0x7F4A_7C15), (0xBF58_476D, 0x94D0_49BB)];
+
+/// The key of index `i` for the key set with offsets `(o₀, o₁)`: the product of the low 32
+/// bits of `i + o₀` and of `i + o₁`.
+#[inline(always)]
+fn index_key(i: u64, (o0, o1): (u64, u64)) -> u64 {
+    (i.wrapping_add(o0) & 0xFFFF_FFFF) * (i.wrapping_add(o1) & 0xFFFF_FFFF)
+}
+
+/// The hash of an entry with bits `bits` at a pair with key `key`: the 64-bit product of the
+/// two 32-bit halves of `bits + key` (wrapping).
+#[inline(always)]
+fn multiply_halves(bits: u64, key: u64) -> u64 {
+    let t = bits.wrapping_add(key);
+    (t & 0xFFFF_FFFF) * (t >> 32)
+}
+
+/// The exact-symmetry hash of a dense matrix, accumulated row by row: wrapping sums in two key
+/// sets, and a finiteness probe.
+///
+/// Entry `G_ab` (`a ≠ b`) hashes, in each key set, to the product of the two 32-bit halves of
+/// `bits(G_ab) + key_a + key_b` ([`multiply_halves`], the multiply-and-add hash of UMAC and
+/// VMAC, whose distinct inputs collide with probability about 2⁻³² for random keys). The key
+/// of the pair is symmetric in `a` and `b`, so `G_ab` and `G_ba` hash alike exactly when their
+/// bits are equal. Entries right of the diagonal add their hash, entries left of it subtract
+/// it: a matrix that is symmetric bit for bit balances to 0 in both key sets, whatever the
+/// order of the additions (the sums wrap, so the verdict does not depend on the threads). An
+/// asymmetric one balances only through a collision in both key sets; no two pairs of
+/// indices share their keys in both ([`index_key`] is a quadratic in the index with another
+/// linear term in each set). The keys are fixed, so the verdicts are reproducible: this is a
+/// hash test, not a proof, and a matrix built against these keys could pass it.
+///
+/// The keys are computed beside the entries, not read from a table: a table read beside each
+/// row doubled the memory traffic and the time. The finiteness probe is `Σ x · 0`, exactly 0
+/// for finite entries and NaN once one is NaN or infinite. All sums are kept in
+/// [`HASH_LANES`] independent lanes so that the loop vectorises.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MirrorBalance {
+    first: [u64; HASH_LANES],
+    second: [u64; HASH_LANES],
+    non_finite: [f64; HASH_LANES],
+}
+
+impl Default for MirrorBalance {
+    fn default() -> Self {
+        MirrorBalance {
+            first: [0; HASH_LANES],
+            second: [0; HASH_LANES],
+            non_finite: [0.0; HASH_LANES],
+        }
+    }
+}
+
+impl MirrorBalance {
+    /// The balance of both parts.
+    pub(crate) fn combine(mut self, other: MirrorBalance) -> MirrorBalance {
+        for t in 0..HASH_LANES {
+            self.first[t] = self.first[t].wrapping_add(other.first[t]);
+            self.second[t] = self.second[t].wrapping_add(other.second[t]);
+            self.non_finite[t] += other.non_finite[t];
+        }
+        self
+    }
+
+    /// Whether the hashed entries were all finite and (up to a hash collision) every entry
+    /// was hashed with the same bits as its mirror.
+    pub(crate) fn is_balanced_and_finite(&self) -> bool {
+        let total = |lanes: &[u64; HASH_LANES]| lanes.iter().fold(0u64, |s, &v| s.wrapping_add(v));
+        total(&self.first) == 0
+            && total(&self.second) == 0
+            && self.non_finite.iter().all(|&v| v == 0.0)
+    }
+
+    /// Adds row `a` of the matrix (`row`, columns from 0) but its diagonal entry: the entries
+    /// left of column `a` are subtracted, those right of it added.
+    pub(crate) fn add_row<T: KernelElement>(&mut self, a: usize, row: &[T]) {
+        let (left, rest) = row.split_at(a.min(row.len()));
+        self.add_part::<T, true>(a, 0, left);
+        self.add_part::<T, false>(a, a + 1, rest.get(1..).unwrap_or(&[]));
+    }
+
+    /// Adds (or, `SUBTRACT`, subtracts) the hashes of row `a`'s entries `run`, at the columns
+    /// from `start` on, on the widest vectors the CPU has.
+    #[inline]
+    fn add_part<T: KernelElement, const SUBTRACT: bool>(
+        &mut self,
+        a: usize,
+        start: usize,
+        run: &[T],
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if crate::distance::wide_vectors() {
+            // SAFETY: `add_part_avx2` requires only that the CPU supports AVX2, which
+            // `wide_vectors` has just detected at run time.
+            return unsafe { self.add_part_avx2::<T, SUBTRACT>(a, start, run) };
+        }
+        self.add_part_portable::<T, SUBTRACT>(a, start, run)
+    }
+
+    /// [`MirrorBalance::add_part_portable`] compiled with AVX2 (four u64 lanes per
+    /// instruction).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 (the caller detects it first). The body is safe code; only
+    /// the instruction set it is compiled for needs the check.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn add_part_avx2<T: KernelElement, const SUBTRACT: bool>(
+        &mut self,
+        a: usize,
+        start: usize,
+        run: &[T],
+    ) {
+        self.add_part_portable::<T, SUBTRACT>(a, start, run)
+    }
+
+    /// The body of [`MirrorBalance::add_part`], compiled into both instruction sets.
+    #[inline(always)]
+    fn add_part_portable<T: KernelElement, const SUBTRACT: bool>(
+        &mut self,
+        a: usize,
+        start: usize,
+        run: &[T],
+    ) {
+        let first_a = index_key(a as u64, KEY_OFFSETS[0]);
+        let second_a = index_key(a as u64, KEY_OFFSETS[1]);
+        let mut add = |t: usize, value: T, b: u64| {
+            let x = value.widen();
+            self.non_finite[t] += x * 0.0;
+            let bits = x.to_bits();
+            let h1 = multiply_halves(bits, first_a.wrapping_add(index_key(b, KEY_OFFSETS[0])));
+            let h2 = multiply_halves(bits, second_a.wrapping_add(index_key(b, KEY_OFFSETS[1])));
+            if SUBTRACT {
+                self.first[t] = self.first[t].wrapping_sub(h1);
+                self.second[t] = self.second[t].wrapping_sub(h2);
+            } else {
+                self.first[t] = self.first[t].wrapping_add(h1);
+                self.second[t] = self.second[t].wrapping_add(h2);
+            }
+        };
+        let chunks = run.chunks_exact(HASH_LANES);
+        let tail = chunks.remainder();
+        // The lanes' columns, advanced together: a column computed from a scalar index in
+        // each iteration left the keys' arithmetic scalar.
+        let mut columns: [u64; HASH_LANES] = std::array::from_fn(|t| (start + t) as u64);
+        for values in chunks {
+            for t in 0..HASH_LANES {
+                add(t, values[t], columns[t]);
+                columns[t] += HASH_LANES as u64;
+            }
+        }
+        let done = run.len() - tail.len();
+        for (i, &value) in tail.iter().enumerate() {
+            add(0, value, (start + done + i) as u64);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -364,6 +567,133 @@ mod tests {
     /// The fast test (bitwise, then the rule on 128-square tiles) gives the reference's
     /// verdict and names the same entry, across the tile boundaries, for f64 and f32, with
     /// asymmetries inside and outside the tolerance, signed zeros and non-finite entries.
+    /// The hash test's verdict for `g` as f64 and as f32.
+    fn hash_verdicts(g: &[f64], n: usize) -> (bool, bool) {
+        let g32: Vec<f32> = g.iter().map(|&v| v as f32).collect();
+        let control = Control::new();
+        (
+            is_finite_and_exactly_symmetric(g, n, &control).unwrap(),
+            is_finite_and_exactly_symmetric(&g32, n, &control).unwrap(),
+        )
+    }
+
+    #[test]
+    fn hash_test_passes_exactly_the_bitwise_symmetric() {
+        let mut rng = TestRng(31);
+        for n in [0usize, 1, 2, 3, 4, 5, 7, 8, 9, 17, 33, 64, 100] {
+            let base = symmetric(n, &mut rng);
+            assert_eq!(hash_verdicts(&base, n), (true, true), "n = {n}");
+            // A symmetric change (both entries of a pair, or the diagonal) keeps it symmetric.
+            if n >= 2 {
+                let mut g = base.clone();
+                let (a, b) = (n - 1, n / 3);
+                g[a * n + b] = 123.25;
+                g[b * n + a] = 123.25;
+                g[a * n + a] = -7.5;
+                assert_eq!(hash_verdicts(&g, n), (true, true), "n = {n}");
+            }
+            // Each off-diagonal entry on its own: one ulp off, the sign flipped, the value of
+            // another pair; and NaN or infinity at any entry, also in both entries of a pair
+            // (the same bits, so only the finiteness probe sees it).
+            let positions: Vec<(usize, usize)> = if n <= 17 {
+                (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).collect()
+            } else {
+                (0..200).map(|_| (rng.below(n), rng.below(n))).collect()
+            };
+            for &(a, b) in &positions {
+                let v = base[a * n + b];
+                let mut changes = vec![f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
+                if a != b {
+                    changes.extend([f64::from_bits(v.to_bits() + 1), -v, v + 1.0, 0.0]);
+                }
+                for new in changes {
+                    if new.to_bits() == v.to_bits() {
+                        continue;
+                    }
+                    let mut g = base.clone();
+                    g[a * n + b] = new;
+                    let f32_differs = (new as f32).to_bits() != (v as f32).to_bits();
+                    let expected = (false, !f32_differs && new.is_finite());
+                    assert_eq!(
+                        hash_verdicts(&g, n),
+                        expected,
+                        "n = {n} ({a}, {b}) {v} -> {new}"
+                    );
+                    if !new.is_finite() {
+                        g[b * n + a] = new;
+                        assert_eq!(hash_verdicts(&g, n), (false, false), "n = {n} ({a}, {b})");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hash_test_sees_defects_that_cancel_without_positions() {
+        let mut rng = TestRng(32);
+        let n = 40;
+        let base = symmetric(n, &mut rng);
+        let pair = |rng: &mut TestRng| loop {
+            let (a, b) = (rng.below(n), rng.below(n));
+            if a < b {
+                return (a, b);
+            }
+        };
+        for trial in 0..300 {
+            let mut g = base.clone();
+            match trial % 4 {
+                // Two upper entries trade values: every value is still there, moved.
+                0 => {
+                    let ((a, b), (c, d)) = (pair(&mut rng), pair(&mut rng));
+                    if (a, b) == (c, d) || g[a * n + b] == g[c * n + d] {
+                        continue;
+                    }
+                    let (x, y) = (g[a * n + b], g[c * n + d]);
+                    g[a * n + b] = y;
+                    g[c * n + d] = x;
+                }
+                // An upper entry and its mirror trade places with another pair's.
+                1 => {
+                    let ((a, b), (c, d)) = (pair(&mut rng), pair(&mut rng));
+                    if (a, b) == (c, d) || g[a * n + b] == g[c * n + d] {
+                        continue;
+                    }
+                    let x = g[a * n + b];
+                    g[a * n + b] = g[c * n + d];
+                    g[d * n + c] = x;
+                }
+                // Antisymmetric pairs: the sign of two to four upper entries flipped.
+                2 => {
+                    for _ in 0..2 + trial % 3 {
+                        let (a, b) = pair(&mut rng);
+                        g[a * n + b] = -g[b * n + a];
+                    }
+                }
+                // The transpose of a block, off the diagonal, put back untransposed.
+                _ => {
+                    let (r, c, side) = (rng.below(10), 20 + rng.below(10), 2 + rng.below(8));
+                    for i in 0..side {
+                        for j in 0..side {
+                            g[(r + i) * n + c + j] = base[(c + j) * n + r + i] + 1.0;
+                        }
+                    }
+                }
+            }
+            let asymmetric = (0..n).any(|a| (0..n).any(|b| g[a * n + b] != g[b * n + a]));
+            assert!(asymmetric, "trial {trial} made no defect");
+            assert!(!hash_verdicts(&g, n).0, "trial {trial}");
+        }
+    }
+
+    #[test]
+    fn hash_test_stops_when_cancelled() {
+        let g = symmetric(50, &mut TestRng(33));
+        let cancel = std::sync::atomic::AtomicBool::new(true);
+        let control = Control::new().with_cancel(&cancel);
+        let result = is_finite_and_exactly_symmetric(&g, 50, &control);
+        assert!(matches!(result, Err(KGroupsError::Interrupted)));
+    }
+
     #[test]
     fn fast_check_matches_reference() {
         let mut rng = TestRng(12);

@@ -13,7 +13,7 @@ use crate::error::{KGroupsError, Result};
 use crate::kernel::{Kernel, KernelElement, SumsLayout};
 use crate::validate::{
     self,
-    symmetry::{asymmetry_error, pair_is_symmetric},
+    symmetry::{self, asymmetry_error, pair_is_symmetric},
 };
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -149,39 +149,29 @@ impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
         }
     }
 
-    /// One streaming pass: all values finite, and the stored entries of the upper triangle
-    /// and of the lower triangle have the same sum of a hash of `(pair, bits of v)`, the pair
-    /// `(min(i, j), max(i, j))` (the diagonal is symmetric by definition). One sum does both:
-    /// upper entries add their hash, lower entries subtract it, and the total must be 0. A
-    /// matrix that is symmetric bit for bit always passes; an asymmetric one passes only
-    /// through a 64-bit hash collision (probability about 2⁻⁶⁴). Sums wrap, so the result
-    /// does not depend on the order of the additions (or the number of threads).
+    /// One streaming pass: all values finite, and the matrix symmetric bit for bit (up to a
+    /// hash collision): each stored entry off the diagonal goes into the hash of
+    /// [`symmetry::MirrorBalance`], added right of the diagonal and subtracted left of it,
+    /// and the sums must balance. A missing mirror unbalances them. The sums wrap, so the
+    /// result does not depend on the order of the additions (or the number of threads).
     fn is_finite_and_exactly_symmetric(&self) -> bool {
-        let mix = |low: usize, high: usize, bits: u64| {
-            let mut state = (low as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                ^ (high as u64).rotate_left(32)
-                ^ bits;
-            crate::rng::splitmix64(&mut state)
-        };
-        let (finite, balance) = (0..self.n)
+        (0..self.n)
             .into_par_iter()
             .map(|i| {
-                let (mut finite, mut balance) = (true, 0u64);
-                for position in self.row_range(i) {
-                    let j = self.indices[position].index();
-                    let value = self.data[position].widen();
-                    finite &= value.is_finite();
-                    let bits = value.to_bits();
-                    if j > i {
-                        balance = balance.wrapping_add(mix(i, j, bits));
-                    } else if j < i {
-                        balance = balance.wrapping_sub(mix(j, i, bits));
-                    }
-                }
-                (finite, balance)
+                let mut balance = symmetry::MirrorBalance::default();
+                let range = self.row_range(i);
+                let entries = self.indices[range.clone()]
+                    .iter()
+                    .zip(&self.data[range])
+                    .map(|(j, &v)| (j.index(), v));
+                balance.add_sparse_row(i, entries);
+                balance
             })
-            .reduce(|| (true, 0), |a, b| (a.0 && b.0, a.1.wrapping_add(b.1)));
-        finite && balance == 0
+            .reduce(
+                symmetry::MirrorBalance::default,
+                symmetry::MirrorBalance::combine,
+            )
+            .is_balanced_and_finite()
     }
 
     fn check_values_and_symmetry(&self) -> Result<()> {

@@ -400,6 +400,15 @@ fn index_key(i: u64, (o0, o1): (u64, u64)) -> u64 {
     (i.wrapping_add(o0) & 0xFFFF_FFFF) * (i.wrapping_add(o1) & 0xFFFF_FFFF)
 }
 
+/// The keys of index `a` in both key sets.
+#[inline(always)]
+fn row_keys(a: usize) -> (u64, u64) {
+    (
+        index_key(a as u64, KEY_OFFSETS[0]),
+        index_key(a as u64, KEY_OFFSETS[1]),
+    )
+}
+
 /// The hash of an entry with bits `bits` at a pair with key `key`: the 64-bit product of the
 /// two 32-bit halves of `bits + key` (wrapping).
 #[inline(always)]
@@ -408,7 +417,7 @@ fn multiply_halves(bits: u64, key: u64) -> u64 {
     (t & 0xFFFF_FFFF) * (t >> 32)
 }
 
-/// The exact-symmetry hash of a dense matrix, accumulated row by row: wrapping sums in two key
+/// The exact-symmetry hash of a matrix (dense or sparse), accumulated row by row: wrapping sums in two key
 /// sets, and a finiteness probe.
 ///
 /// Entry `G_ab` (`a ≠ b`) hashes, in each key set, to the product of the two 32-bit halves of
@@ -472,6 +481,50 @@ impl MirrorBalance {
         self.add_part::<T, false>(a, a + 1, rest.get(1..).unwrap_or(&[]));
     }
 
+    /// Adds the stored entries of row `a` of a sparse matrix, `(column, value)`: each hashed
+    /// as in [`MirrorBalance::add_row`] (a missing entry hashes as nothing, so an entry
+    /// whose mirror is missing unbalances the sums), the diagonal only probed for
+    /// finiteness.
+    pub(crate) fn add_sparse_row<T: KernelElement>(
+        &mut self,
+        a: usize,
+        entries: impl Iterator<Item = (usize, T)>,
+    ) {
+        let keys_a = row_keys(a);
+        for (b, value) in entries {
+            if b == a {
+                self.non_finite[0] += value.widen() * 0.0;
+            } else {
+                self.add_entry(0, keys_a, b as u64, value, b < a);
+            }
+        }
+    }
+
+    /// Adds (or, `subtract`, subtracts) in lane `t` the hashes of `value` at column `b` of
+    /// the row whose keys are `keys_a`, and probes it for finiteness.
+    #[inline(always)]
+    fn add_entry<T: KernelElement>(
+        &mut self,
+        t: usize,
+        (first_a, second_a): (u64, u64),
+        b: u64,
+        value: T,
+        subtract: bool,
+    ) {
+        let x = value.widen();
+        self.non_finite[t] += x * 0.0;
+        let bits = x.to_bits();
+        let h1 = multiply_halves(bits, first_a.wrapping_add(index_key(b, KEY_OFFSETS[0])));
+        let h2 = multiply_halves(bits, second_a.wrapping_add(index_key(b, KEY_OFFSETS[1])));
+        if subtract {
+            self.first[t] = self.first[t].wrapping_sub(h1);
+            self.second[t] = self.second[t].wrapping_sub(h2);
+        } else {
+            self.first[t] = self.first[t].wrapping_add(h1);
+            self.second[t] = self.second[t].wrapping_add(h2);
+        }
+    }
+
     /// Adds (or, `SUBTRACT`, subtracts) the hashes of row `a`'s entries `run`, at the columns
     /// from `start` on, on the widest vectors the CPU has.
     #[inline]
@@ -515,22 +568,8 @@ impl MirrorBalance {
         start: usize,
         run: &[T],
     ) {
-        let first_a = index_key(a as u64, KEY_OFFSETS[0]);
-        let second_a = index_key(a as u64, KEY_OFFSETS[1]);
-        let mut add = |t: usize, value: T, b: u64| {
-            let x = value.widen();
-            self.non_finite[t] += x * 0.0;
-            let bits = x.to_bits();
-            let h1 = multiply_halves(bits, first_a.wrapping_add(index_key(b, KEY_OFFSETS[0])));
-            let h2 = multiply_halves(bits, second_a.wrapping_add(index_key(b, KEY_OFFSETS[1])));
-            if SUBTRACT {
-                self.first[t] = self.first[t].wrapping_sub(h1);
-                self.second[t] = self.second[t].wrapping_sub(h2);
-            } else {
-                self.first[t] = self.first[t].wrapping_add(h1);
-                self.second[t] = self.second[t].wrapping_add(h2);
-            }
-        };
+        let keys_a = row_keys(a);
+        let mut add = |t: usize, value: T, b: u64| self.add_entry(t, keys_a, b, value, SUBTRACT);
         let chunks = run.chunks_exact(HASH_LANES);
         let tail = chunks.remainder();
         // The lanes' columns, advanced together: a column computed from a scalar index in

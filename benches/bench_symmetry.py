@@ -11,8 +11,10 @@ Rows (best and median of ``--repeat`` calls; the sides alternate within each rep
 - ``numpy G.sum()``: one pass over G (the floor);
 - ``check (reference)``: ``_core.check_kernel(G, _reference=True)``, the former check
   (64-square tiles, each judged by the rule);
-- ``check (new)``: ``_core.check_kernel(G)``: 128-square tiles compared bit for bit first,
-  the rule only where a tile differs;
+- ``check (new)``: ``_core.check_kernel(G)``: one pass in row order that hashes every entry
+  against its mirror (an exactly symmetric matrix ends there), then, for a matrix that is not
+  exactly symmetric, 128-square tiles compared with their mirrors bit for bit and by the rule
+  where a tile differs;
 - ``kernel_kgroups, check`` / ``kernel_kgroups, check_symmetry=False``: the full call (one
   k-means++ start, ``random_state=0``), with the default check and without it.
 

@@ -320,6 +320,8 @@ def test_an_output_that_is_the_input_file_is_refused(
     circles_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any, monkeypatch: Any,
     option: str, kind: str,
 ) -> None:
+    if option == "--plot":
+        pytest.importorskip("matplotlib")  # without it, --plot is refused for that first
     path, _ = circles_csv
     before = path.read_bytes()
     out = _output_aliases(kind, path, tmp_path)
@@ -334,6 +336,7 @@ def test_an_output_that_is_the_input_file_is_refused(
 def test_labels_and_plot_to_the_same_file_are_refused(
     circles_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any, monkeypatch: Any
 ) -> None:
+    pytest.importorskip("matplotlib")  # without it, --plot is refused for that first
     path, _ = circles_csv
     _forbid_computation(monkeypatch)
     out = str(tmp_path / "out.png")
@@ -347,6 +350,8 @@ def test_a_missing_output_directory_is_refused_before_clustering(
     circles_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any, monkeypatch: Any,
     option: str,
 ) -> None:
+    if option == "--plot":
+        pytest.importorskip("matplotlib")  # without it, --plot is refused for that first
     path, _ = circles_csv
     missing = tmp_path / "no" / "dir" / "out.png"
     labels = tmp_path / "labels.csv"

@@ -192,10 +192,11 @@ def kernel_kgroups(
         done and the best objective so far (drawn by tqdm when it is installed, otherwise
         as one line rewritten in place).
     check_symmetry : bool, default True
-        Check that a dense G is finite and symmetric. With one start the check is made in
-        the pass that builds the first cluster sums (each tile of G is compared with its
-        mirror while both are in cache), so it adds little to the call; with several starts
-        it is a separate pass before them. Pass False only for a matrix built symmetric,
+        Check that a dense G is finite and symmetric: one read of G in row order, hashing
+        each entry with its position, recognises an exactly symmetric matrix (about the
+        time of one numpy pass over G); any other is judged pair by pair against the
+        tolerance rule (with one start, in the pass that builds the first cluster sums).
+        Pass False only for a matrix built symmetric,
         e.g. by :func:`energy_gram`; on an asymmetric G the result is then meaningless.
         Non-finite entries are detected either way. Sparse kernels are always checked.
     reorder : {"auto", True, False}, default "auto"

@@ -1,6 +1,6 @@
 //! Dense kernel matrices: borrowed n × n buffers (f64 or f32), and the pass that builds their
 //! cluster sums — reading each pair of entries once, and able to check the symmetry rule in
-//! the same pass.
+//! the same pass (for a matrix that a one-pass hash did not find exactly symmetric).
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -74,11 +74,13 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
     }
 
     /// Checks the shape now and leaves the symmetry rule and finiteness of
-    /// [`DenseKernel::new`] to the fit ([`crate::fit`]), which checks them in the pass that
-    /// builds its first cluster sums, so that a one-start fit reads the matrix once instead
-    /// of twice. The fit fails with the same error as [`DenseKernel::new`] (naming the same
-    /// entry) when the matrix breaks the rule; with several starts it checks before they
-    /// begin. Use the kernel only through a fit: its other methods do not check.
+    /// [`DenseKernel::new`] to the fit ([`crate::fit`]). A one-start fit checks them with
+    /// the pass that builds its first cluster sums: a matrix that the one-pass hash of
+    /// [`symmetry::check_dense`] finds exactly symmetric needs only the plain pass after it;
+    /// any other is compared with its mirrors by the rule in the pass itself, instead of in a
+    /// separate check before it. The fit fails with the same error as [`DenseKernel::new`]
+    /// (naming the same entry) when the matrix breaks the rule; with several starts it checks
+    /// before they begin. Use the kernel only through a fit: its other methods do not check.
     ///
     /// ```
     /// use kgroups::{fit, Control, DenseKernel, Options};

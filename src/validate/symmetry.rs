@@ -417,8 +417,8 @@ fn multiply_halves(bits: u64, key: u64) -> u64 {
     (t & 0xFFFF_FFFF) * (t >> 32)
 }
 
-/// The exact-symmetry hash of a matrix (dense or sparse), accumulated row by row: wrapping sums in two key
-/// sets, and a finiteness probe.
+/// The exact-symmetry hash of a matrix (dense or sparse), accumulated row by row: wrapping
+/// sums in two key sets, and a finiteness probe.
 ///
 /// Entry `G_ab` (`a ≠ b`) hashes, in each key set, to the product of the two 32-bit halves of
 /// `bits(G_ab) + key_a + key_b` ([`multiply_halves`], the multiply-and-add hash of UMAC and
@@ -428,8 +428,8 @@ fn multiply_halves(bits: u64, key: u64) -> u64 {
 /// it: a matrix that is symmetric bit for bit balances to 0 in both key sets, whatever the
 /// order of the additions (the sums wrap, so the verdict does not depend on the threads). An
 /// asymmetric one balances only through a collision in both key sets; no two pairs of
-/// indices share their keys in both ([`index_key`] is a quadratic in the index with another
-/// linear term in each set). The keys are fixed, so the verdicts are reproducible: this is a
+/// indices below 2³⁰ share their keys in both ([`index_key`] is then a quadratic in the index,
+/// with another linear term in each set). The keys are fixed, so the verdicts are reproducible: this is a
 /// hash test, not a proof, and a matrix built against these keys could pass it.
 ///
 /// The keys are computed beside the entries, not read from a table: a table read beside each

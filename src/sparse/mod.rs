@@ -13,7 +13,8 @@ use crate::error::{KGroupsError, Result};
 use crate::kernel::{Kernel, KernelElement, SumsLayout};
 use crate::validate::{
     self,
-    symmetry::{self, asymmetry_error, pair_is_symmetric},
+    mirror_hash::MirrorBalance,
+    symmetry::{asymmetry_error, pair_is_symmetric},
 };
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -151,14 +152,14 @@ impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
 
     /// One streaming pass: all values finite, and the matrix symmetric bit for bit (up to a
     /// hash collision): each stored entry off the diagonal goes into the hash of
-    /// [`symmetry::MirrorBalance`], added right of the diagonal and subtracted left of it,
+    /// [`MirrorBalance`], added right of the diagonal and subtracted left of it,
     /// and the sums must balance. A missing mirror unbalances them. The sums wrap, so the
     /// result does not depend on the order of the additions (or the number of threads).
     fn is_finite_and_exactly_symmetric(&self) -> bool {
         (0..self.n)
             .into_par_iter()
             .map(|i| {
-                let mut balance = symmetry::MirrorBalance::default();
+                let mut balance = MirrorBalance::default();
                 let range = self.row_range(i);
                 let entries = self.indices[range.clone()]
                     .iter()
@@ -167,10 +168,7 @@ impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
                 balance.add_sparse_row(i, entries);
                 balance
             })
-            .reduce(
-                symmetry::MirrorBalance::default,
-                symmetry::MirrorBalance::combine,
-            )
+            .reduce(MirrorBalance::default, MirrorBalance::combine)
             .is_balanced_and_finite()
     }
 

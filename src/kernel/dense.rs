@@ -677,8 +677,8 @@ mod tests {
         let mut rejected = 0;
         for trial in 0..40 {
             let mut g = base.clone();
-            let a = (rng.next_f64() * n as f64) as usize % n;
-            let b = (rng.next_f64() * n as f64) as usize % n;
+            let a = rng.below(n);
+            let b = rng.below(n);
             let v = g[a * n + b];
             g[a * n + b] = match trial % 5 {
                 0 => v * (1.0 + 1e-12), // within the tolerance: accepted

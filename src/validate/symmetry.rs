@@ -582,8 +582,8 @@ mod tests {
                 let mut g = base.clone();
                 let changes = 1 + trial % 3;
                 for _ in 0..changes {
-                    let a = (rng.next_f64() * n as f64) as usize % n;
-                    let b = (rng.next_f64() * n as f64) as usize % n;
+                    let a = rng.below(n);
+                    let b = rng.below(n);
                     let v = g[a * n + b];
                     g[a * n + b] = match trial % 6 {
                         0 => v * (1.0 + 1e-12), // within tolerance

@@ -296,6 +296,7 @@ pub fn chunk_round(
             features,
             m,
         },
+        shift: 0.0,
     };
     // Q_l = ‖S_l‖², as the single-machine search refreshes it after every sweep.
     for (term, s) in partition.terms.iter_mut().zip(state.sums.chunks_exact(m)) {
@@ -315,7 +316,13 @@ pub fn chunk_round(
                 .zip(&counts_before)
                 .map(|(total, here)| total - here)
                 .collect();
-            keep_clusters_non_empty(&kernel, &partition, &mut new_labels, Some(&elsewhere));
+            keep_clusters_non_empty(
+                &kernel,
+                &partition,
+                &weights,
+                &mut new_labels,
+                Some(&elsewhere),
+            );
             let mut moves = 0;
             for (i, &to) in new_labels.iter().enumerate() {
                 if to != partition.labels[i] {

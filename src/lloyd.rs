@@ -9,6 +9,11 @@
 //! the batch variant, if the new assignment would leave a cluster empty, the old member of
 //! that cluster closest to its old centre stays in it (repeated until no cluster is empty).
 //! Either way the cost cannot increase, so `W` never increases for a PSD kernel.
+//!
+//! With a diagonal shift `σ` (the kernel `G + σ W⁻¹`, see [`crate::Options::shift`]) the
+//! sums stay those of `G` and the costs take the shift from the formulas: point `i` is
+//! `σ / s_l` farther from every other cluster's mean and `σ / s_j` nearer its own
+//! cluster `j`'s.
 
 use crate::control::Control;
 use crate::error::Result;
@@ -33,13 +38,24 @@ pub enum LloydVariant {
 #[inline]
 pub(crate) fn best_cluster(partition: &Partition, i: usize) -> usize {
     let current = partition.labels[i];
+    // `Q'_l/s_l² − 2 m'_l(i)/s_l` of the shifted kernel, with `Q'_l = Q_l + σ s_l` and
+    // `m'_l(i) = m_l(i) + σ [i ∈ C_l]`.
+    let shift = |l: usize| {
+        if partition.shift == 0.0 {
+            return 0.0; // no division on the unshifted kernel
+        }
+        let own = if l == current { -1.0 } else { 1.0 };
+        own * partition.shift / partition.sizes[l]
+    };
     let cost = |l: usize| {
         let s = partition.sizes[l];
-        partition.terms[l] / (s * s) - 2.0 * partition.sum(l, i) / s
+        partition.terms[l] / (s * s) - 2.0 * partition.sum(l, i) / s + shift(l)
     };
     let magnitude = |l: usize| {
         let s = partition.sizes[l];
-        (partition.terms[l] / (s * s)).abs() + (2.0 * partition.sum(l, i) / s).abs()
+        (partition.terms[l] / (s * s)).abs()
+            + (2.0 * partition.sum(l, i) / s).abs()
+            + shift(l).abs()
     };
     let current_cost = cost(current);
     let mut best = current;
@@ -139,13 +155,15 @@ fn batch_step<'a, K: Kernel>(
         .map(|i| best_cluster(partition, i))
         .collect();
     control.checkpoint()?;
-    keep_clusters_non_empty(kernel, partition, &mut new_labels, None);
+    keep_clusters_non_empty(kernel, partition, weights, &mut new_labels, None);
     let changed: Vec<usize> = (0..n)
         .filter(|&i| new_labels[i] != partition.labels[i])
         .collect();
     // Updating M costs O(n) per changed point; past a fraction of n a rebuild is cheaper.
     if changed.len() * 4 > n {
+        let shift = partition.shift;
         *partition = Partition::new(kernel, new_labels, weights, partition.k, control, false)?;
+        partition.shift = shift;
     } else {
         for (count, &i) in changed.iter().enumerate() {
             if count % 1024 == 1023 {
@@ -158,13 +176,15 @@ fn batch_step<'a, K: Kernel>(
 }
 
 /// If `new_labels` leaves a cluster empty, give it back the old member closest to its old
-/// centre (`‖φ(x_i) − μ_l‖²` from the old state; ties to the lowest index). A restored point
+/// centre (`‖φ(x_i) − μ_l‖²` from the old state, of the shifted kernel: `σ/w_i − σ/s_l`
+/// more than `G`'s; ties to the lowest index). A restored point
 /// returns to its old cluster and never moves again, so this ends after at most n repairs.
 /// `elsewhere` counts the members of each cluster outside these points (for one chunk of a
 /// distributed run: the other chunks' members); `None` means there are none.
 pub(crate) fn keep_clusters_non_empty<K: Kernel>(
     kernel: &K,
     partition: &Partition,
+    weights: &[f64],
     new_labels: &mut [usize],
     elsewhere: Option<&[usize]>,
 ) {
@@ -181,6 +201,7 @@ pub(crate) fn keep_clusters_non_empty<K: Kernel>(
         let distance = |i: usize| {
             kernel.diagonal(i) - 2.0 * partition.sum(empty, i) / s
                 + partition.terms[empty] / (s * s)
+                + partition.shift * (1.0 / weights[i] - 1.0 / s)
         };
         let closest = (0..new_labels.len())
             .filter(|&i| partition.labels[i] == empty)

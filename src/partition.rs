@@ -70,6 +70,10 @@ pub(crate) struct Partition<'a> {
     pub terms: Vec<f64>,
     /// The per-point cluster sums.
     pub sums: ClusterSums<'a>,
+    /// The diagonal shift `σ` of [`crate::Options::shift`] at the weights' scale: the
+    /// search is on `G + σ W⁻¹`, while `terms` and `sums` are kept for `G`. Lloyd's costs,
+    /// the objective, the reported terms and the distinctness of the means add it.
+    pub shift: f64,
 }
 
 impl<'a> Partition<'a> {
@@ -140,6 +144,7 @@ impl<'a> Partition<'a> {
             sizes: vec![0.0; k],
             terms: vec![0.0; k],
             sums,
+            shift: 0.0,
         };
         partition.refresh_totals(weights);
         Ok(partition)
@@ -172,14 +177,45 @@ impl<'a> Partition<'a> {
         }
     }
 
-    /// `Q = Σ_l Q_l / s_l`.
+    /// `Q = Σ_l Q_l / s_l` of `G`, plus `k σ` for the shifted kernel (every cluster's
+    /// `Q_l / s_l` gains `σ`).
     pub fn objective(&self) -> f64 {
-        self.terms.iter().zip(&self.sizes).map(|(q, s)| q / s).sum()
+        let unshifted: f64 = self.terms.iter().zip(&self.sizes).map(|(q, s)| q / s).sum();
+        if self.shift == 0.0 {
+            return unshifted;
+        }
+        unshifted + self.k as f64 * self.shift
+    }
+
+    /// `W = Σ_i w_i G_ii − Q` from `trace = Σ_i w_i G_ii` of `G`; the shifted kernel's
+    /// `W` gains `(n − k) σ` (added last, so that a large shift does not cancel `W`).
+    pub fn within(&self, trace: f64) -> f64 {
+        let unshifted: f64 = trace
+            - self
+                .terms
+                .iter()
+                .zip(&self.sizes)
+                .map(|(q, s)| q / s)
+                .sum::<f64>();
+        if self.shift == 0.0 {
+            return unshifted;
+        }
+        unshifted + (self.n - self.k) as f64 * self.shift
+    }
+
+    /// The cluster terms of the shifted kernel: `Q_l + σ s_l`.
+    pub fn shifted_terms(&self) -> Vec<f64> {
+        if self.shift == 0.0 {
+            return self.terms.clone();
+        }
+        (self.terms.iter().zip(&self.sizes))
+            .map(|(q, s)| q + self.shift * s)
+            .collect()
     }
 
     /// The number of distinct cluster means: `‖μ_a − μ_b‖² = Q_a/s_a² + Q_b/s_b² − 2 C_ab/(s_a s_b)`
-    /// with `C_ab = Σ_{i∈C_a} w_i m_b(i)` is compared with the rounding of its terms. O(n·k)
-    /// (O(k²·m) for features).
+    /// with `C_ab = Σ_{i∈C_a} w_i m_b(i)` (plus `σ/s_a + σ/s_b` for the shifted kernel) is
+    /// compared with the rounding of its terms. O(n·k) (O(k²·m) for features).
     pub fn distinct_means(&self, weights: &[f64]) -> Result<usize> {
         let k = self.k;
         let mut cross = try_filled(k * k, 0.0, "k", "the k × k products of the cluster means")?;
@@ -204,12 +240,16 @@ impl<'a> Partition<'a> {
         }
         // Cluster b is a new mean unless it coincides with an earlier one.
         let norm = |a: usize| self.terms[a] / (self.sizes[a] * self.sizes[a]);
+        // The shift's part of ‖μ_a − μ_b‖²: C_ab does not change, each Q_l/s_l² gains σ/s_l.
+        let shift = |a: usize| self.shift / self.sizes[a];
         Ok((0..k)
             .filter(|&b| {
                 (0..b).all(|a| {
                     let c = 2.0 * cross[a * k + b] / (self.sizes[a] * self.sizes[b]);
-                    let distance = norm(a) + norm(b) - c;
-                    distance > COINCIDENT_MEANS * (norm(a).abs() + norm(b).abs() + c.abs())
+                    let distance = norm(a) + norm(b) - c + (shift(a) + shift(b));
+                    let magnitude =
+                        norm(a).abs() + norm(b).abs() + c.abs() + (shift(a).abs() + shift(b).abs());
+                    distance > COINCIDENT_MEANS * magnitude
                 })
             })
             .count())

@@ -27,7 +27,7 @@ pub enum Algorithm {
 }
 
 /// Options of a clustering run. `Options::default()` is Hartigan from k-means++, unit
-/// weights, one start, at most 300 sweeps, seed 0.
+/// weights, one start, at most 300 sweeps, seed 0, no diagonal shift.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Options<'a> {
     /// Hartigan (kernel k-groups) or Lloyd (kernel k-means).
@@ -42,6 +42,20 @@ pub struct Options<'a> {
     pub max_iter: usize,
     /// Seed from which every start's seed is derived.
     pub seed: u64,
+    /// The diagonal shift `σ` (finite): the search runs on the kernel `G + σ W⁻¹`, that is
+    /// `σ / w_i` added to each `G_ii` (the shift that makes a graph's kernel positive
+    /// semi-definite, see Dhillon, Guan and Kulis). It is applied in the formulas, never
+    /// added to the sums kept for `G`, so a shift far larger or smaller than `G`'s entries
+    /// is not lost to rounding.
+    ///
+    /// - Every partition's `Q` gains `k σ`, `W` gains `(n − k) σ` and each `Q_l` gains
+    ///   `σ s_l`: the result reports them for the shifted kernel.
+    /// - Hartigan's moves change `Q` by the same amount with or without it, so its search
+    ///   is the same.
+    /// - Lloyd's distances change: `σ / s_l` more to every other cluster's mean, `σ / s_j`
+    ///   less to the point's own cluster `j`.
+    /// - k-means++ draws the first partition on `G` itself.
+    pub shift: f64,
 }
 
 impl Default for Options<'_> {
@@ -53,6 +67,7 @@ impl Default for Options<'_> {
             n_init: 1,
             max_iter: 300,
             seed: 0,
+            shift: 0.0,
         }
     }
 }
@@ -89,7 +104,7 @@ pub struct Clustering {
 impl<'a> Options<'a> {
     /// Checks the options for a kernel of `n` points and `k` clusters, by the rules of
     /// [`crate::validate`] (in this order: `n`, `k`, `n_init`, `max_iter`, the labels of
-    /// [`Init::Labels`], `weights`), and returns what [`fit_checked`] runs.
+    /// [`Init::Labels`], `weights`, `shift`), and returns what [`fit_checked`] runs.
     ///
     /// ```
     /// use kgroups::Options;
@@ -112,6 +127,7 @@ impl<'a> Options<'a> {
             None => (try_filled(n, 1.0, "weights", "the point weights")?, 0),
             Some(weights) => validate::scaled_weights(weights, n, "weights")?,
         };
+        let shift = validate::shift(self.shift, weight_exponent)?;
         Ok(CheckedOptions {
             n,
             k,
@@ -122,13 +138,14 @@ impl<'a> Options<'a> {
             n_init: self.n_init,
             max_iter: self.max_iter,
             seed: self.seed,
+            shift,
         })
     }
 }
 
 /// [`Options`] checked for a kernel of `n` points and `k` clusters by [`Options::check`]:
 /// only a check makes one, so [`fit_checked`] runs it without checking again. The weights
-/// are held scaled by an exact power of two (see [`validate::scaled_weights`]).
+/// and the shift are held scaled by an exact power of two (see [`validate::scaled_weights`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckedOptions<'a> {
     n: usize,
@@ -140,6 +157,9 @@ pub struct CheckedOptions<'a> {
     n_init: usize,
     max_iter: usize,
     seed: u64,
+    /// `σ 2^-e` for weights scaled by `2^-e`: the shift of the scaled weights' kernel
+    /// `G + σ W⁻¹` (its `Q`, `W` and shift scale alike).
+    shift: f64,
 }
 
 impl CheckedOptions<'_> {
@@ -298,14 +318,31 @@ fn fit_starts<K: Kernel, S: Kernel>(
         })
         .transpose()?;
     let best = best.ok_or_else(|| KGroupsError::Internal("no start produced a result".into()))?;
-    scale_back(best, exponent)
+    let shift = times_pow2(options.shift, exponent);
+    scale_back(best, exponent).map_err(|error| {
+        // Blame the shift when its own part, (n − k) σ of W, is beyond half the range.
+        if (options.n as f64) * shift.abs() > f64::MAX / 2.0 {
+            KGroupsError::invalid(
+                "shift",
+                format!(
+                    "shift = {shift:e} makes the objective overflow f64 (it adds k·shift to Q, \
+                     (n − k)·shift to W and shift·s_l to each Q_l); use a smaller shift"
+                ),
+            )
+        } else {
+            error
+        }
+    })
 }
 
 /// The result for the caller's weights, from the result for the weights scaled by `2^-e`:
 /// `Q`, `W` and the history scale by `2^e`, each `Q_l` by `2^(2e)`.
 fn scale_back(mut result: Clustering, e: i32) -> Result<Clustering> {
     if e == 0 {
-        let finite = result.objective.is_finite() && result.within.is_finite();
+        let finite = result.objective.is_finite()
+            && result.within.is_finite()
+            && result.objective_history.iter().all(|q| q.is_finite())
+            && result.cluster_terms.iter().all(|q| q.is_finite());
         if !finite {
             return Err(KGroupsError::invalid(
                 "G",
@@ -448,6 +485,7 @@ fn local_search<K: Kernel>(
     } = search;
     let k = options.k;
     let mut partition = Partition::new(kernel, labels, weights, k, control, check_kernel)?;
+    partition.shift = options.shift;
     let stats = match options.algorithm {
         Algorithm::Hartigan => hartigan::run(
             kernel,
@@ -468,12 +506,13 @@ fn local_search<K: Kernel>(
         )?,
     };
     let objective = partition.objective();
+    let within = partition.within(trace);
     let n_distinct_clusters = partition.distinct_means(weights)?;
     Ok(Clustering {
-        cluster_terms: partition.terms,
+        cluster_terms: partition.shifted_terms(),
         labels: partition.labels,
         objective,
-        within: trace - objective,
+        within,
         n_iter: stats.n_iter,
         n_moves: stats.n_moves,
         converged: stats.converged,

@@ -57,6 +57,7 @@ class FitOptions:
         seed: int = 0,
         n_threads: Optional[int] = None,
         progress: Optional[_ProgressCallback] = None,
+        shift: float = 0.0,
     ) -> FitOptions: ...
 
 @final

@@ -78,12 +78,15 @@ def run_clustering(
     n_threads: Optional[int],
     progress: Union[ProgressCallback, bool, None],
     approximate: bool = False,
+    shift: float = 0.0,
 ) -> ClusteringResult:
     """Convert the shared options, call the core through ``run`` once with them and wrap
     the result. The core checks their values (k within 1..n, n_init, max_iter, the labels
-    and weights against n and k) and names the argument in its error.
+    and weights against n and k, the shift) and names the argument in its error.
 
     ``algorithm`` is one of the public names ("hartigan", "lloyd", "lloyd-online").
+    ``shift`` is the diagonal shift ``sigma``: the search runs on ``G + sigma * W^-1`` without
+    adding it to G (see :func:`kgroups_rs.graph_partition`).
     """
     search = cast(Algorithm, check_algorithm(algorithm, ALGORITHMS))
     k = as_count(k, "k")
@@ -105,6 +108,7 @@ def run_clustering(
         seed=seed_from_random_state(random_state),
         n_threads=n_threads,
         progress=progress,
+        shift=float(shift),
     )
     try:
         result = run(k, options)

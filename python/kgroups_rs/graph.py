@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Optional, Union
 
 import numpy as np
@@ -12,8 +11,8 @@ from . import _core
 from ._algorithm import Algorithm, check_algorithm
 from ._result import ClusteringResult
 from ._sparse_input import as_csr_arrays, check_sparse_structure, is_sparse
-from ._validation import RandomState, as_float_array, check_int
-from .clustering import ProgressCallback, Reorder, kernel_kgroups
+from ._validation import RandomState, as_float_array
+from .clustering import ProgressCallback, Reorder, _prepare_kernel, run_clustering
 
 _OBJECTIVES = ("ratio_association", "normalized_cut")
 
@@ -184,33 +183,6 @@ def graph_kernel(
     return G, degrees
 
 
-def _with_shift(
-    result: ClusteringResult, shift: float, weights: Optional[npt.NDArray[np.float64]]
-) -> ClusteringResult:
-    """The result for the kernel ``G + shift * W^-1`` from the result for ``G``: each
-    ``Q_j`` gains ``shift * s_j``, ``Q`` gains ``k * shift`` and ``W`` gains ``(n - k) * shift``."""
-    if shift == 0.0:
-        return result
-    labels = result.labels
-    k = result.cluster_terms.size
-    sizes = np.bincount(labels, weights=weights, minlength=k).astype(np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        shifted = dataclasses.replace(
-            result,
-            objective=result.objective + k * shift,
-            within=result.within + (labels.size - k) * shift,
-            objective_history=result.objective_history + k * shift,
-            cluster_terms=result.cluster_terms + shift * sizes,
-        )
-    figures = [shifted.objective, shifted.within, *shifted.objective_history, *shifted.cluster_terms]
-    if not np.all(np.isfinite(figures)):
-        raise ValueError(
-            f"shift = {shift:g} makes the objective overflow float64 (it adds k * shift to it and "
-            "(n - k) * shift to W); use a smaller shift (the partition does not depend on it)"
-        )
-    return shifted
-
-
 def graph_partition(
     A: Any,
     k: int,
@@ -236,9 +208,14 @@ def graph_partition(
 
     The diagonal shift ``shift * W^-1`` (``W`` the node weights) that makes ``G`` positive
     semi-definite for large enough ``shift`` adds exactly ``k * shift`` to the objective of
-    every partition, so Hartigan's method (which compares objectives) gives the same result
-    with or without it. Lloyd's method compares distances to means, which the shift changes,
-    so its result depends on the shift.
+    every partition, ``(n - k) * shift`` to ``W`` and ``shift * s_j`` to each cluster term,
+    so Hartigan's method (which compares objectives) gives the same partition with or
+    without it. Lloyd's method compares distances to means, which the shift changes (point
+    ``i`` is ``shift / s_l`` farther from every other cluster's mean and ``shift / s_j``
+    nearer its own cluster ``j``'s), so its result depends on the shift. Either way the
+    shift enters the formulas and is never added to the kernel's entries, so a shift far
+    larger or smaller than the adjacency's weights is not lost to rounding; k-means++ draws
+    its seeds on the unshifted kernel.
 
     Parameters
     ----------
@@ -255,7 +232,8 @@ def graph_partition(
         k-means++ degenerates (``d2(i, c) = -2 A_ic``) and seeds badly; from random labels
         Hartigan recovers planted partitions.
     shift : float, default 0
-        Diagonal shift ``shift * W^-1`` added to the kernel.
+        Diagonal shift ``shift * W^-1`` of the kernel (finite; applied in the formulas,
+        see above).
     n_init, max_iter, random_state, n_threads, progress
         As in :func:`kernel_kgroups`.
     reorder : {"auto", True, False}, default "auto"
@@ -270,27 +248,17 @@ def graph_partition(
     ClusteringResult
         ``objective`` is the (shifted) graph objective: ratio or normalised association.
     """
-    if check_algorithm(algorithm) == "hartigan":
-        # The shift adds exactly k * shift to every partition's objective, so Hartigan runs on
-        # the unshifted kernel (a huge shift would drown A in rounding) and the shift is added
-        # to the reported figures afterwards.
-        shift = float(shift)
-        G, weights = graph_kernel(A, objective, shift=0.0)
-        k_shift = check_int(k, "k", 1) * shift
-
-        def shifted_progress(start: int, sweep: int, moves: int, objective_value: float) -> None:
-            assert callable(progress)
-            progress(start, sweep, moves, objective_value + k_shift)
-
-        result = kernel_kgroups(
-            G, k, init, weights=weights, n_init=n_init, max_iter=max_iter,
-            random_state=random_state, n_threads=n_threads,
-            progress=progress if not callable(progress) or shift == 0.0 else shifted_progress,
-            reorder=reorder,
-        )
-        return _with_shift(result, shift, weights)
-    G, weights = graph_kernel(A, objective, shift=shift)
-    return kernel_kgroups(
-        G, k, init, algorithm=algorithm, weights=weights, n_init=n_init, max_iter=max_iter,
-        random_state=random_state, n_threads=n_threads, progress=progress, reorder=reorder,
+    G, weights = graph_kernel(A, objective)
+    return run_clustering(
+        _prepare_kernel(G, reorder=reorder),
+        k,
+        init,
+        algorithm=check_algorithm(algorithm),
+        weights=weights,
+        n_init=n_init,
+        max_iter=max_iter,
+        random_state=random_state,
+        n_threads=n_threads,
+        progress=progress,
+        shift=shift,
     )

@@ -35,12 +35,13 @@ pub(super) struct FitOptions {
     seed: u64,
     n_threads: Option<usize>,
     progress: Option<Py<PyAny>>,
+    shift: f64,
 }
 
 #[pymethods]
 impl FitOptions {
     #[new]
-    #[pyo3(signature = (*, algorithm="hartigan", init=None, weights=None, n_init=1, max_iter=300, seed=0, n_threads=None, progress=None))]
+    #[pyo3(signature = (*, algorithm="hartigan", init=None, weights=None, n_init=1, max_iter=300, seed=0, n_threads=None, progress=None, shift=0.0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         algorithm: &str,
@@ -51,6 +52,7 @@ impl FitOptions {
         seed: u64,
         n_threads: Option<usize>,
         progress: Option<Py<PyAny>>,
+        shift: f64,
     ) -> PyResult<Self> {
         if let Some(w) = &weights {
             // Refused now rather than when the fit borrows them.
@@ -65,6 +67,7 @@ impl FitOptions {
             seed,
             n_threads,
             progress,
+            shift,
         })
     }
 }
@@ -108,6 +111,7 @@ impl FitOptions {
             n_init: self.n_init,
             max_iter: self.max_iter,
             seed: self.seed,
+            shift: self.shift,
         };
         let progress = self.progress.as_ref().map(|p| p.bind(py));
         let result = run_detached(py, self.n_threads, progress, |control| {

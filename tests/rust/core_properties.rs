@@ -661,6 +661,34 @@ fn every_bad_input_is_invalid_input_naming_the_argument() {
             assert_eq!(invalid_argument(run(2, opts)), "weights", "{w:?}");
         }
     }
+
+    for shift in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        for algorithm in ALGORITHMS {
+            let opts = Options {
+                shift,
+                algorithm,
+                ..d()
+            };
+            assert_eq!(invalid_argument(run(2, opts)), "shift", "{shift}");
+        }
+    }
+    // Finite, but not once divided by the weights' scale (2^-1000).
+    let tiny = vec![1e-301; n];
+    let opts = Options {
+        shift: 1e300,
+        weights: Some(&tiny),
+        ..d()
+    };
+    assert_eq!(invalid_argument(run(2, opts)), "shift");
+    // Finite, but W gains (n − k) σ, beyond the range of f64.
+    for algorithm in ALGORITHMS {
+        let opts = Options {
+            shift: 1e308,
+            algorithm,
+            ..d()
+        };
+        assert_eq!(invalid_argument(run(2, opts)), "shift");
+    }
 }
 
 #[test]
@@ -1056,4 +1084,231 @@ fn integer_graphs_give_the_same_bits_with_compact_sums() {
             }
         }
     }
+}
+
+// ------------------------------------------------------------------------ diagonal shift
+
+/// `G + σ W⁻¹`, written out.
+fn shifted(g: &[f64], n: usize, w: &[f64], shift: f64) -> Vec<f64> {
+    let mut g = g.to_vec();
+    for i in 0..n {
+        g[i * n + i] += shift / w[i];
+    }
+    g
+}
+
+#[test]
+fn a_shift_clusters_the_shifted_kernel() {
+    // The option applies σ in the formulas; the reference adds it to G's diagonal. Both
+    // are the same search up to rounding, so moderate data give the same labels.
+    let (n, k) = (24, 3);
+    let mut moved = 0;
+    for seed in 0..12u64 {
+        let g = random_psd(n, 3, seed);
+        let w = random_weights(n, seed);
+        let start = random_labels(n, k, seed);
+        for shift in [-0.05, 0.3, 2.5] {
+            let explicit = shifted(&g, n, &w, shift);
+            for algorithm in ALGORITHMS {
+                let what = format!("seed {seed}, shift {shift}, {algorithm:?}");
+                let run = |matrix: &[f64], shift: f64| {
+                    let kernel = DenseKernel::new(matrix, n).unwrap();
+                    let opts = Options {
+                        shift,
+                        ..options(algorithm, Init::Labels(&start), Some(&w))
+                    };
+                    fit(&kernel, k, &opts, &Control::new()).unwrap()
+                };
+                let by_option = run(&g, shift);
+                let reference = run(&explicit, 0.0);
+                assert_eq!(by_option.labels, reference.labels, "{what}");
+                assert_eq!(by_option.n_iter, reference.n_iter, "{what}");
+                assert_eq!(by_option.n_distinct_clusters, reference.n_distinct_clusters);
+                moved += by_option.n_moves;
+                let q = objective(&explicit, n, &by_option.labels, &w);
+                assert!(
+                    close(by_option.objective, q, 1e-12, 1e-12),
+                    "{what}: Q {} vs {q}",
+                    by_option.objective
+                );
+                let within = trace(&explicit, n, &w) - q;
+                assert!(
+                    close(by_option.within, within, 1e-10, 1e-10),
+                    "{what}: W {} vs {within}",
+                    by_option.within
+                );
+                for (a, b) in by_option.cluster_terms.iter().zip(&reference.cluster_terms) {
+                    assert!(close(*a, *b, 1e-12, 1e-12), "{what}: Q_l {a} vs {b}");
+                }
+                for (a, b) in by_option
+                    .objective_history
+                    .iter()
+                    .zip(&reference.objective_history)
+                {
+                    assert!(close(*a, *b, 1e-12, 1e-12), "{what}: history {a} vs {b}");
+                }
+            }
+        }
+    }
+    assert!(moved > 100, "the starts should move points ({moved})");
+}
+
+#[test]
+fn hartigan_moves_the_same_points_whatever_the_shift() {
+    let (n, k) = (30, 4);
+    for seed in 0..6u64 {
+        let g = random_psd(n, 4, seed + 40);
+        let w = random_weights(n, seed + 40);
+        let kernel = DenseKernel::new(&g, n).unwrap();
+        let opts = options(Algorithm::Hartigan, Init::Random, Some(&w));
+        let opts = Options { seed, ..opts };
+        let plain = fit(&kernel, k, &opts, &Control::new()).unwrap();
+        let mut sizes = vec![0.0; k];
+        for (&l, &wi) in plain.labels.iter().zip(&w) {
+            sizes[l] += wi;
+        }
+        for shift in [-3.0, 0.25, 1e6, 1e300] {
+            let r = fit(&kernel, k, &Options { shift, ..opts }, &Control::new()).unwrap();
+            assert_eq!(r.labels, plain.labels);
+            assert_eq!(r.n_moves, plain.n_moves);
+            // Exactly the unshifted figures with the shift's parts added.
+            let kshift = k as f64 * shift;
+            assert_eq!(r.objective, plain.objective + kshift);
+            assert_eq!(r.within, plain.within + (n - k) as f64 * shift);
+            for (a, b) in r.objective_history.iter().zip(&plain.objective_history) {
+                assert_eq!(*a, b + kshift);
+            }
+            let terms = r.cluster_terms.iter().zip(&plain.cluster_terms);
+            for ((term, plain_term), s) in terms.zip(&sizes) {
+                assert_eq!(*term, plain_term + shift * s);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_shift_beside_huge_entries_is_not_lost_to_rounding() {
+    // A graph with every edge weight 1e200 and the shift 1, k = n − 1. With the shift added
+    // to the diagonal, the sums would hold 1 + 1e200 − 1e200 = 0 for a point whose
+    // neighbour came and went, and report Q short of 1 per such cluster.
+    let n = 12;
+    let edges = [
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (0, 11),
+        (1, 3),
+        (1, 6),
+        (1, 7),
+        (1, 8),
+        (1, 9),
+        (2, 7),
+        (2, 8),
+        (2, 11),
+        (3, 5),
+        (3, 7),
+        (3, 8),
+        (3, 10),
+        (4, 5),
+        (4, 6),
+        (4, 7),
+        (4, 8),
+        (4, 10),
+        (4, 11),
+        (5, 6),
+        (5, 8),
+        (5, 9),
+        (6, 7),
+        (6, 9),
+        (7, 8),
+        (8, 10),
+        (9, 11),
+    ];
+    let mut a = vec![0.0; n * n];
+    for &(i, j) in &edges {
+        a[i * n + j] = 1e200;
+        a[j * n + i] = 1e200;
+    }
+    let kernel = DenseKernel::new(&a, n).unwrap();
+    let ones = vec![1.0; n];
+    let k = n - 1;
+    for algorithm in ALGORITHMS {
+        for seed in 0..40 {
+            let opts = Options {
+                shift: 1.0,
+                seed,
+                ..options(algorithm, Init::KMeansPlusPlus, None)
+            };
+            let r = fit(&kernel, k, &opts, &Control::new()).unwrap();
+            // Σ_l (A(C_l, C_l) + |C_l|) / |C_l|, summed directly.
+            let q = objective(&shifted(&a, n, &ones, 1.0), n, &r.labels, &ones);
+            assert!(
+                close(r.objective, q, 1e-12, 0.0),
+                "{algorithm:?}, seed {seed}: Q {} vs {q}",
+                r.objective
+            );
+        }
+    }
+}
+
+#[test]
+fn the_shift_separates_the_means_of_identical_points() {
+    // Six identical points: under G every cluster has the same mean; under G + σ I each
+    // point has a direction of its own, so the means differ.
+    let n = 6;
+    let g = vec![2.0; n * n];
+    let labels = [0usize, 1, 0, 1, 0, 1];
+    for algorithm in ALGORITHMS {
+        let run = |matrix: &[f64], shift: f64| {
+            let kernel = DenseKernel::new(matrix, n).unwrap();
+            let opts = Options {
+                shift,
+                ..options(algorithm, Init::Labels(&labels), None)
+            };
+            fit(&kernel, 2, &opts, &Control::new()).unwrap()
+        };
+        assert_eq!(run(&g, 0.0).n_distinct_clusters, 1);
+        for shift in [0.5, 1e-3] {
+            let explicit = shifted(&g, n, &[1.0; 6], shift);
+            assert_eq!(run(&explicit, 0.0).n_distinct_clusters, 2);
+            assert_eq!(
+                run(&g, shift).n_distinct_clusters,
+                2,
+                "{algorithm:?} shift {shift}"
+            );
+        }
+    }
+}
+
+#[test]
+fn batch_lloyd_gives_an_emptied_cluster_its_nearest_member_of_the_shifted_kernel() {
+    // 1-D points, linear kernel. Cluster 2 starts as {x0, x1, x8} (weights 3, 0.1, 3), whose
+    // mean is near 4.9; all three are nearer cluster 0's or cluster 1's mean and leave, so
+    // one must stay. Under G the nearest is x1 (squared distance 19.6 against 24.3 and
+    // 25.7); the shift adds σ/w_i, 10 for x1 and 1/3 for x0, so x0 stays.
+    let x = [0.0, 0.5, 1.0, 1.2, 1.4, 8.6, 8.8, 9.0, 10.0];
+    let w = [3.0, 0.1, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 3.0];
+    let n = x.len();
+    let g: Vec<f64> = x
+        .iter()
+        .flat_map(|a| x.iter().map(move |b| a * b))
+        .collect();
+    let start = [2usize, 2, 0, 0, 0, 1, 1, 1, 2];
+    let run = |matrix: &[f64], shift: f64| {
+        let kernel = DenseKernel::new(matrix, n).unwrap();
+        let opts = Options {
+            shift,
+            ..options(
+                Algorithm::Lloyd(LloydVariant::Batch),
+                Init::Labels(&start),
+                Some(&w),
+            )
+        };
+        fit(&kernel, 3, &opts, &Control::new()).unwrap()
+    };
+    assert_eq!(run(&g, 0.0).labels[1], 2, "without the shift x1 stays");
+    let by_option = run(&g, 1.0);
+    let reference = run(&shifted(&g, n, &w, 1.0), 0.0);
+    assert_eq!(by_option.labels, reference.labels);
+    assert_eq!((by_option.labels[0], by_option.labels[1]), (2, 0));
 }

@@ -459,6 +459,7 @@ fn seeded_fits_are_pinned_for_any_number_of_threads() {
                 n_init: 6,
                 max_iter: 300,
                 seed: case.seed,
+                shift: 0.0,
             };
             let what = format!(
                 "{:?} {:?} weighted = {} seed = {} on {threads} threads",

@@ -70,9 +70,10 @@ pub(crate) struct Partition<'a> {
     pub terms: Vec<f64>,
     /// The per-point cluster sums.
     pub sums: ClusterSums<'a>,
-    /// The diagonal shift `σ` of [`crate::Options::shift`] at the weights' scale: the
-    /// search is on `G + σ W⁻¹`, while `terms` and `sums` are kept for `G`. Lloyd's costs,
-    /// the objective, the reported terms and the distinctness of the means add it.
+    /// The diagonal shift `σ` of [`crate::Options::shift`] at the weights' scale (`σ 2^-e`
+    /// for weights scaled by `2^-e`; infinite where that overflows): the search is on
+    /// `G + σ W⁻¹`, while `terms`, `sums` and [`Partition::objective`] are those of `G`.
+    /// Lloyd's costs and the distinctness of the means add it.
     pub shift: f64,
 }
 
@@ -177,40 +178,9 @@ impl<'a> Partition<'a> {
         }
     }
 
-    /// `Q = Σ_l Q_l / s_l` of `G`, plus `k σ` for the shifted kernel (every cluster's
-    /// `Q_l / s_l` gains `σ`).
+    /// `Q = Σ_l Q_l / s_l` (of `G`: the shift's `k σ` is added to the reported figures).
     pub fn objective(&self) -> f64 {
-        let unshifted: f64 = self.terms.iter().zip(&self.sizes).map(|(q, s)| q / s).sum();
-        if self.shift == 0.0 {
-            return unshifted;
-        }
-        unshifted + self.k as f64 * self.shift
-    }
-
-    /// `W = Σ_i w_i G_ii − Q` from `trace = Σ_i w_i G_ii` of `G`; the shifted kernel's
-    /// `W` gains `(n − k) σ` (added last, so that a large shift does not cancel `W`).
-    pub fn within(&self, trace: f64) -> f64 {
-        let unshifted: f64 = trace
-            - self
-                .terms
-                .iter()
-                .zip(&self.sizes)
-                .map(|(q, s)| q / s)
-                .sum::<f64>();
-        if self.shift == 0.0 {
-            return unshifted;
-        }
-        unshifted + (self.n - self.k) as f64 * self.shift
-    }
-
-    /// The cluster terms of the shifted kernel: `Q_l + σ s_l`.
-    pub fn shifted_terms(&self) -> Vec<f64> {
-        if self.shift == 0.0 {
-            return self.terms.clone();
-        }
-        (self.terms.iter().zip(&self.sizes))
-            .map(|(q, s)| q + self.shift * s)
-            .collect()
+        self.terms.iter().zip(&self.sizes).map(|(q, s)| q / s).sum()
     }
 
     /// The number of distinct cluster means: `‖μ_a − μ_b‖² = Q_a/s_a² + Q_b/s_b² − 2 C_ab/(s_a s_b)`
@@ -247,6 +217,9 @@ impl<'a> Partition<'a> {
                 (0..b).all(|a| {
                     let c = 2.0 * cross[a * k + b] / (self.sizes[a] * self.sizes[b]);
                     let distance = norm(a) + norm(b) - c + (shift(a) + shift(b));
+                    if distance.is_infinite() {
+                        return distance > 0.0; // a shift beyond the range of f64
+                    }
                     let magnitude =
                         norm(a).abs() + norm(b).abs() + c.abs() + (shift(a).abs() + shift(b).abs());
                     distance > COINCIDENT_MEANS * magnitude

@@ -127,7 +127,7 @@ impl<'a> Options<'a> {
             None => (try_filled(n, 1.0, "weights", "the point weights")?, 0),
             Some(weights) => validate::scaled_weights(weights, n, "weights")?,
         };
-        let shift = validate::shift(self.shift, weight_exponent)?;
+        validate::shift(self.shift)?;
         Ok(CheckedOptions {
             n,
             k,
@@ -138,14 +138,14 @@ impl<'a> Options<'a> {
             n_init: self.n_init,
             max_iter: self.max_iter,
             seed: self.seed,
-            shift,
+            shift: self.shift,
         })
     }
 }
 
 /// [`Options`] checked for a kernel of `n` points and `k` clusters by [`Options::check`]:
 /// only a check makes one, so [`fit_checked`] runs it without checking again. The weights
-/// and the shift are held scaled by an exact power of two (see [`validate::scaled_weights`]).
+/// are held scaled by an exact power of two (see [`validate::scaled_weights`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckedOptions<'a> {
     n: usize,
@@ -157,8 +157,7 @@ pub struct CheckedOptions<'a> {
     n_init: usize,
     max_iter: usize,
     seed: u64,
-    /// `σ 2^-e` for weights scaled by `2^-e`: the shift of the scaled weights' kernel
-    /// `G + σ W⁻¹` (its `Q`, `W` and shift scale alike).
+    /// The diagonal shift `σ`, at the caller's scale.
     shift: f64,
 }
 
@@ -300,6 +299,7 @@ fn fit_starts<K: Kernel, S: Kernel>(
             let reporting = Reporting {
                 start,
                 weight_exponent: exponent,
+                objective_shift: options.k as f64 * options.shift,
             };
             run_start(
                 kernel,
@@ -318,21 +318,46 @@ fn fit_starts<K: Kernel, S: Kernel>(
         })
         .transpose()?;
     let best = best.ok_or_else(|| KGroupsError::Internal("no start produced a result".into()))?;
-    let shift = times_pow2(options.shift, exponent);
-    scale_back(best, exponent).map_err(|error| {
-        // Blame the shift when its own part, (n − k) σ of W, is beyond half the range.
-        if (options.n as f64) * shift.abs() > f64::MAX / 2.0 {
-            KGroupsError::invalid(
-                "shift",
-                format!(
-                    "shift = {shift:e} makes the objective overflow f64 (it adds k·shift to Q, \
-                     (n − k)·shift to W and shift·s_l to each Q_l); use a smaller shift"
-                ),
-            )
-        } else {
-            error
-        }
-    })
+    with_shift(scale_back(best, exponent)?, options)
+}
+
+/// The result for the kernel `G + σ W⁻¹` from the result for `G`, at the caller's scale:
+/// `Q` and each entry of the history gain `k σ`, `W` gains `(n − k) σ` and each `Q_l` gains
+/// `σ s_l` (exact identities of the shifted kernel, added last so that a shift far larger
+/// or smaller than `G`'s entries costs no accuracy).
+fn with_shift(mut result: Clustering, options: &CheckedOptions) -> Result<Clustering> {
+    let (shift, k, n) = (options.shift, options.k, options.n);
+    if shift == 0.0 {
+        return Ok(result);
+    }
+    let mut sizes = try_filled(k, 0.0, "k", "the cluster weights")?;
+    for (&label, &w) in result.labels.iter().zip(&options.weights) {
+        sizes[label] += w;
+    }
+    let k_shift = k as f64 * shift;
+    result.objective += k_shift;
+    result.within += (n - k) as f64 * shift;
+    result
+        .objective_history
+        .iter_mut()
+        .for_each(|q| *q += k_shift);
+    for (q, s) in result.cluster_terms.iter_mut().zip(&sizes) {
+        *q += shift * times_pow2(*s, options.weight_exponent);
+    }
+    let finite = result.objective.is_finite()
+        && result.within.is_finite()
+        && result.objective_history.iter().all(|q| q.is_finite())
+        && result.cluster_terms.iter().all(|q| q.is_finite());
+    if !finite {
+        return Err(KGroupsError::invalid(
+            "shift",
+            format!(
+                "shift = {shift:e} makes the objective overflow f64 (it adds k·shift to Q, \
+                 (n − k)·shift to W and shift·s_l to each Q_l); use a smaller shift"
+            ),
+        ));
+    }
+    Ok(result)
 }
 
 /// The result for the caller's weights, from the result for the weights scaled by `2^-e`:
@@ -485,7 +510,9 @@ fn local_search<K: Kernel>(
     } = search;
     let k = options.k;
     let mut partition = Partition::new(kernel, labels, weights, k, control, check_kernel)?;
-    partition.shift = options.shift;
+    // The shift of the scaled weights' kernel (infinite where that overflows: the costs
+    // then take it as the limit it is, a point never leaves its cluster).
+    partition.shift = times_pow2(options.shift, -options.weight_exponent);
     let stats = match options.algorithm {
         Algorithm::Hartigan => hartigan::run(
             kernel,
@@ -506,13 +533,12 @@ fn local_search<K: Kernel>(
         )?,
     };
     let objective = partition.objective();
-    let within = partition.within(trace);
     let n_distinct_clusters = partition.distinct_means(weights)?;
     Ok(Clustering {
-        cluster_terms: partition.shifted_terms(),
+        cluster_terms: partition.terms,
         labels: partition.labels,
         objective,
-        within,
+        within: trace - objective,
         n_iter: stats.n_iter,
         n_moves: stats.n_moves,
         converged: stats.converged,

@@ -19,11 +19,13 @@ pub(crate) const CHECK_EVERY_POINTS: usize = 256;
 
 /// Which start a run of sweeps belongs to and how its progress events report the
 /// objective: the algorithms see the weights scaled by `2^-weight_exponent` (see
-/// `restarts`), the caller sees the objective of its own weights.
+/// `restarts`) and the objective of `G`, the caller sees the objective of its own weights
+/// on the shifted kernel, `objective_shift = k σ` more.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Reporting {
     pub start: usize,
     pub weight_exponent: i32,
+    pub objective_shift: f64,
 }
 
 impl Reporting {
@@ -33,7 +35,7 @@ impl Reporting {
             start: self.start,
             sweep,
             moves_in_sweep,
-            objective: times_pow2(objective, self.weight_exponent),
+            objective: times_pow2(objective, self.weight_exponent) + self.objective_shift,
         }
     }
 }

@@ -444,36 +444,22 @@ pub fn scaled_weights(
     Ok((scaled, e))
 }
 
-/// The diagonal shift `σ` of [`crate::Options::shift`] (argument `shift`): finite, and
-/// finite at the scale of the weights, `σ 2^-e` for weights scaled by `2^-e` (see
-/// [`scaled_weights`]), which is what it returns.
+/// The diagonal shift `σ` of [`crate::Options::shift`] (argument `shift`): finite.
 ///
 /// ```
 /// use kgroups::validate;
-/// assert_eq!(validate::shift(3.0, 1)?, 1.5);
-/// assert!(validate::shift(f64::NAN, 0).is_err());
-/// assert!(validate::shift(1e308, -10).is_err());
-/// # Ok::<(), kgroups::KGroupsError>(())
+/// assert!(validate::shift(-2.5).is_ok());
+/// assert!(validate::shift(f64::NAN).is_err());
+/// assert!(validate::shift(f64::INFINITY).is_err());
 /// ```
-pub fn shift(shift: f64, weight_exponent: i32) -> Result<f64> {
-    if !shift.is_finite() {
-        return Err(KGroupsError::invalid(
-            "shift",
-            format!("shift must be finite, got {shift}"),
-        ));
+pub fn shift(shift: f64) -> Result<()> {
+    if shift.is_finite() {
+        return Ok(());
     }
-    let scaled = times_pow2(shift, -weight_exponent);
-    if !scaled.is_finite() {
-        return Err(KGroupsError::invalid(
-            "shift",
-            format!(
-                "shift = {shift:e} divided by the weights' scale 2^{weight_exponent} (the power \
-                 of two nearest their largest) is beyond the range of f64; use a smaller shift \
-                 or larger weights"
-            ),
-        ));
-    }
-    Ok(scaled)
+    Err(KGroupsError::invalid(
+        "shift",
+        format!("shift must be finite, got {shift}"),
+    ))
 }
 
 /// The structure of an `n × n` CSR matrix named `argument` with `nnz` stored values: at

@@ -672,14 +672,36 @@ fn every_bad_input_is_invalid_input_naming_the_argument() {
             assert_eq!(invalid_argument(run(2, opts)), "shift", "{shift}");
         }
     }
-    // Finite, but not once divided by the weights' scale (2^-1000).
-    let tiny = vec![1e-301; n];
-    let opts = Options {
-        shift: 1e300,
-        weights: Some(&tiny),
-        ..d()
-    };
-    assert_eq!(invalid_argument(run(2, opts)), "shift");
+    // Beyond the range of f64 once divided by the weights' scale (2^-499), but not at the
+    // caller's: the figures are finite, and Lloyd's costs take the shift as the limit it
+    // is (no point leaves its cluster). Two groups on a line, a start that mixes them.
+    let x = [0.0, 0.1, 0.2, 5.0, 5.1, 5.2];
+    let line: Vec<f64> = x
+        .iter()
+        .flat_map(|a| x.iter().map(move |b| a * b))
+        .collect();
+    let line = DenseKernel::new(&line, n).unwrap();
+    let tiny = vec![1e-150; n];
+    let start = [0usize, 1, 0, 1, 0, 1];
+    for algorithm in ALGORITHMS {
+        let opts = Options {
+            shift: 1e300,
+            ..options(algorithm, Init::Labels(&start), Some(&tiny))
+        };
+        let r = fit(&line, 2, &opts, &c).unwrap();
+        assert!(
+            r.objective.is_finite() && r.within.is_finite(),
+            "{algorithm:?}"
+        );
+        let unshifted = fit(&line, 2, &Options { shift: 0.0, ..opts }, &c).unwrap();
+        assert!(
+            unshifted.n_moves > 0,
+            "{algorithm:?} moves without the shift"
+        );
+        if algorithm != Algorithm::Hartigan {
+            assert_eq!((r.n_moves, &r.labels[..]), (0, &start[..]), "{algorithm:?}");
+        }
+    }
     // Finite, but W gains (n − k) σ, beyond the range of f64.
     for algorithm in ALGORITHMS {
         let opts = Options {

@@ -98,7 +98,7 @@ def graph_kernel(
 
     With ``shift != 0`` the unshifted kernel is first checked to be symmetric (the check
     of a clustering judges each pair against its diagonal entries, which a large shift
-    inflates).
+    inflates), and a shift whose ``shift / d_i`` overflows float64 is refused.
 
     Parameters
     ----------
@@ -173,14 +173,27 @@ def graph_kernel(
             import scipy.sparse
 
             _check_symmetric(G)
-            G = scipy.sparse.csr_array(G + scipy.sparse.diags(shift * inverse, format="csr"))
+            with np.errstate(over="ignore"):  # refused just below
+                G = scipy.sparse.csr_array(G + scipy.sparse.diags(shift * inverse, format="csr"))
+            _check_shifted_diagonal(G.diagonal(), shift, degrees)
     else:
         G = np.outer(inverse, inverse)
         G *= A
         if shift != 0.0:
             _check_symmetric(G)
-            G[np.diag_indices(n)] += shift * inverse
+            with np.errstate(over="ignore"):  # refused just below
+                G[np.diag_indices(n)] += shift * inverse
+            _check_shifted_diagonal(np.diagonal(G), shift, degrees)
     return G, degrees
+
+
+def _check_shifted_diagonal(diagonal: Any, shift: float, degrees: npt.NDArray[np.float64]) -> None:
+    """Refuse a normalised-cut kernel whose diagonal ``G_ii + shift / d_i`` overflows."""
+    if not np.all(np.isfinite(diagonal)):
+        raise ValueError(
+            f"shift = {shift:g} makes the diagonal shift * D^-1 overflow float64 (the smallest "
+            f"degree is {float(np.min(degrees)):g}); use a smaller shift"
+        )
 
 
 def graph_partition(

@@ -292,6 +292,30 @@ def test_a_small_shift_beside_huge_weights_is_not_lost(algorithm: str, sparse: b
         assert result.objective == pytest.approx(want, rel=1e-12), seed
 
 
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_a_normalized_cut_shift_beyond_the_float_range_is_refused_or_applied_exactly(sparse: bool) -> None:
+    """shift / d_i overflows for a degree of 3e-9: graph_kernel, which writes the shifted
+    kernel out, refuses it; graph_partition applies the shift in the formulas and reports
+    the finite figures of the shifted kernel (k * shift more than the unshifted Q)."""
+    A = np.array([[0.0, 8e-7, 3e-9], [8e-7, 0.0, 0.0], [3e-9, 0.0, 0.0]])
+    graph = scipy.sparse.csr_array(A) if sparse else A
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(ValueError, match=r"shift = 1e\+300 makes the diagonal shift \* D\^-1 overflow"):
+            kgroups_rs.graph_kernel(graph, "normalized_cut", shift=1e300)
+    init = np.array([0, 1, 0])
+    for algorithm in ["hartigan", "lloyd", "lloyd-online"]:
+        plain = kgroups_rs.graph_partition(graph, 2, "normalized_cut", algorithm=algorithm, init=init)
+        shifted = kgroups_rs.graph_partition(
+            graph, 2, "normalized_cut", algorithm=algorithm, init=init, shift=1e300
+        )
+        assert shifted.objective == plain.objective + 2e300
+        if algorithm == "hartigan":
+            np.testing.assert_array_equal(shifted.labels, plain.labels)
+        else:  # the shift outweighs every distance: no point leaves its cluster
+            np.testing.assert_array_equal(shifted.labels, init)
+
+
 @pytest.mark.parametrize("algorithm", ["hartigan", "lloyd", "lloyd-online"])
 def test_a_shift_whose_objective_overflows_is_refused(algorithm: str) -> None:
     A, _ = planted_graph()

@@ -64,7 +64,7 @@ from ._estimator_helpers import (
 )
 from ._result import ClusteringResult
 from ._sparse_input import check_sparse_structure, is_sparse
-from ._validation import MAX_THREADS, RandomState, check_n_threads
+from ._validation import MAX_THREADS, RandomState, as_count, check_n_threads
 from .clustering import kernel_kgroups
 from .exceptions import ConvergenceWarning, warn_if_degenerate
 from .gram import Sigma, bandwidth
@@ -199,8 +199,9 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         """Keyword arguments of the clustering call, the same for every kernel storage."""
         return {
             "algorithm": self._search,
-            "n_init": int(self.n_init),
-            "max_iter": int(self.max_iter),
+            # as_count refuses bools, which scikit-learn's Interval(Integral) admits.
+            "n_init": as_count(self.n_init, "n_init"),
+            "max_iter": as_count(self.max_iter, "max_iter"),
             "random_state": seed,
             "n_threads": self._threads(),
         }
@@ -348,7 +349,8 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         w = check_sample_weight(sample_weight, n)
         support = None if w is None or bool(np.all(w > 0)) else np.flatnonzero(w > 0)
         n_fit = n if support is None else support.size
-        k = int(self.n_clusters)
+        # scikit-learn's Interval(Integral) admits True; the package's counts do not.
+        k = as_count(self.n_clusters, "n_clusters")
         if k > n_fit:
             extra = "" if support is None else " with positive sample_weight"
             raise ValueError(

@@ -378,6 +378,10 @@ def _invalid(name: str, allowed: str) -> str:
         ({"n_clusters": 0}, ValueError, _invalid("n_clusters", r"an int in the range \[1, inf\)")),
         ({"n_clusters": 2.0}, TypeError, _invalid("n_clusters", "an int .*")),
         ({"n_clusters": 11}, ValueError, "n_clusters = 11 must be <= n_samples = 10"),
+        # scikit-learn's Interval(Integral) admits True; the package's counts do not
+        ({"n_clusters": True}, TypeError, "n_clusters must be an integer, got bool"),
+        ({"n_init": True}, TypeError, "n_init must be an integer, got bool"),
+        ({"max_iter": True}, TypeError, "max_iter must be an integer, got bool"),
         ({"algorithm": "elkan"}, ValueError, _invalid("algorithm", r"a str among \{.*'lloyd-online'.*\}")),
         ({"init": "kmeans"}, ValueError,
          _invalid("init", r"a str among \{.*'k-means\+\+'.*\} or an array-like")),

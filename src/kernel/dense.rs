@@ -55,8 +55,10 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
 
     /// Like [`DenseKernel::new`] but without the O(n²) symmetry check, for a matrix the
     /// caller built symmetric (e.g. with [`crate::energy_gram`]); only the shape is checked
-    /// here. Non-finite entries are still caught when the cluster sums are built. If the
-    /// matrix is not symmetric the results are meaningless.
+    /// here. Non-finite entries are still caught when the cluster sums are built, in the
+    /// upper triangle they read (for a symmetric matrix, all of them; a non-finite entry
+    /// below the diagonal with a finite mirror makes the matrix asymmetric). If the matrix
+    /// is not symmetric the results are meaningless.
     ///
     /// ```
     /// use kgroups::DenseKernel;

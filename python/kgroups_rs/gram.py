@@ -201,8 +201,8 @@ def gram_from_semimetric(
     There are no coordinates, so ``"mean"`` is not available. The base changes the objective
     Q of a clustering by a constant; the labels and the within-cluster dispersion W do not
     depend on it. ``R`` must be square, finite, symmetric, non-negative, with a zero diagonal
-    (tiny rounding is tolerated). Raises MemoryError when the n x n output cannot be
-    allocated; Ctrl-C stops the computation.
+    (tiny rounding is tolerated; the diagonal is taken as exactly 0). Raises MemoryError when
+    the n x n output cannot be allocated; Ctrl-C stops the computation.
     """
     single = _check_dtype(dtype)
     base_name = _check_choice(base, "base", _SEMIMETRIC_BASES)

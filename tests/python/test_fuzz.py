@@ -224,9 +224,29 @@ def ref_rho_of_distance(
     with np.errstate(all="ignore"):
         if semimetric == "power":
             return d**alpha, alpha * log2
-        ratio = np.asarray(rescale(d, log2)) / sigma if sigma < 1 else np.asarray(rescale(d / sigma, log2))
+        # d / sigma from mantissas and exponents: neither a huge sigma nor a tiny d underflows
+        # the ratio before it is scaled back (1e-290 / 1e307 is 1e-597 as one division).
+        mantissa, exponent = math.frexp(sigma)
+        ratio = np.asarray(rescale(d / mantissa, log2 - exponent))
         r = ratio / 2 if semimetric == "exponential" else ratio * ratio / 2
         return -2.0 * np.expm1(-r), 0.0
+
+
+def ref_rho_bounded(X: np.ndarray, Y: np.ndarray, semimetric: str, sigma: float) -> np.ndarray:
+    """rho(x_a, y_b) of the exponential or gaussian semimetric (at most 2, so no frame):
+    from the data as they are, so that a tiny coordinate beside a large one is not lost to
+    a common scaling (the point 5e-324 beside the point 1e3 keeps rho(x, 0) = 5e-324 / sigma);
+    from the data scaled by a power of two only where a difference overflows."""
+    with np.errstate(all="ignore"):
+        d = pair_norms(X, Y)
+        ratio = d / sigma
+        overflow = ~np.isfinite(d)
+        if np.any(overflow):
+            An, e = normalized(np.vstack([X, Y]))
+            scaled = pair_norms(An[: X.shape[0]], An[X.shape[0] :]) / sigma
+            ratio = np.where(overflow, rescale(scaled, e), ratio)
+        r = ratio / 2 if semimetric == "exponential" else ratio * ratio / 2
+        return -2.0 * np.expm1(-r)
 
 
 def ref_gram(
@@ -238,8 +258,14 @@ def ref_gram(
     An, e = normalized(both)
     Xn, Yn = An[: X.shape[0]], An[X.shape[0] :] if Y is not None else An
     zero = np.zeros((1, X.shape[1]))
+    if semimetric != "power":
+        X = np.asarray(X, dtype=np.float64)
+        Y = X if Y is None else np.asarray(Y, dtype=np.float64)
     if base == "centered":
-        R, log2 = ref_rho(Xn, Xn, e, semimetric, alpha, sigma)
+        if semimetric == "power":
+            R, log2 = ref_rho(Xn, Xn, e, semimetric, alpha, sigma)
+        else:
+            R, log2 = ref_rho_bounded(X, X, semimetric, sigma), 0.0
         G = -0.5 * (R - R.mean(axis=0)[None, :] - R.mean(axis=1)[:, None] + R.mean())
         T = np.full(G.shape, float(np.max(R)) if R.size else 0.0)
         return G, T, log2
@@ -251,9 +277,9 @@ def ref_gram(
             d = pair_norms(Xn, Yn) ** alpha
         log2 = alpha * e
     else:
-        nx = ref_rho(Xn, zero, e, semimetric, alpha, sigma)[0][:, 0]
-        ny = ref_rho(Yn, zero, e, semimetric, alpha, sigma)[0][:, 0]
-        d, log2 = ref_rho(Xn, Yn, e, semimetric, alpha, sigma)
+        nx = ref_rho_bounded(X, zero, semimetric, sigma)[:, 0]
+        ny = ref_rho_bounded(Y, zero, semimetric, sigma)[:, 0]
+        d, log2 = ref_rho_bounded(X, Y, semimetric, sigma), 0.0
     G = 0.5 * (nx[:, None] + ny[None, :] - d)
     T = nx[:, None] + ny[None, :] + d
     return G, T, log2
@@ -760,6 +786,10 @@ def check_result(
     assert not np.any(np.isnan(terms)), f"cluster_terms = {terms}"
     if hartigan:
         slack = 8 * max(n, 1) * EPS * float(np.max(np.abs(history)))
+        # Below the normal range (a graph with subnormal weights) rounding is absolute: 2^-1074
+        # per operation in the core's frame, the weights scaled into [1, 2).
+        frame = normalized(w)[1] - 1 if w is not None else 0
+        slack += float(rescale(16 * (k + 1) * 2.0**-1074, frame))
         drops = np.diff(history)
         assert np.all(drops >= -slack), f"objective_history decreases: {history.tolist()}"
     if G is None:
@@ -786,7 +816,12 @@ def check_result(
         drift = 4 * (res.n_moves + n) * EPS * float(s.sum() * np.max(wn) * np.max(Mn))
         drift_q = drift * float(np.sum(1 / s))
     log2 = eg + ew
+    # The core works with the weights scaled into [1, 2) (by 2^-(ew - 1)); there a sum that
+    # falls below the normal range (G with subnormal entries) is rounded to 2^-1074 absolute,
+    # whatever the caller's scale: that much per update of a sum, at the caller's scale.
+    subnormal = 8.0 * (n + res.n_moves + 1) * 2.0**-1074
     tol = rescale(rel * magnitude + drift_q, log2) + FLOOR
+    tol += rescale(subnormal * float(np.sum(1 / (2 * s))), ew - 1)
     want_q = float(rescale(Q, log2))
     want_w = float(rescale(trace - Q, log2))
     assert close(res.objective, want_q, tol), (
@@ -794,7 +829,7 @@ def check_result(
     )
     assert close(res.within, want_w, tol), f"within {res.within!r}, reference {want_w!r} +- {tol:.3g}"
     want_terms = rescale(Qj, eg + 2 * ew)
-    term_tol = rescale(rel * Qjm + drift, eg + 2 * ew) + FLOOR
+    term_tol = rescale(rel * Qjm + drift, eg + 2 * ew) + FLOOR + rescale(subnormal, 2 * (ew - 1))
     for j in range(k):
         if np.isfinite(term_tol[j]) and term_tol[j] < FLOAT_MAX * 1e-9:
             assert close(terms[j], want_terms[j], term_tol[j]), (
@@ -875,7 +910,13 @@ def kernel_problems(G: Any, check_symmetry: bool = True) -> tuple[list[str], Opt
     with np.errstate(all="ignore"):
         values = a.astype(np.float64)
     if not np.all(np.isfinite(values)):
-        return ["G is not finite"], values
+        bad = ~np.isfinite(values)
+        if check_symmetry or np.any(bad & bad.T):
+            return ["G is not finite"], values
+        # Without the check one triangle of G is read: a non-finite entry whose mirror is
+        # finite makes G asymmetric, and the result for an asymmetric G is undefined (a
+        # refusal or any labels), so nothing is checked.
+        return [], None
     if not check_symmetry:
         return [], values
     if asymmetric(values, 1e-3 if single else 1e-6):
@@ -1122,6 +1163,15 @@ def check_gram_values(
         e = math.frexp(float(np.max(np.abs(both))))[1] if both.size and np.any(both) else 0
         resolution = math.sqrt(both.shape[1]) * 2.0 ** -1074
         tol = tol + float(rescale(np.asarray(resolution**a), a * e))
+    else:
+        # The library computes distances in the same power-of-two frame of the data (its
+        # squares must not overflow), so a coordinate below 2**(e - 1074) vanishes there too
+        # (1e-201 beside 1.8e308). rho changes by at most that distance over sigma, and G
+        # holds three rho terms.
+        both = X if Y is None else np.vstack([X, Y])
+        e = math.frexp(float(np.max(np.abs(both))))[1] if both.size and np.any(both) else 0
+        resolution = float(rescale(math.sqrt(both.shape[1]) * 2.0**-1074, e))
+        tol = tol + 3 * resolution / sig
     bad = np.abs(got.astype(np.float64) - want) > tol
     if np.any(bad):
         i, j = np.argwhere(bad)[0]
@@ -1272,9 +1322,11 @@ def test_gram_from_semimetric(data: st.DataObject) -> None:
     single = dtype == np.float32
     assert res.dtype == (np.float32 if single else np.float64) and res.shape == Rv.shape
     Rn, e = normalized(Rv)
+    np.fill_diagonal(Rn, 0.0)  # documented: the diagonal is taken as exactly 0
     if base == "origin":
         want_u = 0.5 * (Rn[:, :1] + Rn[:1, :] - Rn)
-        mag_u = Rn[:, :1] + Rn[:1, :] + np.abs(Rn)
+        # |.| also of the first column: R may hold negatives of rounding size (-1e-20).
+        mag_u = np.abs(Rn[:, :1]) + np.abs(Rn[:1, :]) + np.abs(Rn)
     else:
         want_u = -0.5 * (Rn - Rn.mean(axis=0)[None, :] - Rn.mean(axis=1)[:, None] + Rn.mean())
         mag_u = np.full(Rn.shape, float(np.max(np.abs(Rn))))
@@ -1320,14 +1372,26 @@ def stats_source(data: st.DataObject, ch: Chooser, n: int) -> tuple[str, Any, li
         problems, info["values"] = points_problems(X)
         return which, X, problems, info
     if which == "R":
-        R, info["negative_type"] = draw_semimetric_matrix(data, ch, n)
-        R = draw_dtype_layout(data, R, ch, "R")
+        drawn, negative_type = draw_semimetric_matrix(data, ch, n)
+        R = draw_dtype_layout(data, drawn, ch, "R")
         problems, info["values"] = semimetric_matrix_problems(R)
+        # A conversion to bool or small integers can change the matrix, and with it the
+        # negative type (float32 rounding stays within the checks' tolerance).
+        values = info["values"]
+        kept = values is not None and values.shape == drawn.shape
+        kept = kept and bool(np.allclose(values, drawn, rtol=1e-6, atol=0))
+        info["negative_type"] = bool(negative_type and kept)
         return which, R, problems, info
     if which == "G":
-        G, _, info["psd"] = draw_kernel(data, ch, n)
-        G = draw_dtype_layout(data, G, ch, "G")
+        drawn, _, psd = draw_kernel(data, ch, n)
+        G = draw_dtype_layout(data, drawn, ch, "G")
         problems, info["values"] = kernel_problems(G)
+        # As for R: integers or bools can make the kernel indefinite (an energy kernel
+        # rounded to integers).
+        values = info["values"]
+        kept = values is not None and values.shape == drawn.shape
+        kept = kept and bool(np.allclose(values, drawn, rtol=1e-6, atol=0))
+        info["psd"] = bool(psd and kept)
         return which, G, problems, info
     return which, None, ["not exactly one source"], info
 
@@ -1423,6 +1487,11 @@ def test_energy_statistics(data: st.DataObject) -> None:
         g = np.asarray(res.g)
         assert g.shape == (k, k) and np.all(np.isfinite(g)), f"g = {g}"
         g_want, g_tol = rescale(ref["g"], log2), rescale(rel * ref["gm"], log2) + FLOOR
+        # Both the library and the reference work with the weights scaled near 1: products
+        # w_a w_b below the normal range (weights 1e-106 and 1e75 beside 1e145) are rounded
+        # to 2**-1074 absolute there, n**2 of them in each g_lm = P_lm / (s_l s_m).
+        sn = ref["s"]
+        g_tol = g_tol + rescale(4.0 * n * n * 2.0**-1074 / np.outer(sn, sn), log2)
         assert np.all(np.abs(g - g_want) <= g_tol), f"g = {g.tolist()}, reference {g_want.tolist()}"
     for key, got in stats.items():
         want, tol = expected[key]
@@ -1743,6 +1812,18 @@ def test_graph_partition(data: st.DataObject) -> None:
     assert close(res.objective, want, tol), f"objective {res.objective!r}, graph association {want!r}"
 
 
+def shift_overflows(A: np.ndarray, shift: float) -> bool:
+    """Whether the normalised cut's diagonal ``A_ii / d_i^2 + shift / d_i`` overflows, for
+    the degrees ``d`` of ``A`` brought into ``[1, 2)`` by a power of two when its largest
+    entry lies beyond ``2**+-256`` (as graph_kernel scales it)."""
+    exponent = math.frexp(float(np.max(A)))[1] - 1 if A.size else 0
+    if abs(exponent) > 256:
+        A = np.ldexp(A, -exponent)
+    inverse = 1.0 / A.sum(axis=1)
+    with np.errstate(all="ignore"):
+        return not np.all(np.isfinite(inverse * inverse * np.diag(A) + shift * inverse))
+
+
 @fuzz(60)
 @given(st.data())
 def test_graph_kernel(data: st.DataObject) -> None:
@@ -1761,6 +1842,8 @@ def test_graph_kernel(data: st.DataObject) -> None:
         problems.append("unknown objective")
     if not np.isfinite(shift):
         problems.append("shift is not finite")
+    if objective == "normalized_cut" and not problems and shift != 0 and shift_overflows(A, shift):
+        problems.append("shift / degree overflows")
     res = attempt(kgroups_rs.graph_kernel, Ain, objective, shift=shift, invalid=problems)
     if res is None:
         return
@@ -1823,9 +1906,19 @@ def test_kernel_kgroups_from_data(data: st.DataObject) -> None:
     ref, log2, slack, _ = stats_reference("X", {"values": Xv}, semimetric, alpha, sigma, res.labels, k, w_eff)
     unit = log2 + ref["ew"]
     tol = rescale((1e-9 + 2 * slack) * (ref["Wm"] + ref["total_m"]), unit) + FLOOR
-    # W = sum_i w_i G_ii - Q cancels terms as large as the kernel's diagonal (|x|^alpha with base
-    # point 0): allow that rounding, n eps sum_i w_i G_ii, on top.
-    tol += rescale(16 * n * EPS * float(wn @ np.diag(Tu)), g_log2 + ew)
+    # W = sum_i w_i G_ii - Q cancels terms as large as the kernel's diagonal, rho(x_i, x0) with
+    # the base point x0 the (unweighted) mean of the data: allow that rounding,
+    # n eps sum_i w_i G_ii, on top. With weights the mean can lie farther from the heavy
+    # points than 0 does, so the bound takes the larger of the two bases.
+    An, eX = normalized(Xv)
+    with np.errstate(all="ignore"):
+        centred = np.ldexp(An - An.mean(axis=0), eX)
+    bases = [(Tu, g_log2)]
+    if np.all(np.isfinite(centred)):  # (data spanning the float range overflow it)
+        _, Tm, m_log2 = ref_gram(centred, None, semimetric, a, sig, "origin")
+        bases.append((Tm, m_log2))
+    for T, frame in bases:
+        tol += rescale(16 * n * EPS * float(wn @ np.diag(T)), frame + ew)
     want = rescale(ref["W"], unit)
     assert np.isfinite(want), "returned a result although W exceeds the float range"
     assert close(res.within, want, tol), f"within {res.within!r}, W of its labels {want!r} +- {tol:.3g}"

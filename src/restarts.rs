@@ -344,11 +344,7 @@ fn with_shift(mut result: Clustering, options: &CheckedOptions) -> Result<Cluste
     for (q, s) in result.cluster_terms.iter_mut().zip(&sizes) {
         *q += shift * times_pow2(*s, options.weight_exponent);
     }
-    let finite = result.objective.is_finite()
-        && result.within.is_finite()
-        && result.objective_history.iter().all(|q| q.is_finite())
-        && result.cluster_terms.iter().all(|q| q.is_finite());
-    if !finite {
+    if !figures_finite(&result) {
         return Err(KGroupsError::invalid(
             "shift",
             format!(
@@ -360,15 +356,19 @@ fn with_shift(mut result: Clustering, options: &CheckedOptions) -> Result<Cluste
     Ok(result)
 }
 
+/// Whether `Q`, `W`, the history and every `Q_l` are finite.
+fn figures_finite(result: &Clustering) -> bool {
+    result.objective.is_finite()
+        && result.within.is_finite()
+        && result.objective_history.iter().all(|q| q.is_finite())
+        && result.cluster_terms.iter().all(|q| q.is_finite())
+}
+
 /// The result for the caller's weights, from the result for the weights scaled by `2^-e`:
 /// `Q`, `W` and the history scale by `2^e`, each `Q_l` by `2^(2e)`.
 fn scale_back(mut result: Clustering, e: i32) -> Result<Clustering> {
     if e == 0 {
-        let finite = result.objective.is_finite()
-            && result.within.is_finite()
-            && result.objective_history.iter().all(|q| q.is_finite())
-            && result.cluster_terms.iter().all(|q| q.is_finite());
-        if !finite {
+        if !figures_finite(&result) {
             return Err(KGroupsError::invalid(
                 "G",
                 "the objective Q = Σ_l Q_l / s_l or W overflows f64: the kernel's entries are too \
@@ -391,10 +391,7 @@ fn scale_back(mut result: Clustering, e: i32) -> Result<Clustering> {
         terms_representable &= scaled.is_finite() && (*q == 0.0 || scaled.is_normal());
         *q = scaled;
     }
-    let finite = terms_representable
-        && result.objective.is_finite()
-        && result.within.is_finite()
-        && result.objective_history.iter().all(|q| q.is_finite());
+    let finite = terms_representable && figures_finite(&result);
     if !finite {
         return Err(KGroupsError::invalid(
             "weights",

@@ -89,7 +89,8 @@ def energy_statistics(
         Data; ``rho`` is computed from it.
     R : array_like of shape (n, n), optional
         A semimetric matrix ``R_ab = rho(x_a, x_b)``: finite, symmetric, zero on the
-        diagonal and non-negative.
+        diagonal and non-negative (entries of rounding size are tolerated; the diagonal is
+        taken as exactly 0).
     G : array_like of shape (n, n), optional
         A symmetric kernel (Gram) matrix; ``rho(a, b) = G_aa + G_bb - 2 G_ab``.
     weights : array_like of shape (n,), optional

@@ -1418,8 +1418,10 @@ def stats_reference(
         nonneg = True
     elif which == "R":
         rho, log2 = normalized(values)
+        np.fill_diagonal(rho, 0.0)  # as the library takes it (entries of rounding size)
         mag = np.abs(rho)
-        nonneg = bool(info["negative_type"])
+        # Negative entries of rounding size are accepted, and a W of their size may be < 0.
+        nonneg = bool(info["negative_type"]) and bool(np.all(rho >= 0))
     else:
         Gn, log2 = normalized(values)
         d = np.diag(Gn)

@@ -103,6 +103,9 @@ fn seed_centres<K: Kernel>(
         }
         // Rounding (or a kernel that is not PSD) can make d² slightly negative.
         out.iter_mut().for_each(|d| *d = d.max(0.0));
+        // And a point's distance to itself nonzero, where a kernel's row and diagonal are
+        // summed differently (Nyström features): it is 0, so no centre is drawn twice.
+        out[c] = 0.0;
     };
 
     let mut centres = Vec::with_capacity(k);
@@ -187,6 +190,42 @@ mod tests {
             validate::labels(&labels, 3, 3, "init").is_ok(),
             "{labels:?}"
         );
+    }
+
+    /// Four identical points whose diagonal is summed apart from their rows (as Nyström
+    /// features' can be): `G_ii` reads 2 from `diagonal` and 1 from the row, so every
+    /// distance, a point's to itself included, reads 2.
+    struct DiagonalApartFromRows;
+
+    impl crate::kernel::Kernel for DiagonalApartFromRows {
+        fn n(&self) -> usize {
+            4
+        }
+        fn diagonal(&self, _i: usize) -> f64 {
+            2.0
+        }
+        fn for_each_in_row<F: FnMut(usize, f64)>(&self, _i: usize, mut visit: F) {
+            (0..4).for_each(|j| visit(j, 1.0));
+        }
+    }
+
+    #[test]
+    fn kmeans_plus_plus_never_draws_a_centre_twice() {
+        // A centre drawn again would own no point: a cluster left empty.
+        for seed in 0..50 {
+            let labels = kmeans_plus_plus(
+                &DiagonalApartFromRows,
+                4,
+                &[1.0; 4],
+                &mut Rng::new(seed),
+                &Control::new(),
+            )
+            .unwrap();
+            assert!(
+                validate::labels(&labels, 4, 4, "init").is_ok(),
+                "{labels:?}"
+            );
+        }
     }
 
     #[test]

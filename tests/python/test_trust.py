@@ -395,3 +395,15 @@ def test_estimator_checks_the_whole_precomputed_kernel_with_zero_weights() -> No
     est = kgroups_rs.KernelKGroups(n_clusters=1, kernel="precomputed")
     with pytest.raises(ValueError, match="not symmetric"):
         est.fit(G, sample_weight=np.array([0.0, 1.0]))
+
+
+def test_nystrom_kmeans_plus_plus_fills_every_cluster() -> None:
+    """Nyström features sum a point's norm apart from its row, so k-means++ could read a
+    centre's distance to itself as nonzero, draw it twice and leave a cluster empty (an
+    internal error for random_state=1 here)."""
+    X = np.array([[-2147483648], [999], [1000], [1000], [999], [1000], [1001]], dtype=np.int32)
+    for seed in range(20):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            result = kgroups_rs.kernel_kgroups_nystrom(X, 6, n_components=7, random_state=seed)
+        assert np.bincount(result.labels, minlength=6).min() >= 1

@@ -202,9 +202,10 @@ def kernel_kgroups(
         tolerance rule (with one start, in the pass that builds the first cluster sums).
         Pass False only for a matrix built symmetric,
         e.g. by :func:`energy_gram`; on an asymmetric G the result is then meaningless.
-        Non-finite entries are detected either way, without the check in the triangle of G
-        that the clustering reads (for a symmetric G, all of them; a non-finite entry whose
-        mirror is finite makes G asymmetric). Sparse kernels are always checked.
+        Non-finite entries are detected either way; without the check, only those in the
+        triangle of G that the clustering reads (for a symmetric G, all of them; a
+        non-finite entry whose mirror is finite makes G asymmetric). Sparse kernels are
+        always checked.
     reorder : {"auto", True, False}, default "auto"
         Used only for a scipy.sparse ``G``. True renumbers the points in breadth-first order of
         the graph of ``G``'s stored entries before the local search (a copy of ``G`` as large

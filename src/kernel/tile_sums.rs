@@ -13,6 +13,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use crate::distance::block_range;
 use crate::error::{try_filled, Result};
 use crate::kernel::KernelElement;
 
@@ -187,13 +188,87 @@ impl StripSums {
     }
 }
 
+/// Tiles of a strip visited together by [`add_strip_by_row_pairs`]: their masks and
+/// scattered parts, `2 k · 8 ·` [`STRIP_CHUNK_TILES`] `· block` bytes (64 KiB for k = 2 and
+/// blocks of 256), stay in L2 while each row's run across them, 16 KiB of f64, streams from
+/// memory.
+const STRIP_CHUNK_TILES: usize = 8;
+
+/// Adds the tiles `(p, q)`, `q > p`, of strip `p` (rows `rows`, blocks of `block` points,
+/// `n` in all) right of its diagonal tile, with the same bits as [`add_tile`] on each tile in
+/// increasing `q`, but in another order of memory: [`STRIP_CHUNK_TILES`] tiles at a time, two
+/// rows at a time across all of them. A row pair of a tile is added exactly as
+/// [`add_tile`] adds it among the tile's other rows (each row's gather is a dot over the
+/// tile's columns, added to its sums in increasing `q`; the scatter adds the rows in
+/// increasing order), so only the order in which rows and tiles interleave changes: each
+/// row is read as one long run instead of [`STRIP_CHUNK_TILES`] runs of `block` entries
+/// among `block` rows, which the hardware streams faster (n = 10⁴, k = 2, AMD Zen 4: the
+/// unchecked first pass of a fit took 0.022 s instead of 0.027 s). `row(a)` gives row
+/// `a` from column 0; `gathered` and `scattered` are the strip's parts ([`StripSums::strips`]);
+/// `keep_going` is asked before every row pair (false stops the strip and returns false).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn add_strip_by_row_pairs<'r, T: KernelElement>(
+    row: impl Fn(usize) -> &'r [T],
+    p: usize,
+    block: usize,
+    n: usize,
+    by: Labelled,
+    masks: &mut Vec<f64>,
+    gathered: &mut [f64],
+    scattered: &mut [f64],
+    mut keep_going: impl FnMut() -> bool,
+) -> bool {
+    let k = by.k;
+    let rows = block_range(p, block, n);
+    let blocks = n.div_ceil(block.max(1));
+    let mut tile_masks = Vec::new();
+    let mut chunk_start = p + 1;
+    while chunk_start < blocks {
+        let chunk = chunk_start..(chunk_start + STRIP_CHUNK_TILES).min(blocks);
+        chunk_start = chunk.end;
+        // The chunk's masks, tile after tile (each as `fill_masks` lays it out).
+        masks.clear();
+        let mut starts = Vec::with_capacity(chunk.len());
+        for q in chunk.clone() {
+            let cols = block_range(q, block, n);
+            fill_masks(by, cols, &mut tile_masks);
+            starts.push(masks.len());
+            masks.extend_from_slice(&tile_masks);
+        }
+        for first in rows.clone().step_by(2) {
+            if !keep_going() {
+                return false;
+            }
+            let pair = first..(first + 2).min(rows.end);
+            let i = first - rows.start;
+            for (q, &start) in chunk.clone().zip(&starts) {
+                let cols = block_range(q, block, n);
+                let width = cols.len();
+                let masked = &masks[start..start + if k <= MASKED_MAX_K { k * width } else { 0 }];
+                let part = StripSums::tile_part(scattered, p, q, k, block, width);
+                add_tile_masked(
+                    |a| &row(a)[cols.clone()],
+                    pair.clone(),
+                    cols.clone(),
+                    by,
+                    masked,
+                    &mut gathered[i * k..],
+                    Some(part),
+                );
+            }
+        }
+    }
+    true
+}
+
 /// Adds the tile `rows × cols` to the sums (see the module documentation): `row(a)` gives row
 /// `a`'s values at the columns `cols` (all of them, also on a diagonal tile, of which only the
 /// upper triangle is read). `gathered` is block p's point-major part, `scattered_cols` block
 /// q's cluster-major part (`None` on a diagonal tile); `masked` is scratch.
 #[inline(always)]
 pub(crate) fn add_tile<'r, T: KernelElement>(
-    mut row: impl FnMut(usize) -> &'r [T],
+    row: impl FnMut(usize) -> &'r [T],
     rows: Range<usize>,
     cols: Range<usize>,
     by: Labelled,
@@ -201,16 +276,40 @@ pub(crate) fn add_tile<'r, T: KernelElement>(
     gathered: &mut [f64],
     scattered_cols: Option<&mut [f64]>,
 ) {
+    fill_masks(by, cols.clone(), masked);
+    add_tile_masked(row, rows, cols, by, masked, gathered, scattered_cols);
+}
+
+/// The masks of the tile columns `cols` for [`add_tile_masked`]: `masked[l · width + j]` is
+/// the weight of point `cols.start + j` if its label is `l`, else 0 (nothing for more than
+/// [`MASKED_MAX_K`] clusters, whose gather reads the labels instead).
+#[inline]
+fn fill_masks(by: Labelled, cols: Range<usize>, masked: &mut Vec<f64>) {
     let Labelled { labels, weights, k } = by;
-    let width = cols.len();
-    let diagonal = scattered_cols.is_none();
+    masked.clear();
     if k <= MASKED_MAX_K {
-        masked.clear();
+        let width = cols.len();
         masked.resize(k * width, 0.0);
-        for (j, b) in cols.clone().enumerate() {
+        for (j, b) in cols.enumerate() {
             masked[labels[b] * width + j] = weights[b];
         }
     }
+}
+
+/// [`add_tile`] with the masks of `cols` already in `masked` ([`fill_masks`]).
+#[inline(always)]
+fn add_tile_masked<'r, T: KernelElement>(
+    mut row: impl FnMut(usize) -> &'r [T],
+    rows: Range<usize>,
+    cols: Range<usize>,
+    by: Labelled,
+    masked: &[f64],
+    gathered: &mut [f64],
+    scattered_cols: Option<&mut [f64]>,
+) {
+    let Labelled { labels, weights, k } = by;
+    let width = cols.len();
+    let diagonal = scattered_cols.is_none();
     let mut own_scattered = Vec::new();
     let scattered = match scattered_cols {
         Some(s) => s,

@@ -9,7 +9,7 @@ use crate::control::Control;
 use crate::distance::block_range;
 use crate::error::{KGroupsError, Result};
 use crate::gram::tiles::for_each_block_pair;
-use crate::kernel::tile_sums::{add_strip_by_row_pairs, add_tile, Labelled, StripSums, TiledSums};
+use crate::kernel::tile_sums::{add_strip_by_row_groups, add_tile, Labelled, StripSums, TiledSums};
 use crate::kernel::{check_cluster_sums_args, Kernel, KernelElement};
 use crate::prefetch::prefetch_run;
 use crate::validate::{self, symmetry};
@@ -167,8 +167,8 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
                     let rows = block_range(p, SUMS_BLOCK, n);
                     if !check {
                         // Without the comparison with mirror tiles, the tiles right of the
-                        // diagonal are read a row pair at a time across several tiles (the
-                        // same sums, read faster: see `add_strip_by_row_pairs`).
+                        // diagonal are read four rows at a time across several tiles (the
+                        // same sums, read faster: see `add_strip_by_row_groups`).
                         return visit(masked, false, rows.clone(), rows, gathered, None)
                             && self.strip_pass(p, by, masked, gathered, scattered, control);
                     }
@@ -252,7 +252,7 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
         self.tile_pass_portable(tile, roots, masked, gathered, scattered_cols)
     }
 
-    /// The tiles of strip `p` right of its diagonal tile ([`add_strip_by_row_pairs`]), on
+    /// The tiles of strip `p` right of its diagonal tile ([`add_strip_by_row_groups`]), on
     /// the widest vectors the CPU has; false once cancelled.
     fn strip_pass(
         &self,
@@ -303,7 +303,7 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
         scattered: &mut [f64],
         control: &Control,
     ) -> bool {
-        add_strip_by_row_pairs(
+        add_strip_by_row_groups(
             |a| self.row(a),
             p,
             SUMS_BLOCK,
@@ -730,12 +730,12 @@ mod tests {
         }
     }
 
-    /// The unchecked pass reads the tiles right of each strip's diagonal a row pair at a time
-    /// across several tiles (`add_strip_by_row_pairs`), the checked pass tile by tile: the
+    /// The unchecked pass reads the tiles right of each strip's diagonal four rows at a time
+    /// across several tiles (`add_strip_by_row_groups`), the checked pass tile by tile: the
     /// same bits, across chunks of tiles (n = 2601: 11 blocks, a last block of 41 rows), odd
     /// last rows, masked and gathering k, f64 and f32.
     #[test]
-    fn strips_read_by_row_pairs_give_the_bits_of_tile_order() {
+    fn strips_read_by_row_groups_give_the_bits_of_tile_order() {
         fn check<T: KernelElement>(g: &[T], n: usize, weights: &[f64]) {
             let kernel = DenseKernel::new(g, n).unwrap();
             let control = Control::new();

@@ -87,6 +87,11 @@ pub struct Clustering {
     pub n_moves: usize,
     /// Whether the last sweep changed nothing.
     pub converged: bool,
+    /// Set when the search stopped because its partition repeated: the partition after the
+    /// last sweep is the one this many sweeps earlier, and more sweeps would only go round
+    /// the same cycle (`converged` is false). Lloyd's method can cycle on a kernel that is
+    /// not positive semidefinite; Hartigan's never does.
+    pub cycle_length: Option<usize>,
     /// `Q` before the first sweep and after each sweep.
     pub objective_history: Vec<f64>,
     /// `Q_l = Σ_{a,b ∈ C_l} w_a w_b G_ab` of each cluster, so that `objective = Σ_l Q_l / s_l`
@@ -539,6 +544,7 @@ fn local_search<K: Kernel>(
         n_iter: stats.n_iter,
         n_moves: stats.n_moves,
         converged: stats.converged,
+        cycle_length: stats.cycle_length,
         objective_history: stats.objective_history,
         best_start: reporting.start,
         n_distinct_clusters,

@@ -47,12 +47,77 @@ pub(crate) struct SweepStats {
     pub n_moves: usize,
     pub converged: bool,
     pub objective_history: Vec<f64>,
+    /// Set when the run stopped on a cycle ([`CycleWatch`]): the partition after the last
+    /// sweep is the one this many sweeps earlier.
+    pub cycle_length: Option<usize>,
+}
+
+/// Partitions remembered by [`CycleWatch`] (by a 64-bit hash each) before it forgets them
+/// and starts again: cycles longer than this many sweeps go unnoticed.
+const CYCLE_MEMORY: usize = 4096;
+
+/// Notices when a local search returns to a partition it has been in before. Lloyd's method
+/// (batch or online) can cycle on a kernel that is not positive semidefinite; the partition
+/// after each sweep then repeats for ever, and a run with a large `max_iter` would only
+/// wait for it. Hartigan's method never returns to a partition: each of its moves raises the
+/// objective.
+///
+/// Each partition's labels are hashed; when a hash repeats, the labels are kept and compared
+/// exactly after the same number of sweeps again, so that a hash collision can only delay a
+/// verdict, never give a wrong one: the search is deterministic, so equal labels `L` sweeps
+/// apart mean the same partitions again every `L` sweeps (up to the rounding of sums kept
+/// by updates, which may differ from those rebuilt; the labels did repeat).
+#[derive(Debug, Default)]
+struct CycleWatch {
+    /// The hash of the partition after sweep `s` → `s` (0: the start).
+    seen: std::collections::HashMap<u64, usize>,
+    /// A partition whose hash repeated: its labels, the sweep at which it must recur, and
+    /// the length of the cycle.
+    suspect: Option<(Vec<usize>, usize, usize)>,
+}
+
+impl CycleWatch {
+    /// Records the partition `labels` after sweep `sweep`; the length of the cycle once the
+    /// labels are known to repeat.
+    fn after_sweep(&mut self, sweep: usize, labels: &[usize]) -> Option<usize> {
+        if let Some((suspect, due, length)) = &self.suspect {
+            if sweep < *due {
+                return None;
+            }
+            if suspect.as_slice() == labels {
+                return Some(*length);
+            }
+            self.suspect = None;
+        }
+        let hash = labels_hash(labels);
+        if let Some(&earlier) = self.seen.get(&hash) {
+            let length = sweep - earlier;
+            self.suspect = Some((labels.to_vec(), sweep + length, length));
+            return None;
+        }
+        if self.seen.len() >= CYCLE_MEMORY {
+            self.seen.clear();
+        }
+        self.seen.insert(hash, sweep);
+        None
+    }
+}
+
+/// A 64-bit hash of a sequence of labels (multiply and rotate; collisions only delay
+/// [`CycleWatch`]).
+fn labels_hash(labels: &[usize]) -> u64 {
+    labels.iter().fold(0x243F_6A88_85A3_08D3_u64, |h, &l| {
+        (h ^ l as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(29)
+    })
 }
 
 /// Runs `sweep` (one pass of a local search over `partition`, returning the points it moved)
-/// until a sweep moves nothing or `max_iter` sweeps have run. After each sweep the totals are
-/// recomputed from the labels (removing drift from incremental updates), the objective is
-/// recorded and reported, and cancellation is checked.
+/// until a sweep moves nothing, `max_iter` sweeps have run, or the partition repeats one of
+/// an earlier sweep ([`CycleWatch`]; the run has then not converged and never would). After
+/// each sweep the totals are recomputed from the labels (removing drift from incremental
+/// updates), the objective is recorded and reported, and cancellation is checked.
 pub(crate) fn run<'a>(
     partition: &mut Partition<'a>,
     weights: &[f64],
@@ -65,6 +130,9 @@ pub(crate) fn run<'a>(
     let mut n_moves = 0;
     let mut converged = false;
     let mut n_iter = 0;
+    let mut cycles = CycleWatch::default();
+    cycles.after_sweep(0, &partition.labels);
+    let mut cycle_length = None;
     while n_iter < max_iter {
         n_iter += 1;
         let moves_in_sweep = sweep(partition)?;
@@ -77,11 +145,51 @@ pub(crate) fn run<'a>(
             converged = true;
             break;
         }
+        cycle_length = cycles.after_sweep(n_iter, &partition.labels);
+        if cycle_length.is_some() {
+            break;
+        }
     }
     Ok(SweepStats {
         n_iter,
         n_moves,
         converged,
         objective_history: history,
+        cycle_length,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cycle is reported once the labels recur after its length, and only with the
+    /// length at which they recur.
+    #[test]
+    fn a_cycle_is_reported_when_the_labels_recur() {
+        let states = [vec![0, 1, 1], vec![1, 0, 1], vec![1, 1, 0], vec![0, 1, 1]];
+        let mut watch = CycleWatch::default();
+        let verdicts: Vec<Option<usize>> = (0..10)
+            .map(|sweep| watch.after_sweep(sweep, &states[sweep % 3]))
+            .collect();
+        // Sweep 3 repeats sweep 0 by hash; sweep 6 confirms it with the labels.
+        assert_eq!(verdicts[..6], [None; 6]);
+        assert_eq!(verdicts[6], Some(3));
+    }
+
+    /// A hash that repeats without the labels repeating (a collision, forced here) delays
+    /// the verdict and never gives a wrong one.
+    #[test]
+    fn a_hash_collision_gives_no_false_cycle() {
+        let (a, b, c) = (vec![0usize, 1, 0], vec![1usize, 0, 0], vec![0usize, 0, 1]);
+        let mut watch = CycleWatch::default();
+        assert_eq!(watch.after_sweep(0, &a), None);
+        // As if `b` hashed like `a`.
+        watch.seen.insert(labels_hash(&b), 0);
+        assert_eq!(watch.after_sweep(1, &b), None);
+        // Due at sweep 2: `c` is not `b`, so no cycle, and the watch goes on.
+        assert_eq!(watch.after_sweep(2, &c), None);
+        assert_eq!(watch.after_sweep(3, &a), None);
+        assert_eq!(watch.after_sweep(6, &a), Some(3));
+    }
 }

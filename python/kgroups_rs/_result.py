@@ -39,7 +39,8 @@ class ClusteringResult:
     n_moves : int
         Points moved in total over all sweeps.
     converged : bool
-        True when the last sweep changed nothing (False when ``max_iter`` stopped it).
+        True when the last sweep changed nothing (False when ``max_iter`` stopped it, or a
+        cycle: see ``cycle_length``).
     objective_history : ndarray of float64
         The objective ``Q`` after each sweep (index 0 is the initial partition).
     cluster_terms : ndarray of float64, shape (k,)
@@ -59,6 +60,13 @@ class ClusteringResult:
     best_start : int or None
         Which of the ``n_init`` starts (0-based) produced this result. None where there are
         no starts (1-D solver).
+    cycle_length : int or None
+        Set when the local search stopped because its partition repeated: the labels after
+        the last sweep are those of ``cycle_length`` sweeps earlier, so further sweeps would
+        only go round the same partitions (``converged`` is False; a
+        :class:`ConvergenceWarning` says so). Lloyd's method (batch or online) can cycle on a
+        kernel that is not positive semidefinite, such as a graph's adjacency matrix;
+        Hartigan's method never does. None otherwise.
     n_clusters : int
         The number of clusters ``k`` (a property: the largest label plus one; every cluster
         holds at least one point).
@@ -80,6 +88,7 @@ class ClusteringResult:
     approximate: bool = False
     n_distinct_clusters: Optional[int] = None
     best_start: Optional[int] = None
+    cycle_length: Optional[int] = None
 
     @classmethod
     def _from_core(cls, core: Clustering, *, approximate: bool = False) -> ClusteringResult:
@@ -96,6 +105,7 @@ class ClusteringResult:
             approximate=approximate,
             n_distinct_clusters=core.n_distinct_clusters,
             best_start=core.best_start,
+            cycle_length=core.cycle_length,
         )
 
     @property

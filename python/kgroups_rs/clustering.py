@@ -115,7 +115,15 @@ def run_clustering(
     finally:
         if isinstance(progress, ProgressBar):
             progress.close()  # also when a start's last event did not finish the bar
-    warn_if_degenerate(k, max_iter, result.converged, result.n_distinct_clusters, stacklevel=3)
+    warn_if_degenerate(
+        k,
+        max_iter,
+        result.converged,
+        result.n_distinct_clusters,
+        stacklevel=3,
+        cycle_length=result.cycle_length,
+        n_iter=result.n_iter,
+    )
     return ClusteringResult._from_core(result, approximate=approximate)
 
 

@@ -226,7 +226,8 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
                 result = kernel_kgroups(data, k, init, weights=weights, **options)
         warn_if_degenerate(
             k, int(self.max_iter), result.converged, result.n_distinct_clusters or k,
-            stacklevel=4, category=EstimatorConvergenceWarning,
+            stacklevel=4, cycle_length=result.cycle_length, n_iter=result.n_iter,
+            category=EstimatorConvergenceWarning,
         )
         return result
 

@@ -20,6 +20,8 @@ pub(super) struct Clustering {
     #[pyo3(get)]
     converged: bool,
     #[pyo3(get)]
+    cycle_length: Option<usize>,
+    #[pyo3(get)]
     objective_history: Py<PyArray1<f64>>,
     #[pyo3(get)]
     cluster_terms: Py<PyArray1<f64>>,
@@ -40,6 +42,7 @@ impl Clustering {
             n_iter: c.n_iter,
             n_moves: c.n_moves,
             converged: c.converged,
+            cycle_length: c.cycle_length,
             objective_history: c.objective_history.into_pyarray(py).unbind(),
             cluster_terms: c.cluster_terms.into_pyarray(py).unbind(),
             best_start: c.best_start,

@@ -231,6 +231,68 @@ def test_stopping_at_max_iter_warns() -> None:
     assert not result.converged
 
 
+def random_graph(n: int, p: float, seed: int) -> _Float:
+    """The adjacency matrix of an Erdős–Rényi graph: indefinite, so Lloyd's method may cycle."""
+    rng = np.random.default_rng(seed)
+    upper = np.triu(rng.random((n, n)) < p, 1)
+    return (upper | upper.T).astype(np.float64)
+
+
+@pytest.mark.parametrize("algorithm", ["lloyd", "lloyd-online"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_a_cycling_lloyd_run_stops_and_says_why(algorithm: str, sparse: bool) -> None:
+    """Lloyd's method on a graph's adjacency matrix goes round a cycle of partitions: with an
+    unbounded max_iter the run stops once a partition recurs (it used to run until max_iter),
+    reports the cycle's length, and warns that more sweeps would not help; the labels are
+    those of the run stopped one cycle earlier. Hartigan's method converges on the same
+    graphs."""
+    cycled = 0
+    for seed in range(12):
+        A = random_graph(60, 0.1, seed)
+        graph = scipy.sparse.csr_array(A) if sparse else A
+        hartigan = kgroups_rs.graph_partition(graph, 4, random_state=seed)
+        assert hartigan.converged and hartigan.cycle_length is None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = kgroups_rs.graph_partition(
+                graph, 4, algorithm=algorithm, random_state=seed, max_iter=2**62
+            )
+        cycle_warnings = [str(w.message) for w in caught if "cycles" in str(w.message)]
+        if result.cycle_length is None:
+            assert result.converged and not cycle_warnings
+            continue
+        cycled += 1
+        assert not result.converged
+        assert len(cycle_warnings) == 1
+        assert f"after sweep {result.n_iter} repeats the one {result.cycle_length} sweep" in (
+            cycle_warnings[0]
+        )
+        assert "algorithm='hartigan'" in cycle_warnings[0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            earlier = kgroups_rs.graph_partition(
+                graph,
+                4,
+                algorithm=algorithm,
+                random_state=seed,
+                max_iter=result.n_iter - result.cycle_length,
+            )
+        np.testing.assert_array_equal(earlier.labels, result.labels)
+    assert cycled >= 3, cycled
+
+
+def test_the_estimators_say_a_lloyd_run_cycles() -> None:
+    pytest.importorskip("sklearn")
+    from kgroups_rs import KernelKMeans
+    from kgroups_rs.estimator import EstimatorConvergenceWarning
+
+    A = random_graph(60, 0.1, 0)
+    estimator = KernelKMeans(4, kernel="precomputed", max_iter=10**6, random_state=0)
+    with pytest.warns(EstimatorConvergenceWarning, match="the local search cycles"):
+        estimator.fit(A)
+    assert not estimator.converged_
+
+
 def test_a_clean_run_does_not_warn() -> None:
     X, _ = blobs()
     with warnings.catch_warnings():

@@ -264,6 +264,73 @@ fn stopping_after_m_sweeps_gives_the_history_prefix() {
     }
 }
 
+/// A symmetric matrix with entries uniform in [−1, 1): indefinite, on which Lloyd's method
+/// often cycles.
+fn random_indefinite(n: usize, seed: u64) -> Vec<f64> {
+    let mut rng = Rng::new(seed);
+    let mut g = vec![0.0; n * n];
+    for a in 0..n {
+        for b in a..n {
+            let v = 2.0 * rng.next_f64() - 1.0;
+            g[a * n + b] = v;
+            g[b * n + a] = v;
+        }
+    }
+    g
+}
+
+/// On indefinite kernels a Lloyd run with an unbounded `max_iter` ends: converged, or on a
+/// cycle whose partition really repeats (a run stopped `cycle_length` sweeps earlier has the
+/// same labels and no cycle yet); the objective history up to the stop is that of a run with
+/// the same `max_iter`. Hartigan's method never cycles, and neither does Lloyd on a PSD
+/// kernel here. Some runs must cycle, in both variants, or the test shows nothing.
+#[test]
+fn a_cycling_lloyd_run_stops_on_a_partition_that_repeats() {
+    let mut cycled = [0usize; 3];
+    for seed in 0..60u64 {
+        let n = 6 + (seed as usize * 7) % 30;
+        let k = 2 + (seed as usize) % 3;
+        let g = random_indefinite(n, seed);
+        let w = random_weights(n, seed);
+        let init = random_labels(n, k, seed);
+        let kernel = DenseKernel::new(&g, n).unwrap();
+        for (a, algorithm) in ALGORITHMS.into_iter().enumerate() {
+            let base = Options {
+                algorithm,
+                init: Init::Labels(&init),
+                weights: (seed % 2 == 0).then_some(&w[..]),
+                max_iter: usize::MAX,
+                ..Options::default()
+            };
+            let result = fit(&kernel, k, &base, &Control::new()).unwrap();
+            let Some(length) = result.cycle_length else {
+                assert!(result.converged, "seed {seed} {algorithm:?}");
+                continue;
+            };
+            cycled[a] += 1;
+            assert!(!result.converged && length >= 1 && length < result.n_iter);
+            let stop_at = |max_iter: usize| {
+                fit(&kernel, k, &Options { max_iter, ..base }, &Control::new()).unwrap()
+            };
+            let earlier = stop_at(result.n_iter - length);
+            assert_eq!(earlier.labels, result.labels, "seed {seed} {algorithm:?}");
+            assert_eq!(earlier.cycle_length, None);
+            let same = stop_at(result.n_iter);
+            assert_eq!(same.labels, result.labels);
+            assert_eq!(same.objective_history, result.objective_history);
+        }
+        let psd = random_psd(n, 3, seed);
+        let kernel = DenseKernel::new(&psd, n).unwrap();
+        for algorithm in ALGORITHMS {
+            let opts = options(algorithm, Init::Labels(&init), Some(&w));
+            let result = fit(&kernel, k, &opts, &Control::new()).unwrap();
+            assert!(result.converged && result.cycle_length.is_none());
+        }
+    }
+    assert_eq!(cycled[0], 0, "Hartigan's method cycled");
+    assert!(cycled[1] > 10 && cycled[2] > 10, "{cycled:?}");
+}
+
 // ------------------------------------------------------------------------ reproducibility
 
 #[test]

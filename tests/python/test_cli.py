@@ -97,6 +97,25 @@ def test_cluster_precomputed_kernel(tmp_path: Path) -> None:
     np.testing.assert_array_equal(np.loadtxt(tmp_path / "l.csv", dtype=np.int64), ref.labels)
 
 
+def test_cluster_summary_says_a_lloyd_run_stopped_on_a_cycle(tmp_path: Path, capsys: Any) -> None:
+    """A graph's adjacency matrix is indefinite; Lloyd cycles on this one (seed 0), and the
+    summary says so instead of "max_iter reached"."""
+    rng = np.random.default_rng(0)
+    upper = np.triu(rng.random((60, 60)) < 0.1, 1)
+    A = (upper | upper.T).astype(np.float64)
+    np.savetxt(tmp_path / "A.csv", A, delimiter=",")
+    with pytest.warns(Warning, match="the local search cycles"):
+        rc = main(["cluster", str(tmp_path / "A.csv"), "-k", "4", "--kernel", "precomputed",
+                   "--algorithm", "lloyd", "--n-init", "1", "--max-iter", "100000", "--seed", "0"])
+    assert rc == 0
+    with pytest.warns(Warning, match="the local search cycles"):
+        ref = kgroups_rs.kernel_kmeans(A, 4, random_state=0, max_iter=100_000)
+    assert ref.cycle_length is not None
+    assert f"iterations     {ref.n_iter} (stopped on a cycle of {ref.cycle_length} sweeps)" in (
+        capsys.readouterr().out
+    )
+
+
 def test_verbose_prints_restart_sweep_and_moves(circles_csv: tuple[Path, np.ndarray], capsys: Any) -> None:
     path, _ = circles_csv
     assert main(["cluster", str(path), "-k", "2", "--n-init", "2", "-v"]) == 0

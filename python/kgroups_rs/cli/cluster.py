@@ -178,7 +178,12 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     kernel_note = _kernel_note(args, model)
     sizes = np.bincount(model.labels_, minlength=args.k)
-    converged = "converged" if model.converged_ else "max_iter reached"
+    if model.converged_:
+        converged = "converged"
+    elif result.cycle_length is not None:
+        converged = f"stopped on a cycle of {result.cycle_length} sweeps"
+    else:
+        converged = "max_iter reached"
     lines = [
         f"data           {args.data}: n = {n} points, D = {dim} "
         + ("(kernel matrix)" if precomputed else "dimensions")

@@ -62,11 +62,12 @@ const CYCLE_MEMORY: usize = 4096;
 /// wait for it. Hartigan's method never returns to a partition: each of its moves raises the
 /// objective.
 ///
-/// Each partition's labels are hashed; when a hash repeats, the labels are kept and compared
-/// exactly after the same number of sweeps again, so that a hash collision can only delay a
-/// verdict, never give a wrong one: the search is deterministic, so equal labels `L` sweeps
-/// apart mean the same partitions again every `L` sweeps (up to the rounding of sums kept
-/// by updates, which may differ from those rebuilt; the labels did repeat).
+/// Each partition's labels are hashed. When a hash repeats after `L` sweeps, the labels are
+/// kept, and a cycle of length `L` is reported only if exactly these labels come back `L`
+/// sweeps later: a hash collision can delay the verdict, never make a wrong one. (The search
+/// is deterministic, so a partition that recurs would recur for ever, unless the rounding of
+/// sums kept by updates differs between the visits and tips a decision; the labels did
+/// repeat either way.)
 #[derive(Debug, Default)]
 struct CycleWatch {
     /// The hash of the partition after sweep `s` → `s` (0: the start).
@@ -91,8 +92,13 @@ impl CycleWatch {
         }
         let hash = labels_hash(labels);
         if let Some(&earlier) = self.seen.get(&hash) {
-            let length = sweep - earlier;
-            self.suspect = Some((labels.to_vec(), sweep + length, length));
+            // Without room for the copy, cycles go unnoticed (the run goes on to max_iter).
+            let mut kept = Vec::new();
+            if kept.try_reserve_exact(labels.len()).is_ok() {
+                kept.extend_from_slice(labels);
+                let length = sweep - earlier;
+                self.suspect = Some((kept, sweep + length, length));
+            }
             return None;
         }
         if self.seen.len() >= CYCLE_MEMORY {
@@ -103,14 +109,21 @@ impl CycleWatch {
     }
 }
 
-/// A 64-bit hash of a sequence of labels (multiply and rotate; collisions only delay
+/// A 64-bit hash of a sequence of labels (xor, multiply and rotate, in four independent
+/// lanes so that a sweep's hash costs little beside the sweep; collisions only delay
 /// [`CycleWatch`]).
 fn labels_hash(labels: &[usize]) -> u64 {
-    labels.iter().fold(0x243F_6A88_85A3_08D3_u64, |h, &l| {
-        (h ^ l as u64)
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            .rotate_left(29)
-    })
+    let mix = |h: u64, v: u64| (h ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+    let mut lanes: [u64; 4] = std::array::from_fn(|t| 0x243F_6A88_85A3_08D3 ^ t as u64);
+    let chunks = labels.chunks_exact(4);
+    let tail = chunks.remainder();
+    for chunk in chunks {
+        for t in 0..4 {
+            lanes[t] = mix(lanes[t], chunk[t] as u64);
+        }
+    }
+    let head = tail.iter().fold(lanes[0], |h, &l| mix(h, l as u64));
+    lanes[1..].iter().fold(head, |h, &lane| mix(h, lane))
 }
 
 /// Runs `sweep` (one pass of a local search over `partition`, returning the points it moved)
@@ -167,7 +180,7 @@ mod tests {
     /// length at which they recur.
     #[test]
     fn a_cycle_is_reported_when_the_labels_recur() {
-        let states = [vec![0, 1, 1], vec![1, 0, 1], vec![1, 1, 0], vec![0, 1, 1]];
+        let states = [vec![0, 1, 1], vec![1, 0, 1], vec![1, 1, 0]];
         let mut watch = CycleWatch::default();
         let verdicts: Vec<Option<usize>> = (0..10)
             .map(|sweep| watch.after_sweep(sweep, &states[sweep % 3]))

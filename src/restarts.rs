@@ -90,7 +90,8 @@ pub struct Clustering {
     /// Set when the search stopped because its partition repeated: the partition after the
     /// last sweep is the one this many sweeps earlier, and more sweeps would only go round
     /// the same cycle (`converged` is false). Lloyd's method can cycle on a kernel that is
-    /// not positive semidefinite; Hartigan's never does.
+    /// not positive semidefinite; Hartigan's only when rounding hides the true gains
+    /// (weights spanning hundreds of orders of magnitude).
     pub cycle_length: Option<usize>,
     /// `Q` before the first sweep and after each sweep.
     pub objective_history: Vec<f64>,

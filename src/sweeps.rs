@@ -59,8 +59,10 @@ const CYCLE_MEMORY: usize = 4096;
 /// Notices when a local search returns to a partition it has been in before. Lloyd's method
 /// (batch or online) can cycle on a kernel that is not positive semidefinite; the partition
 /// after each sweep then repeats for ever, and a run with a large `max_iter` would only
-/// wait for it. Hartigan's method never returns to a partition: each of its moves raises the
-/// objective.
+/// wait for it. Hartigan's method returns to a partition only when rounding hides the true
+/// gains (each move raises the objective by more than the rounding of its computation, but
+/// with weights spanning hundreds of orders of magnitude the cluster terms of the lightest
+/// clusters fall below the normal range of f64 and lose their digits).
 ///
 /// Each partition's labels are hashed. When a hash repeats after `L` sweeps, the labels are
 /// kept, and a cycle of length `L` is reported only if exactly these labels come back `L`

@@ -66,7 +66,8 @@ class ClusteringResult:
         only go round the same partitions (``converged`` is False; a
         :class:`ConvergenceWarning` says so). Lloyd's method (batch or online) can cycle on a
         kernel that is not positive semidefinite, such as a graph's adjacency matrix;
-        Hartigan's method never does. None otherwise.
+        Hartigan's method only when rounding hides the true gains (weights spanning hundreds
+        of orders of magnitude). None otherwise.
     n_clusters : int
         The number of clusters ``k`` (a property: the largest label plus one; every cluster
         holds at least one point).

@@ -36,9 +36,10 @@ def warn_if_degenerate(
         warnings.warn(
             f"the local search cycles: the partition after sweep {n_iter} repeats the one "
             f"{cycle_length} sweep{'s' if cycle_length != 1 else ''} earlier, so it would never "
-            "converge; Lloyd's method can cycle when the kernel is not positive semidefinite: "
-            "use algorithm='hartigan' (which always converges), or make the kernel positive "
-            "semidefinite (for a graph, graph_partition's shift)",
+            "converge. Lloyd's method can cycle when the kernel is not positive semidefinite: "
+            "use algorithm='hartigan', or make the kernel positive semidefinite (for a graph, "
+            "graph_partition's shift). Hartigan's method cycles only when rounding hides the "
+            "true gains, as with weights spanning hundreds of orders of magnitude",
             category,
             stacklevel=stacklevel + 1,
         )

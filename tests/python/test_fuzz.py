@@ -218,6 +218,21 @@ def ref_rho(
     return ref_rho_of_distance(d, e + e2, semimetric, alpha, sigma)
 
 
+def power_resolution(values: np.ndarray, alpha: float, log2: float) -> float:
+    """How well the reference knows each rho = d**alpha of the power semimetric, in the unit
+    2**log2 of :func:`ref_rho`: it divides the data by 2**e (their largest value near 1), so
+    coordinates below 2**(e - 1074) vanish there (5e-324 beside 1, 1e-301 beside 1.8e308)
+    and its distances are known only to sqrt(D) * 2**(e - 1074); rho to that raised to
+    alpha, which is about 1 for a tiny alpha (the library keeps such coordinates where its
+    own frame allows)."""
+    values = np.asarray(values, dtype=np.float64)
+    if not values.size or not np.any(values):
+        return 0.0
+    e = math.frexp(float(np.max(np.abs(values))))[1]
+    exponent = alpha * (0.5 * math.log2(values.shape[1]) + e - 1074) - log2
+    return float(np.exp2(min(exponent, 1023.0)))
+
+
 def ref_rho_of_distance(
     d: np.ndarray, log2: float, semimetric: str, alpha: float, sigma: float
 ) -> tuple[np.ndarray, float]:
@@ -1409,12 +1424,17 @@ def stats_reference(
     """(reference in units, log2 of rho's unit, relative slack, whether S, W >= 0 must hold)."""
     values = info["values"]
     slack = 0.0
+    rho_res = 0.0
     if which == "X":
         a = 1.0 if semimetric != "power" else float(alpha)
         sig, slack = effective_sigma(semimetric, sigma, values)
         Xn, e = normalized(values)
         rho, log2 = ref_rho(Xn, Xn, e, semimetric, a, sig)
         mag = np.abs(rho)
+        if semimetric == "power":
+            # Coordinates below 2**(e - 1074) vanish in the reference's scaling (see
+            # power_resolution); in rho's unit, each entry is known to that resolution.
+            rho_res = power_resolution(values, a, log2)
         nonneg = True
     elif which == "R":
         rho, log2 = normalized(values)
@@ -1433,6 +1453,8 @@ def stats_reference(
     wn, ew = normalized(w)
     ref = ref_partition_stats(rho, mag, labels, k, wn)
     ref["ew"] = ew
+    ref["rho_max"] = float(np.max(mag)) if mag.size else 0.0
+    ref["rho_res"] = rho_res
     return ref, float(log2), slack, nonneg
 
 
@@ -1468,12 +1490,29 @@ def test_energy_statistics(data: st.DataObject) -> None:
     )
     unit = log2 + ref["ew"]
     rel = 1e-9 + 2 * slack
+    # Both the library and the reference work with the weights scaled near 1: a product
+    # w_a w_b below the normal range (weights 6e-147 and 6e21 beside 1e96) is rounded to
+    # 2**-1074 absolute there, n_l**2 of them in a cluster's sum, divided by its weight s_l.
+    sizes = np.bincount(lv, minlength=k).astype(np.float64)
+    rho_max = ref["rho_max"]
+    with np.errstate(all="ignore"):
+        products = 4.0 * 2.0**-1074 * rho_max * sizes * sizes / ref["s"]
+        floor_w = float(rescale(np.sum(products[sizes > 0]), unit))
+        floor_t = float(rescale(4.0 * 2.0**-1074 * rho_max * n * n / np.sum(ref["s"]), unit))
+        # Each rho known to rho_res (the power semimetric's reference resolution): W and the
+        # total move by at most the total weight times that.
+        resolution = float(rescale(ref["rho_res"] * np.sum(ref["s"]), unit))
+    floor_w += resolution
+    floor_t += resolution
     expected = {
-        "within": (rescale(ref["W"], unit), rescale(rel * ref["Wm"], unit) + FLOOR),
-        "total": (rescale(ref["total"], unit), rescale(rel * ref["total_m"], unit) + FLOOR),
+        "within": (rescale(ref["W"], unit), rescale(rel * ref["Wm"], unit) + FLOOR + floor_w),
+        "total": (rescale(ref["total"], unit), rescale(rel * ref["total_m"], unit) + FLOOR + floor_t),
         "between": (
             rescale(ref["S"], unit),
-            rescale(rel * (2 * ref["total_m"] + k * ref["Wm"]), unit) + FLOOR,
+            rescale(rel * (2 * ref["total_m"] + k * ref["Wm"]), unit)
+            + FLOOR
+            + 2 * floor_t
+            + k * floor_w,
         ),
     }
     if fn_name == "within_dispersion":
@@ -1533,12 +1572,16 @@ def test_energy_distance(data: st.DataObject) -> None:
         return
     a = 1.0 if semimetric != "power" else float(alpha)
     sig, slack = effective_sigma(semimetric, sigma, Xv)
-    An, e = normalized(np.vstack([Xv, Yv]))
+    XY = np.vstack([Xv, Yv])
+    An, e = normalized(XY)
     rho, log2 = ref_rho(An, An, e, semimetric, a, sig)
     nx = Xv.shape[0]
     ab, aa, bb = rho[:nx, nx:], rho[:nx, :nx], rho[nx:, nx:]
     want = rescale(2 * ab.mean() - aa.mean() - bb.mean(), log2)
     tol = rescale((1e-9 + 2 * slack) * (2 * ab.mean() + aa.mean() + bb.mean()), log2) + FLOOR
+    if semimetric == "power":
+        # Four means of rho, each entry known to the reference's resolution.
+        tol = tol + float(rescale(4 * power_resolution(XY, a, log2), log2))
     assert np.isfinite(want), f"returned {res!r} although the true value exceeds the float range"
     assert close(res, want, tol), f"energy distance {res!r}, reference {want!r} +- {tol:.3g}"
     assert res >= -tol

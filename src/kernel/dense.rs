@@ -110,10 +110,13 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
 
     /// The cluster sums of [`Kernel::cluster_sums`], read from the upper triangle only
     /// (`G_ab` with `a ≤ b`, mirrored: each pair of entries is read once), in
-    /// [`SUMS_BLOCK`]-square tiles visited in the thread-independent schedule of
-    /// [`for_each_block_pair`]. With `check`, each tile is also compared with its mirror
-    /// while both are in cache: bit for bit first, by the symmetry rule where the bits
-    /// differ; a matrix that breaks the rule gets [`symmetry::check_dense`]'s error.
+    /// [`SUMS_BLOCK`]-square tiles: for few clusters by strips of tiles in row order
+    /// ([`by_strips`]; without `check`, a strip's tiles right of the diagonal are read four
+    /// rows at a time across several, [`add_strip_by_row_groups`], the same bits), otherwise
+    /// in the thread-independent schedule of [`for_each_block_pair`]. With `check`, each
+    /// tile is also compared with its mirror while both are in cache: bit for bit first, by
+    /// the symmetry rule where the bits differ; a matrix that breaks the rule gets
+    /// [`symmetry::check_dense`]'s error.
     fn sums_pass(
         &self,
         labels: &[usize],

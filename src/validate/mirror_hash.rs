@@ -155,11 +155,28 @@ impl MirrorBalance {
         value: T,
         subtract: bool,
     ) {
+        let pair_keys = (
+            first_a.wrapping_add(index_key(b, KEY_OFFSETS[0])),
+            second_a.wrapping_add(index_key(b, KEY_OFFSETS[1])),
+        );
+        self.add_hashes(t, pair_keys, value, subtract);
+    }
+
+    /// Adds (or, `subtract`, subtracts) in lane `t` the hashes of `value` with the keys of
+    /// its pair in both sets (`key_a + key_b`), and probes it for finiteness.
+    #[inline(always)]
+    fn add_hashes<T: KernelElement>(
+        &mut self,
+        t: usize,
+        (first_key, second_key): (u64, u64),
+        value: T,
+        subtract: bool,
+    ) {
         let x = value.widen();
         self.non_finite[t] += x * 0.0;
         let bits = x.to_bits();
-        let h1 = multiply_halves(bits, first_a.wrapping_add(index_key(b, KEY_OFFSETS[0])));
-        let h2 = multiply_halves(bits, second_a.wrapping_add(index_key(b, KEY_OFFSETS[1])));
+        let h1 = multiply_halves(bits, first_key);
+        let h2 = multiply_halves(bits, second_key);
         if subtract {
             self.first[t] = self.first[t].wrapping_sub(h1);
             self.second[t] = self.second[t].wrapping_sub(h2);
@@ -231,18 +248,7 @@ impl MirrorBalance {
             let (mut second_keys, mut second_steps) = lanes(keys_a.1, KEY_OFFSETS[1]);
             for values in chunks {
                 for t in 0..HASH_LANES {
-                    let x = values[t].widen();
-                    self.non_finite[t] += x * 0.0;
-                    let bits = x.to_bits();
-                    let h1 = multiply_halves(bits, first_keys[t]);
-                    let h2 = multiply_halves(bits, second_keys[t]);
-                    if SUBTRACT {
-                        self.first[t] = self.first[t].wrapping_sub(h1);
-                        self.second[t] = self.second[t].wrapping_sub(h2);
-                    } else {
-                        self.first[t] = self.first[t].wrapping_add(h1);
-                        self.second[t] = self.second[t].wrapping_add(h2);
-                    }
+                    self.add_hashes(t, (first_keys[t], second_keys[t]), values[t], SUBTRACT);
                     first_keys[t] = first_keys[t].wrapping_add(first_steps[t]);
                     first_steps[t] = first_steps[t].wrapping_add(32);
                     second_keys[t] = second_keys[t].wrapping_add(second_steps[t]);

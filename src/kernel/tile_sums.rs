@@ -240,7 +240,7 @@ pub(crate) fn add_strip_by_row_groups<'r, T: KernelElement>(
             if !keep_going() {
                 return false;
             }
-            let pair = first..(first + 4).min(rows.end);
+            let group = first..(first + 4).min(rows.end);
             let i = first - rows.start;
             for (q, &start) in chunk.clone().zip(&starts) {
                 let cols = block_range(q, block, n);
@@ -249,7 +249,7 @@ pub(crate) fn add_strip_by_row_groups<'r, T: KernelElement>(
                 let part = StripSums::tile_part(scattered, p, q, k, block, width);
                 add_tile_masked(
                     |a| &row(a)[cols.clone()],
-                    pair.clone(),
+                    group.clone(),
                     cols.clone(),
                     by,
                     masked,

@@ -47,3 +47,5 @@ pub(crate) use rows::{
     block_range, DataRows, GramRows, PairwiseRows, RunEpilogue, SemimetricRows, BLOCK,
 };
 pub(crate) use simd::wide_vectors;
+#[cfg(test)]
+pub(crate) use simd::{with_vectors_up_to, VectorPath};

@@ -514,8 +514,16 @@ impl<'a> DataRows<'a> {
     /// (`group`: the points row by row in the frame, the same interleaved coordinate-major,
     /// and the run's points in panels, see [`DataRows::rho_tile_then`]), into `out`
     /// (row-major, [`TILE_ROWS`] rows), each row followed by its epilogue.
+    ///
+    /// `PANELS` panels are taken at once (`TILE_ROWS · PANEL · PANELS` accumulators: as many
+    /// as the vector registers hold, 2 with AVX-512, 1 with AVX2); each pair's dot product is
+    /// summed in coordinate order whatever `PANELS` is, so the values do not depend on it.
     #[inline(always)]
-    pub(super) fn rho_group_in_frame_portable<E: RunEpilogue, F: Fn(usize) -> E>(
+    pub(super) fn rho_group_in_frame_portable<
+        const PANELS: usize,
+        E: RunEpilogue,
+        F: Fn(usize) -> E,
+    >(
         &self,
         group: (&[f64], &[f64], &[f64]),
         first_row: usize,
@@ -526,13 +534,28 @@ impl<'a> DataRows<'a> {
         let (scaled, interleaved, panels) = group;
         let (n, dim) = (self.points.n(), self.points.dim());
         let width = out.len() / TILE_ROWS;
-        for (p, panel) in panels.chunks_exact(PANEL * dim).enumerate() {
-            let dots = simd::dot_panel::<TILE_ROWS, PANEL>(interleaved, panel);
+        let mut copy_dots = |p: usize, dots: &[[f64; PANEL]; TILE_ROWS]| {
             let j = p * PANEL;
             let m = PANEL.min(width - j);
-            for (row, d) in out.chunks_exact_mut(width).zip(&dots) {
+            for (row, d) in out.chunks_exact_mut(width).zip(dots) {
                 row[j..j + m].copy_from_slice(&d[..m]);
             }
+        };
+        let mut wide = panels.chunks_exact(PANELS * PANEL * dim);
+        let mut p = 0;
+        for several in &mut wide {
+            let dots = simd::dot_panels::<TILE_ROWS, PANEL, PANELS>(interleaved, several);
+            for d in &dots {
+                copy_dots(p, d);
+                p += 1;
+            }
+        }
+        for panel in wide.remainder().chunks_exact(PANEL * dim) {
+            copy_dots(
+                p,
+                &simd::dot_panels::<TILE_ROWS, PANEL, 1>(interleaved, panel)[0],
+            );
+            p += 1;
         }
         let mut done = 0;
         while done < width {

@@ -3,10 +3,12 @@
 //!
 //! The hot loops (squared distances, or dot products for the expanded form, of one point or of
 //! a group of [`TILE_ROWS`](super::rows::TILE_ROWS) points to a run of points, then ρ) are
-//! compiled twice: as is (SSE2, the baseline of every x86-64 wheel) and with AVX2 and FMA
-//! enabled, and [`wide_vectors`] picks one at run time. Both do the same IEEE operations in
-//! the same order, so their results are bit-identical; the wide copy only does four lanes per
-//! instruction instead of two:
+//! compiled three times: as is (SSE2, the baseline of every x86-64 wheel), with AVX2 and FMA,
+//! and with AVX-512 besides, and [`wide_vectors`] and [`widest_vectors`] pick one at run time.
+//! All do the same IEEE operations in the same order, so their results are bit-identical; the
+//! wider copies only do four or eight lanes per instruction instead of two (and the AVX-512
+//! copy takes two panels of a group's dot products at once, as many sums as its 32 registers
+//! hold; each pair is still summed alone, in coordinate order):
 //! - the squares of the coordinate differences, and the dot products of the expanded form,
 //!   are added by fused multiply-adds (`f64::mul_add`, one rounding per term instead of
 //!   two), in hardware in the wide copy and by the C library's exact `fma` in the portable
@@ -21,17 +23,74 @@
 use super::rows::{mark_lost, DataRows, RunEpilogue};
 use super::semimetric::RhoOfSquared;
 
-/// Whether the CPU runs AVX2 and FMA (detected once, then cached atomic loads).
+/// Whether the CPU runs AVX-512 (foundation) besides AVX2 and FMA (detected once, then
+/// cached atomic loads). Only the pair kernel takes it: its tiles of dot products keep twice
+/// as many sums in AVX-512's 32 registers as in AVX2's 16.
 #[inline(always)]
-pub(crate) fn wide_vectors() -> bool {
+pub(crate) fn widest_vectors() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        wide_vectors()
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && tests_allow(VectorPath::Avx512)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         false
     }
+}
+
+/// Whether the CPU runs AVX2 and FMA (detected once, then cached atomic loads).
+#[inline(always)]
+pub(crate) fn wide_vectors() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma")
+            && tests_allow(VectorPath::Avx2)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The compiled copies of the vector code, narrowest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum VectorPath {
+    #[cfg_attr(not(test), allow(dead_code))] // only the tests ask for it
+    Portable,
+    Avx2,
+    Avx512,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The widest copy the tests let this thread take ([`with_vectors_up_to`]).
+    static WIDEST_ALLOWED: std::cell::Cell<VectorPath> =
+        const { std::cell::Cell::new(VectorPath::Avx512) };
+}
+
+/// Outside tests every copy the CPU runs is allowed.
+#[cfg(not(test))]
+#[inline(always)]
+fn tests_allow(_path: VectorPath) -> bool {
+    true
+}
+
+#[cfg(test)]
+fn tests_allow(path: VectorPath) -> bool {
+    WIDEST_ALLOWED.with(|widest| path <= widest.get())
+}
+
+/// Runs `f` on this thread with the vector code no wider than `widest` (and than the CPU
+/// runs), so that tests can compare every compiled copy on one machine.
+#[cfg(test)]
+pub(crate) fn with_vectors_up_to<R>(widest: VectorPath, f: impl FnOnce() -> R) -> R {
+    let before = WIDEST_ALLOWED.with(|w| w.replace(widest));
+    let result = f();
+    WIDEST_ALLOWED.with(|w| w.set(before));
+    result
 }
 
 /// `out[j] = ρ(xa, y_{start + j})` for the points y of `rows`, `xa` already in their frame
@@ -46,6 +105,13 @@ pub(super) fn rho_in_frame<E: RunEpilogue>(
     out: &mut [f64],
     epilogue: &E,
 ) {
+    #[cfg(target_arch = "x86_64")]
+    if widest_vectors() {
+        // SAFETY: `rho_in_frame_avx512` requires only that the CPU supports AVX-512F, AVX2
+        // and FMA, which `widest_vectors` has just detected at run time.
+        unsafe { rho_in_frame_avx512(rows, xa, norm_a, start, out, epilogue) };
+        return;
+    }
     #[cfg(target_arch = "x86_64")]
     if wide_vectors() {
         // SAFETY: `rho_in_frame_avx2` requires only that the CPU supports AVX2 and FMA,
@@ -74,6 +140,25 @@ unsafe fn rho_in_frame_avx2<E: RunEpilogue>(
     rows.rho_in_frame_portable(xa, norm_a, start, out, epilogue);
 }
 
+/// [`DataRows::rho_in_frame_portable`] compiled with AVX-512F, AVX2 and FMA.
+///
+/// # Safety
+/// The CPU must support AVX-512F, AVX2 and FMA (the caller checks [`widest_vectors`]
+/// first). The body is safe code; only the instruction set it is compiled for needs the
+/// check.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn rho_in_frame_avx512<E: RunEpilogue>(
+    rows: &DataRows,
+    xa: &[f64],
+    norm_a: f64,
+    start: usize,
+    out: &mut [f64],
+    epilogue: &E,
+) {
+    rows.rho_in_frame_portable(xa, norm_a, start, out, epilogue);
+}
+
 /// ρ of a group of [`TILE_ROWS`](super::rows::TILE_ROWS) points of `rows` against a run, each row then its epilogue
 /// (see [`DataRows::rho_group_in_frame_portable`]), on the widest vectors the CPU has.
 #[inline]
@@ -86,13 +171,20 @@ pub(super) fn rho_group_in_frame<E: RunEpilogue, F: Fn(usize) -> E>(
     epilogue_for: &F,
 ) {
     #[cfg(target_arch = "x86_64")]
+    if widest_vectors() {
+        // SAFETY: `rho_group_in_frame_avx512` requires only that the CPU supports AVX-512F,
+        // AVX2 and FMA, which `widest_vectors` has just detected at run time.
+        unsafe { rho_group_in_frame_avx512(rows, group, first_row, start, out, epilogue_for) };
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
     if wide_vectors() {
         // SAFETY: `rho_group_in_frame_avx2` requires only that the CPU supports AVX2 and
         // FMA, which `wide_vectors` has just detected at run time.
         unsafe { rho_group_in_frame_avx2(rows, group, first_row, start, out, epilogue_for) };
         return;
     }
-    rows.rho_group_in_frame_portable(group, first_row, start, out, epilogue_for);
+    rows.rho_group_in_frame_portable::<1, _, _>(group, first_row, start, out, epilogue_for);
 }
 
 /// [`DataRows::rho_group_in_frame_portable`] compiled with AVX2 and FMA.
@@ -110,7 +202,26 @@ unsafe fn rho_group_in_frame_avx2<E: RunEpilogue, F: Fn(usize) -> E>(
     out: &mut [f64],
     epilogue_for: &F,
 ) {
-    rows.rho_group_in_frame_portable(group, first_row, start, out, epilogue_for);
+    rows.rho_group_in_frame_portable::<1, _, _>(group, first_row, start, out, epilogue_for);
+}
+
+/// [`DataRows::rho_group_in_frame_portable`] compiled with AVX-512F, AVX2 and FMA.
+///
+/// # Safety
+/// The CPU must support AVX-512F, AVX2 and FMA (the caller checks [`widest_vectors`]
+/// first). The body is safe code; only the instruction set it is compiled for needs the
+/// check.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn rho_group_in_frame_avx512<E: RunEpilogue, F: Fn(usize) -> E>(
+    rows: &DataRows,
+    group: (&[f64], &[f64], &[f64]),
+    first_row: usize,
+    start: usize,
+    out: &mut [f64],
+    epilogue_for: &F,
+) {
+    rows.rho_group_in_frame_portable::<2, _, _>(group, first_row, start, out, epilogue_for);
 }
 
 /// `acc[j] = Σ_k (xa[k] − xt[k·stride + start + j])²` for `j < acc.len()`, summed in coordinate
@@ -293,19 +404,25 @@ fn dot_lanes<const R: usize, const L: usize>(
     }
 }
 
-/// `dots[r][l] = Σ_k xa[k·R + r] · panel[k·L + l]`: the dot products of `R` points (`xa`,
-/// interleaved coordinate-major) with the `L` points of a panel (coordinate-major), each summed
-/// in coordinate order with one accumulator per pair, as [`dots_to_transposed`] sums it.
+/// `dots[p][r][l] = Σ_k xa[k·R + r] · panels[p·L·D + k·L + l]`: the dot products of `R` points
+/// (`xa`, interleaved coordinate-major, D coordinates) with the `L` points of each of `P`
+/// consecutive panels (each coordinate-major), each summed in coordinate order with one
+/// accumulator per pair, as [`dots_to_transposed`] sums it (so the values do not depend on
+/// `P`).
 #[inline(always)]
-pub(super) fn dot_panel<const R: usize, const L: usize>(
+pub(super) fn dot_panels<const R: usize, const L: usize, const P: usize>(
     xa: &[f64],
-    panel: &[f64],
-) -> [[f64; L]; R] {
-    let mut s = [[0.0f64; L]; R];
-    for (u, col) in xa.chunks_exact(R).zip(panel.chunks_exact(L)) {
-        for (sr, &ur) in s.iter_mut().zip(u) {
-            for (sl, &v) in sr.iter_mut().zip(col) {
-                *sl = ur.mul_add(v, *sl);
+    panels: &[f64],
+) -> [[[f64; L]; R]; P] {
+    let mut s = [[[0.0f64; L]; R]; P];
+    let panel_len = panels.len() / P;
+    for (k, u) in xa.chunks_exact(R).enumerate() {
+        for (sp, panel) in s.iter_mut().zip(panels.chunks_exact(panel_len)) {
+            let col = &panel[k * L..(k + 1) * L];
+            for (sr, &ur) in sp.iter_mut().zip(u) {
+                for (sl, &v) in sr.iter_mut().zip(col) {
+                    *sl = ur.mul_add(v, *sl);
+                }
             }
         }
     }

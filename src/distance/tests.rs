@@ -295,6 +295,99 @@ fn vector_paths_are_bit_identical() {
     }
 }
 
+/// Every compiled copy of the pair kernel the CPU runs (portable, AVX2 with FMA, AVX-512)
+/// gives the same bits, rows one by one and in tiles of rows (whose expanded form takes
+/// several panels of dot products at once on AVX-512), for coordinates below and above the
+/// expansion's threshold.
+#[test]
+fn every_vector_path_gives_the_same_bits() {
+    let n = 700;
+    let mut rng = TestRng(47);
+    let paths = [VectorPath::Portable, VectorPath::Avx2, VectorPath::Avx512];
+    for dim in [7, EXPANSION_MIN_DIM, 33, 100] {
+        let data = rng.data(n, dim, 2.0, -1.0);
+        let x = Points::new(&data, n, dim).unwrap();
+        for sm in [
+            Semimetric::Power { alpha: 1.0 },
+            Semimetric::Power { alpha: 0.5 },
+            Semimetric::Exponential { sigma: 1.5 },
+        ] {
+            let rows = DataRows::new(x, 1.0, sm, "X").unwrap();
+            // Tiles of 1 to 11 rows (groups of four and the rows left over), runs across blocks.
+            for (first, count) in [(0, 1), (3, 4), (5, 11), (n - 9, 9)] {
+                for (start, len) in [(0, n), (1, 37), (BLOCK - 5, 300), (n - 21, 21)] {
+                    let tiles: Vec<Vec<u64>> = paths
+                        .iter()
+                        .map(|&path| {
+                            let mut out = vec![0.0; count * len];
+                            with_vectors_up_to(path, || {
+                                let rows_range = first..first + count;
+                                assert!(rows.rho_tile_then(
+                                    rows_range,
+                                    start,
+                                    &mut out,
+                                    &Control::new(),
+                                    |_| ()
+                                ));
+                            });
+                            out.iter().map(|v| v.to_bits()).collect()
+                        })
+                        .collect();
+                    for (path, tile) in paths.iter().zip(&tiles).skip(1) {
+                        assert!(
+                            tile == &tiles[0],
+                            "{path:?} against portable: D = {dim}, {sm:?}, rows {first}+{count}, \
+                             run {start}+{len}"
+                        );
+                    }
+                    let mut one_by_one = vec![0.0; len];
+                    for (r, a) in (first..first + count).enumerate() {
+                        with_vectors_up_to(VectorPath::Portable, || {
+                            rows.rho_row_then(a, start, &mut one_by_one, &())
+                        });
+                        let row_bits: Vec<u64> = one_by_one.iter().map(|v| v.to_bits()).collect();
+                        assert_eq!(
+                            row_bits[..],
+                            tiles[0][r * len..(r + 1) * len],
+                            "tile row {a} against the row alone: D = {dim}, {sm:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Dot products taken several panels at once are those of each panel alone (each pair
+/// summed in coordinate order whatever the number of panels).
+#[test]
+fn dot_products_do_not_depend_on_the_panels_taken_at_once() {
+    const R: usize = 4;
+    const L: usize = 8;
+    let mut rng = TestRng(53);
+    for dim in [1, 2, 20, 37] {
+        let xa: Vec<f64> = (0..R * dim).map(|_| rng.normal_ish()).collect();
+        let panels: Vec<f64> = (0..3 * L * dim).map(|_| rng.normal_ish() * 1e3).collect();
+        let alone: Vec<[[f64; L]; R]> = panels
+            .chunks_exact(L * dim)
+            .map(|panel| super::simd::dot_panels::<R, L, 1>(&xa, panel)[0])
+            .collect();
+        let bits = |d: &[[f64; L]; R]| d.iter().flatten().map(|v| v.to_bits()).collect::<Vec<_>>();
+        let two = super::simd::dot_panels::<R, L, 2>(&xa, &panels[..2 * L * dim]);
+        let three = super::simd::dot_panels::<R, L, 3>(&xa, &panels);
+        for p in 0..2 {
+            assert_eq!(bits(&two[p]), bits(&alone[p]), "D = {dim}, panel {p} of 2");
+        }
+        for p in 0..3 {
+            assert_eq!(
+                bits(&three[p]),
+                bits(&alone[p]),
+                "D = {dim}, panel {p} of 3"
+            );
+        }
+    }
+}
+
 #[test]
 fn matrix_rows_read_the_upper_triangle() {
     // Deliberately asymmetric: the strict lower triangle must never be read, nor the diagonal

@@ -189,7 +189,7 @@ pub fn chunk_sums(
 /// ```
 pub fn feature_objective(sums: &[f64], sizes: &[f64]) -> Result<f64> {
     let k = sizes.len();
-    if k == 0 || sums.is_empty() || sums.len() % k != 0 {
+    if k == 0 || sums.is_empty() || !sums.len().is_multiple_of(k) {
         return Err(KGroupsError::invalid(
             "sums",
             format!(
@@ -363,7 +363,7 @@ mod tests {
     fn features(n: usize, m: usize, seed: u64) -> Vec<f64> {
         let mut rng = crate::rng::Rng::new(seed);
         (0..n * m)
-            .map(|p| rng.next_f64() + if (p / m) % 3 == 0 { 1.5 } else { 0.0 })
+            .map(|p| rng.next_f64() + if (p / m).is_multiple_of(3) { 1.5 } else { 0.0 })
             .collect()
     }
 

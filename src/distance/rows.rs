@@ -396,8 +396,8 @@ impl<'a> DataRows<'a> {
 
     /// [`DataRows::rho_point_then`] for `xa` already in the frame, `norm_a` its squared norm
     /// when the squared distances are expanded: squared distances block by block, then ρ,
-    /// then the epilogue. Compiled into the portable and the AVX2 pair kernels of
-    /// [`super::simd`].
+    /// then the epilogue. Compiled into the portable, the AVX2 and the AVX-512 pair kernels
+    /// of [`super::simd`].
     #[inline(always)]
     pub(super) fn rho_in_frame_portable<E: RunEpilogue>(
         &self,

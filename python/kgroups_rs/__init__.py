@@ -18,7 +18,7 @@ from ._core import __version__
 from ._result import ClusteringResult
 from .accuracy import clustering_accuracy
 from .clustering import kernel_kgroups, kernel_kmeans
-from .exceptions import ConvergenceWarning
+from .exceptions import ConvergenceWarning, KernelInputWarning
 from .gram import bandwidth, energy_gram, gram_from_semimetric
 from .graph import graph_kernel, graph_partition
 from .large import kernel_kgroups_from_data, kernel_kgroups_nystrom, nystrom_features
@@ -42,6 +42,7 @@ __all__ = [
     "ConvergenceWarning",
     "EnergyStatistics",
     "KernelKGroups",
+    "KernelInputWarning",
     "KernelKMeans",
     "__version__",
     "bandwidth",

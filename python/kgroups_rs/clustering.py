@@ -28,7 +28,12 @@ from ._validation import (
     check_n_threads,
     seed_from_random_state,
 )
-from .exceptions import warn_if_degenerate
+from .exceptions import warn_if_degenerate, warn_if_distance_matrix
+
+#: What :class:`KernelInputWarning` advises for a distance matrix passed as a kernel.
+DISTANCE_MATRIX_ADVICE = (
+    "Pass gram_from_semimetric({name}) instead; for a graph's adjacency matrix use graph_partition"
+)
 
 #: ``progress(start, sweep, moves_in_sweep, objective)``, called after every sweep.
 ProgressCallback = Callable[[int, int, int, float], None]
@@ -54,14 +59,20 @@ def _reorder_mode(reorder: Any) -> Literal["auto", "always", "never"]:
     raise TypeError(f"reorder must be 'auto', True or False, got {type(reorder).__name__}")
 
 
-def _prepare_kernel(G: Any, check_symmetry: bool = True, reorder: Any = "auto") -> CoreRun:
+def _prepare_kernel(
+    G: Any, check_symmetry: bool = True, reorder: Any = "auto", *, check_distance: bool = True
+) -> CoreRun:
     """The core call for a dense or sparse kernel matrix (``reorder`` is checked for both,
-    used for sparse ones)."""
+    used for sparse ones). With ``check_distance``, a dense G that looks like a distance
+    matrix gets a :class:`KernelInputWarning` (attributed to the caller's caller: call this
+    from the public function only); :func:`graph_partition` passes False."""
     mode = _reorder_mode(reorder)
     if is_sparse(G):
         indptr, indices, data, n = as_csr_arrays(G)
         return functools.partial(_core.cluster_csr, indptr, indices, data, n, reorder=mode)
     matrix = as_kernel_matrix(G)
+    if check_distance:
+        warn_if_distance_matrix(matrix, "G", DISTANCE_MATRIX_ADVICE.format(name="G"), stacklevel=3)
     return functools.partial(_core.cluster_dense, matrix, check_symmetry=bool(check_symmetry))
 
 
@@ -164,7 +175,8 @@ def kernel_kgroups(
     Parameters
     ----------
     G : array_like of shape (n, n) or scipy.sparse matrix
-        Symmetric kernel (Gram) matrix, e.g. from :func:`energy_gram`. float64 and float32
+        Symmetric kernel (Gram) matrix, e.g. from :func:`energy_gram` (for a distance
+        matrix, :func:`gram_from_semimetric`; see Warns). float64 and float32
         arrays in C or F order are used without copying (sums are accumulated in float64);
         other real dtypes are converted to float64 and strided views copied once. Symmetry
         is checked by the package's one rule: ``|G_ab - G_ba| <= tol * max(|G_ab|, |G_ba|,
@@ -243,6 +255,20 @@ def kernel_kgroups(
         For arguments of the wrong type (e.g. a complex G, a float k).
     KeyboardInterrupt
         On Ctrl-C; the computation stops within a fraction of a second.
+
+    Warns
+    -----
+    KernelInputWarning
+        When a dense G looks like a distance matrix: its diagonal is all zero and its
+        entries non-negative, not all zero (read in full up to 256 rows, otherwise on 256
+        evenly spaced rows). No kernel looks like that (a positive semi-definite matrix with
+        a zero diagonal is zero), and the clustering is meaningless, often a single cluster:
+        pass ``gram_from_semimetric(G)``, or for a graph's adjacency matrix use
+        :func:`graph_partition`. Issued before the run, so before any
+        :class:`ConvergenceWarning` of the run. Sparse G is not checked.
+    ConvergenceWarning
+        When ``max_iter`` stopped the sweeps, or fewer than ``k`` distinct clusters were
+        found.
 
     Examples
     --------

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import warnings
-from typing import Optional
+from typing import Any, Optional
+
+import numpy as np
 
 
 class ConvergenceWarning(UserWarning):
@@ -16,6 +18,70 @@ class ConvergenceWarning(UserWarning):
     so some clusters coincide). Silence it with
     ``warnings.simplefilter("ignore", ConvergenceWarning)``.
     """
+
+
+class KernelInputWarning(UserWarning):
+    """A matrix passed as a kernel (Gram) matrix looks like something else.
+
+    Issued by :func:`kernel_kgroups`, :func:`kernel_kmeans`, ``KernelKGroups`` /
+    ``KernelKMeans`` with ``kernel="precomputed"`` and :func:`energy_statistics` (``G=``) for a
+    dense matrix whose diagonal is entirely zero while its entries are non-negative and not all
+    zero: the signature of a distance (semimetric) matrix. Such a matrix is not a kernel (a
+    positive semi-definite matrix with a zero diagonal is zero everywhere, since
+    ``|G_ab| <= sqrt(G_aa G_bb)``); clustering it gives meaningless clusters, often a single
+    one. Convert a distance matrix with :func:`gram_from_semimetric`; partition a graph's
+    adjacency matrix (which has the same signature) with :func:`graph_partition`, which never
+    issues this warning. Sparse matrices are not checked (a sparse matrix with a zero
+    diagonal is almost always a graph). Silence it with
+    ``warnings.simplefilter("ignore", KernelInputWarning)``.
+    """
+
+
+#: Up to this many rows of a matrix with a zero diagonal are read for its signs; a larger
+#: matrix is judged by this many evenly spaced rows (a negative entry elsewhere is missed,
+#: but a positive entry off a zero diagonal already rules out a kernel).
+DISTANCE_CHECK_ROWS = 256
+#: Rows read at once (a bounded temporary, whatever n).
+_CHECK_BLOCK_ROWS = 16
+
+
+def looks_like_distance_matrix(G: Any) -> bool:
+    """True when the dense square matrix ``G`` has an all-zero diagonal and (on the rows
+    read, see :data:`DISTANCE_CHECK_ROWS`) only non-negative entries, some positive.
+
+    O(n) for any matrix with a non-zero diagonal entry (every kernel but the zero matrix);
+    otherwise O(n * min(n, DISTANCE_CHECK_ROWS)). NaN anywhere read gives False (the caller
+    refuses it).
+    """
+    if G.ndim != 2 or G.shape[0] != G.shape[1] or G.shape[0] < 2:
+        return False
+    n = G.shape[0]
+    if np.any(np.diagonal(G) != 0):
+        return False
+    if n <= DISTANCE_CHECK_ROWS:
+        rows = np.arange(n)
+    else:
+        rows = np.unique(np.linspace(0, n - 1, DISTANCE_CHECK_ROWS).round().astype(np.intp))
+    positive = False
+    for start in range(0, rows.size, _CHECK_BLOCK_ROWS):
+        block = G[rows[start : start + _CHECK_BLOCK_ROWS]]
+        if not np.all(block >= 0):  # a negative entry, or NaN
+            return False
+        positive = positive or bool(np.any(block > 0))
+    return positive
+
+
+def warn_if_distance_matrix(G: Any, name: str, advice: str, *, stacklevel: int) -> None:
+    """Issue a :class:`KernelInputWarning` when the dense kernel ``G`` (argument ``name``)
+    looks like a distance matrix (see :func:`looks_like_distance_matrix`); ``advice`` says
+    what to pass instead."""
+    if looks_like_distance_matrix(G):
+        warnings.warn(
+            f"{name} looks like a distance matrix (zero diagonal, non-negative entries), not a "
+            f"kernel: a kernel with a zero diagonal is zero everywhere. {advice}",
+            KernelInputWarning,
+            stacklevel=stacklevel + 1,
+        )
 
 
 def warn_if_degenerate(

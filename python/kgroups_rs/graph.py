@@ -263,7 +263,7 @@ def graph_partition(
     """
     G, weights = graph_kernel(A, objective)
     return run_clustering(
-        _prepare_kernel(G, reorder=reorder),
+        _prepare_kernel(G, reorder=reorder, check_distance=False),
         k,
         init,
         algorithm=check_algorithm(algorithm),

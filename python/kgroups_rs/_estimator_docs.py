@@ -12,9 +12,10 @@ PARAMS_DOC = """
         training points.
     alpha : float, default 1.0
         Exponent of the "energy" kernel, ``0 < alpha <= 2`` (1 is the standard energy
-        distance; 2 gives ordinary k-means). Ignored by the other kernels (but a value
-        outside that range is refused whatever the kernel, as scikit-learn checks every
-        parameter).
+        distance; 2 gives ordinary k-means). The other kernels take no alpha: with them, a
+        value other than the default 1.0 raises ValueError in ``fit`` rather than being
+        ignored (and a value outside that range is refused whatever the kernel, as
+        scikit-learn checks every parameter).
     sigma : float, "mean" or "median", optional
         Bandwidth of the "exponential" and "gaussian" kernels: a positive number, or a rule
         computing it from the training points of positive weight. "mean" (also ``None``, the
@@ -23,8 +24,9 @@ PARAMS_DOC = """
         paper's choice); "median": the median distance between pairs of points (pair
         ``(a, b)`` weighing ``w_a w_b``; above 2000 points, over the pairs of a fixed-seed
         sample of 2000; see :func:`kgroups_rs.bandwidth`), robust to outliers and far
-        clusters. The value used is ``sigma_``. Ignored by the other kernels (but must be
-        valid). The user guide's "Choosing the bandwidth" compares them.
+        clusters. The value used is ``sigma_``. Only for these two kernels: with "energy" or
+        "precomputed", any sigma (a rule included) raises ValueError in ``fit`` rather than
+        being ignored. The user guide's "Choosing the bandwidth" compares them.
     init : {"k-means++", "random"} or array_like of shape (n_samples,), default "k-means++"
         Initial partition: feature-space k-means++, uniform random labels, or the initial
         labels themselves (then ``n_init`` must be 1).

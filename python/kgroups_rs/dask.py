@@ -77,7 +77,7 @@ except ImportError as error:  # pragma: no cover - exercised without dask instal
 from . import _core
 from ._validation import RandomState, check_int, check_n_threads, seed_from_random_state
 from .clustering import ProgressCallback
-from .gram import _SEMIMETRICS, _check_choice, energy_gram
+from .gram import _SEMIMETRICS, _check_choice, check_semimetric_parameters, energy_gram
 from .large import _LANDMARKS, splitmix
 
 __all__ = ["DaskClusteringResult", "KernelKGroups", "kernel_kgroups_features", "kernel_kgroups_nystrom"]
@@ -721,6 +721,7 @@ def kernel_kgroups_nystrom(
     search, n_init, max_iter = _check_common(algorithm, n_init, max_iter, progress)
     n_threads = check_n_threads(n_threads)
     semimetric_name = _check_choice(semimetric, "semimetric", _SEMIMETRICS)
+    check_semimetric_parameters(semimetric_name, alpha, sigma)
     if landmarks not in _LANDMARKS:
         raise ValueError(f"landmarks must be 'k-means++' or 'uniform', got {landmarks!r}")
     X = _as_row_chunked(X)

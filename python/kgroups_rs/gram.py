@@ -65,21 +65,75 @@ _BANDWIDTH_RULES: tuple[BandwidthRule, ...] = ("mean", "median")
 Sigma = Union[float, BandwidthRule, None]
 
 
+#: The semimetrics with a bandwidth ``sigma``; ``alpha`` belongs to "power" alone.
+_BANDWIDTH_SEMIMETRICS = ("exponential", "gaussian")
+
+
+def _is_default_alpha(alpha: Any) -> bool:
+    """True for ``alpha`` = 1.0, the default: a call cannot tell it from an omitted alpha."""
+    if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, (numbers.Real, np.floating, np.integer)):
+        return False
+    return float(alpha) == 1.0
+
+
+def check_semimetric_parameters(
+    semimetric: Optional[str],
+    alpha: Any,
+    sigma: Any,
+    *,
+    parameter: str = "semimetric",
+    shown: Optional[str] = None,
+    power_name: str = "power",
+) -> None:
+    """Refuse a parameter the chosen semimetric would ignore: ``sigma`` (a number or a rule,
+    "mean" and "median" included) belongs to the exponential and gaussian semimetrics,
+    ``alpha`` to the power semimetric. ``alpha`` = 1.0 (its default) passes with any, as it
+    cannot be told from no alpha. ``semimetric=None``: neither applies (a kernel or semimetric
+    matrix is given instead). The error names ``parameter=shown`` (``shown`` defaults to
+    ``semimetric``; the estimators pass ``parameter="kernel"`` and ``power_name="energy"``).
+    An unknown name passes: the caller refuses it.
+    """
+    shown = semimetric if shown is None else shown
+    if semimetric is not None and semimetric not in _SEMIMETRICS:
+        return
+    setting = f"{parameter}={shown!r}"
+    if sigma is not None and semimetric not in _BANDWIDTH_SEMIMETRICS:
+        takes = "takes alpha, not a bandwidth" if semimetric == "power" else "takes neither"
+        raise ValueError(
+            f"sigma={sigma!r} was given, but {setting} {takes}: sigma applies to the exponential "
+            f"and gaussian semimetrics only. Leave sigma out, or set {parameter}='exponential' or "
+            "'gaussian'"
+        )
+    if semimetric != "power" and not _is_default_alpha(alpha):
+        takes = "takes sigma, not alpha" if semimetric is not None else "takes neither"
+        raise ValueError(
+            f"alpha={alpha!r} was given, but {setting} {takes}: alpha applies to the power "
+            f"semimetric only (rho = ||x - y||^alpha). Leave alpha out, or set "
+            f"{parameter}={power_name!r}"
+        )
+
+
 def resolve_sigma(
-    sigma: Any, points: Optional[FloatArray], semimetric: str, weights: Optional[FloatArray] = None
+    sigma: Any,
+    points: Optional[FloatArray],
+    semimetric: Optional[str],
+    weights: Optional[FloatArray] = None,
+    *,
+    alpha: Any = 1.0,
 ) -> Optional[float]:
     """The bandwidth to pass to the core: a number, or None for its default (the "mean" rule).
 
-    ``"median"`` is computed here from ``points`` (and ``weights``); a number is passed on
-    (the core checks that it is finite and positive). For the power semimetric, which has no
-    bandwidth, or without points (a semimetric or kernel matrix given instead), a valid rule
-    is ignored.
+    First refuses a ``sigma`` or ``alpha`` that ``semimetric`` would ignore (see
+    :func:`check_semimetric_parameters`; ``semimetric=None`` when no points are given, so no
+    semimetric is used). ``"median"`` is computed here from ``points`` (and ``weights``); a
+    number is passed on (the core checks that it is finite and positive).
     """
+    check_semimetric_parameters(semimetric, alpha, sigma)
     if sigma is None:
         return None
     if isinstance(sigma, str):
         rule = _check_choice(sigma, "sigma", _BANDWIDTH_RULES)
-        if points is None or semimetric == "power" or (rule == "mean" and weights is None):
+        if points is None or semimetric not in _BANDWIDTH_SEMIMETRICS or (rule == "mean" and weights is None):
             return None
         return float(_core.bandwidth(points, rule, weights))
     if isinstance(sigma, (bool, np.bool_)) or not isinstance(sigma, (numbers.Real, np.floating, np.integer)):
@@ -143,12 +197,14 @@ def energy_gram(
         ``energy_gram(Y, Y)`` equals ``energy_gram(Y)``. ``base="centered"`` is not available.
     semimetric : {"power", "exponential", "gaussian"}
     alpha : float, default 1.0
-        Exponent of the power semimetric.
+        Exponent of the power semimetric. The other semimetrics take none: with them an
+        alpha other than 1 raises ValueError (rather than being ignored).
     sigma : float, "mean" or "median", optional
         Bandwidth of the exponential and gaussian semimetrics: a positive number, or the rule
         that computes it from ``X`` (see :func:`bandwidth`): "mean" (the default, also for
         None), ``sigma^2`` = the mean squared distance between the points; "median", the
-        median distance between the points.
+        median distance between the points. The power semimetric has no bandwidth: with it,
+        any sigma (a rule included) raises ValueError (rather than being ignored).
     base : {"mean", "origin", "centered"}, default "mean"
         The base point (see above).
     dtype : float64 or float32
@@ -184,7 +240,8 @@ def energy_gram(
             "use base='mean' (the mean of Y) or base='origin'"
         )
     result: npt.NDArray[np.floating[Any]] = _core.energy_gram(
-        points, other, semimetric_name, float(alpha), resolve_sigma(sigma, points, semimetric_name),
+        points, other, semimetric_name, float(alpha),
+        resolve_sigma(sigma, points, semimetric_name, alpha=alpha),
         base_name, single,
         n_threads=check_n_threads(n_threads),
     )

@@ -63,7 +63,8 @@ def kernel_kgroups_from_data(
         As in :func:`kernel_kgroups`.
     semimetric, alpha, sigma
         As in :func:`energy_gram` (``sigma`` None or "mean": :func:`bandwidth` of X; "median":
-        ``bandwidth(X, "median")``).
+        ``bandwidth(X, "median")``; sigma with the power semimetric, or alpha other than 1
+        with the others, raises ValueError).
     base : {"mean", "origin"}, default "mean"
         The base point ``x0``: the mean of the points (translation invariant, accurate for
         data far from the origin) or 0. It changes the reported objective Q by a constant,
@@ -79,7 +80,7 @@ def kernel_kgroups_from_data(
     semimetric_name = _check_choice(semimetric, "semimetric", _SEMIMETRICS)
     base_name = _check_choice(base, "base", _DATA_BASES)
     points = as_points(X, "X")
-    sigma_value = resolve_sigma(sigma, points, semimetric_name)
+    sigma_value = resolve_sigma(sigma, points, semimetric_name, alpha=alpha)
     run = functools.partial(_core.cluster_data, points, semimetric_name, float(alpha), sigma_value, base_name)
     return run_clustering(
         run, k, init, algorithm=algorithm, weights=weights,
@@ -132,7 +133,7 @@ def nystrom_features(
             f"(value {points[row, col]}); all values must be finite"
         )
     centred = points - points.mean(axis=0)
-    sigma_value = resolve_sigma(sigma, centred, semimetric_name)
+    sigma_value = resolve_sigma(sigma, centred, semimetric_name, alpha=alpha)
     chosen = _core.select_landmarks(
         centred, m, landmarks, semimetric_name, float(alpha), sigma_value,
         seed_from_random_state(random_state), n_threads=n_threads,

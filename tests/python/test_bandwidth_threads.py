@@ -115,8 +115,9 @@ def test_bad_sigma_values_name_the_argument() -> None:
         kgroups_rs.energy_gram(X, semimetric="gaussian", sigma=True)
     with pytest.raises(ValueError, match="sigma"):
         kgroups_rs.energy_gram(X, semimetric="gaussian", sigma=-1.0)
-    # a valid rule is accepted (and ignored) by the power semimetric
-    assert np.array_equal(kgroups_rs.energy_gram(X, sigma="median"), kgroups_rs.energy_gram(X))
+    # the power semimetric has no bandwidth: even a valid rule is refused, not ignored
+    with pytest.raises(ValueError, match="semimetric='power' takes alpha, not a bandwidth"):
+        kgroups_rs.energy_gram(X, sigma="median")
 
 
 def test_n_threads_conventions() -> None:
@@ -164,9 +165,9 @@ def test_sigma_rules_in_the_energy_statistics() -> None:
         assert kgroups_rs.energy_distance(X, Y, semimetric=semimetric, sigma="mean") == (
             kgroups_rs.energy_distance(X, Y, semimetric=semimetric)
         )
-    # a rule is ignored where there are no points to compute it from
+    # a rule is refused where there are no points to compute it from
     G = kgroups_rs.energy_gram(X)
-    unaffected = kgroups_rs.within_dispersion(labels, G=G, sigma="median")
-    assert unaffected == kgroups_rs.within_dispersion(labels, G=G)
+    with pytest.raises(ValueError, match="sigma='median' given with G="):
+        kgroups_rs.within_dispersion(labels, G=G, sigma="median")
     with pytest.raises(ValueError, match="sigma must be one of"):
         kgroups_rs.energy_distance(X, Y, semimetric="gaussian", sigma="max")

@@ -1119,15 +1119,24 @@ def draw_semimetric(data: st.DataObject, ch: Chooser) -> tuple[str, Any, Any]:
     return semimetric, alpha, sigma
 
 
+def is_default_alpha(alpha: Any) -> bool:
+    """alpha = 1.0, the default, which every semimetric accepts (it cannot be told from none)."""
+    return isinstance(alpha, (int, float)) and not isinstance(alpha, bool) and float(alpha) == 1.0
+
+
 def semimetric_problems(semimetric: str, alpha: Any, sigma: Any, X: Optional[np.ndarray]) -> list[str]:
     """Why the semimetric is invalid (for the data X, when given, as the default bandwidth)."""
     if semimetric not in ("power", "exponential", "gaussian"):
         return ["unknown semimetric"]
     if semimetric == "power":
+        # sigma belongs to the exponential and gaussian semimetrics: refused, not ignored
+        unused = [] if sigma is None else [f"sigma = {sigma!r} given with the power semimetric"]
         if alpha is None:
-            return ["alpha is None"]
+            return [*unused, "alpha is None"]
         a = float(alpha)
-        return [] if 0 < a <= 2 else [f"alpha = {a} is outside (0, 2]"]
+        return unused + ([] if 0 < a <= 2 else [f"alpha = {a} is outside (0, 2]"])
+    if not is_default_alpha(alpha):
+        return [f"alpha = {alpha!r} given with the {semimetric} semimetric"]
     if sigma is None:
         if X is not None and np.all(X == X[0]):
             return ["all points are identical, so the default bandwidth is 0"]
@@ -1473,6 +1482,8 @@ def test_energy_statistics(data: st.DataObject) -> None:
     invalid = problems + l_problems + w_problems + t_problems
     if which == "X":
         invalid += semimetric_problems(semimetric, alpha, sigma, info["values"] if not problems else None)
+    elif which in ("R", "G") and (semimetric != "power" or not is_default_alpha(alpha) or sigma is not None):
+        invalid.append("semimetric, alpha or sigma given with a matrix (they would be ignored)")
     kwargs: dict[str, Any] = dict(
         weights=weights, semimetric=semimetric, alpha=alpha, sigma=sigma, n_threads=n_threads
     )
@@ -2111,8 +2122,13 @@ def test_estimators(data: st.DataObject) -> None:
         if np.asarray(X).ndim == 1 and not problems:
             problems = ["X is 1-D"]  # scikit-learn rejects 1-D data
     k, k_problems, huge = draw_k(data, ch, n, "n_clusters")
-    alpha = ch.pick("alpha", [1.0, 0.5, 2.0], [0.0, 3.0, np.nan])
-    sigma = ch.pick("sigma", [None, 1.0, 1e-300, 1e300], [0.0, -1.0, np.nan])
+    # alpha belongs to the energy kernel and sigma to the bandwidth kernels; the other is
+    # refused (an invalid draw, below), so most draws stay valid.
+    alpha = ch.pick("alpha", [1.0, 0.5, 2.0] if kernel == "energy" else [1.0], [0.0, 3.0, np.nan, 0.5])
+    bandwidth_kernel = kernel in ("exponential", "gaussian")
+    sigma = ch.pick(
+        "sigma", [None, 1.0, 1e-300, 1e300] if bandwidth_kernel else [None], [0.0, -1.0, np.nan, 1.0]
+    )
     init = ch.pick("init", ["k-means++", "random"], ["bogus"])
     hartigan = cls_name == "KernelKGroups"  # its default algorithm
     kwargs, common_problems, huge2 = draw_common(data, ch, False, progress=False, terminates=hartigan)
@@ -2125,6 +2141,10 @@ def test_estimators(data: st.DataObject) -> None:
         invalid.append("unknown kernel")
     if kernel == "energy" and not (0 < alpha <= 2):
         invalid.append("alpha outside (0, 2]")
+    if kernel in ("exponential", "gaussian", "precomputed") and not is_default_alpha(alpha):
+        invalid.append("alpha given with a kernel that takes none")
+    if kernel in ("energy", "precomputed") and sigma is not None:
+        invalid.append("sigma given with a kernel that takes none")
     if kernel in ("exponential", "gaussian") and sigma is not None and not (np.isfinite(sigma) and sigma > 0):
         invalid.append("bad sigma")
     if init == "bogus":

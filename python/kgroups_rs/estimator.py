@@ -65,9 +65,14 @@ from ._estimator_helpers import (
 from ._result import ClusteringResult
 from ._sparse_input import check_sparse_structure, is_sparse
 from ._validation import MAX_THREADS, RandomState, as_count, check_n_threads
-from .clustering import kernel_kgroups
-from .exceptions import ConvergenceWarning, warn_if_degenerate
-from .gram import Sigma, bandwidth
+from .clustering import DISTANCE_MATRIX_ADVICE, kernel_kgroups
+from .exceptions import (
+    ConvergenceWarning,
+    KernelInputWarning,
+    warn_if_degenerate,
+    warn_if_distance_matrix,
+)
+from .gram import Sigma, bandwidth, check_semimetric_parameters
 from .large import kernel_kgroups_from_data
 
 __all__ = ["KernelKGroups", "KernelKMeans", "DENSE_KERNEL_MAX_BYTES", "EstimatorConvergenceWarning"]
@@ -218,6 +223,8 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         with warnings.catch_warnings():
             # Reissued below as scikit-learn's ConvergenceWarning (a subclass of both).
             warnings.simplefilter("ignore", ConvergenceWarning)
+            # Issued by fit, naming X.
+            warnings.simplefilter("ignore", KernelInputWarning)
             if matrix_free:
                 result = kernel_kgroups_from_data(
                     data, k, init, weights=weights, **options, **self._semimetric_kwargs()
@@ -345,6 +352,10 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
             The fitted estimator.
         """
         self._search = self._algorithm()
+        semimetric = _SEMIMETRICS.get(self.kernel)  # None for "precomputed"
+        check_semimetric_parameters(
+            semimetric, self.alpha, self.sigma, parameter="kernel", shown=self.kernel, power_name="energy"
+        )
         X = self._validate_X(X, reset=True)
         n = X.shape[0]
         w = check_sample_weight(sample_weight, n)
@@ -373,6 +384,8 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         weights_arg = None if w_run is None or bool(np.all(w_run == 1.0)) else w_run
         seed = check_random_state(None) if self.random_state is None else self.random_state
         if self.kernel == "precomputed":
+            if not is_sparse(X):
+                warn_if_distance_matrix(X, "X", DISTANCE_MATRIX_ADVICE.format(name="X"), stacklevel=3)
             self._support = support
             self.kernel_storage_ = "dense"
             result = self._cluster(self._training_kernel(X, support), k, init, weights_arg, seed, False)

@@ -10,7 +10,8 @@ import numpy.typing as npt
 
 from . import _core
 from ._validation import as_weights, check_n_threads
-from .gram import Semimetric, Sigma, as_points, resolve_sigma
+from .exceptions import warn_if_distance_matrix
+from .gram import Semimetric, Sigma, _is_default_alpha, as_points, resolve_sigma
 
 
 @dataclass(frozen=True)
@@ -92,13 +93,18 @@ def energy_statistics(
         diagonal and non-negative (entries of rounding size are tolerated; the diagonal is
         taken as exactly 0).
     G : array_like of shape (n, n), optional
-        A symmetric kernel (Gram) matrix; ``rho(a, b) = G_aa + G_bb - 2 G_ab``.
+        A symmetric kernel (Gram) matrix; ``rho(a, b) = G_aa + G_bb - 2 G_ab``. A dense G
+        that looks like a distance matrix (zero diagonal, non-negative entries, not all zero)
+        gets a :class:`KernelInputWarning`: pass such a matrix as ``R``.
     weights : array_like of shape (n,), optional
         Point weights, finite and > 0 (default: all 1).
     semimetric : {"power", "exponential", "gaussian"}, default "power"
-        The semimetric for ``X`` (ignored for ``R`` and ``G``), as in :func:`energy_gram`.
+        The semimetric for ``X``, as in :func:`energy_gram`.
     alpha, sigma : float
-        Its parameters, as in :func:`energy_gram` (``sigma=None``: :func:`bandwidth` of X).
+        Its parameters, as in :func:`energy_gram` (``sigma=None``: :func:`bandwidth` of X;
+        a parameter the semimetric does not take raises ValueError). With ``R`` or ``G`` no
+        semimetric is computed: ``semimetric``, ``alpha`` and ``sigma`` other than their
+        defaults raise ValueError rather than being ignored.
     n_threads : int, optional
         Number of threads (default: all cores).
 
@@ -113,6 +119,25 @@ def energy_statistics(
     )
     assert g is not None
     return EnergyStatistics(within, between, total, sizes, g)
+
+
+def _refuse_semimetric_without_points(source: str, semimetric: Any, alpha: Any, sigma: Any) -> None:
+    """With ``R=`` or ``G=`` no semimetric is computed: refuse a ``semimetric``, ``alpha`` or
+    ``sigma`` other than its default, which would be ignored."""
+    given = [
+        f"{name}={value!r}"
+        for name, value, unused in (
+            ("semimetric", semimetric, semimetric == "power"),
+            ("alpha", alpha, _is_default_alpha(alpha)),
+            ("sigma", sigma, sigma is None),
+        )
+        if not unused
+    ]
+    if given:
+        raise ValueError(
+            f"{', '.join(given)} given with {source}=: semimetric, alpha and sigma say how rho is "
+            f"computed from X, and {source} is used as it is. Leave them out"
+        )
 
 
 def _compute(
@@ -134,6 +159,8 @@ def _compute(
         raise ValueError(f"give exactly one of X, R or G (got {given or 'none'})")
     label_array, k = _labels(labels)
     x = as_points(X) if X is not None else None
+    if x is None:
+        _refuse_semimetric_without_points(given[0], semimetric, alpha, sigma)
 
     def square(value: Any, name: str) -> Optional[npt.NDArray[np.float64]]:
         if value is None:
@@ -143,11 +170,17 @@ def _compute(
             raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
         return np.ascontiguousarray(array, dtype=np.float64)
 
+    gram = square(G, "G")
+    if gram is not None:
+        warn_if_distance_matrix(
+            gram, "G", "Pass it as R= (a semimetric matrix), or gram_from_semimetric(G) as G=",
+            stacklevel=3,
+        )
     within, between, total, sizes, g = _core.energy_statistics(
-        label_array, k, x, square(R, "R"), square(G, "G"),
+        label_array, k, x, square(R, "R"), gram,
         # The core checks the name (and says which ones it knows).
         as_weights(weights), cast(Semimetric, semimetric), float(alpha),
-        resolve_sigma(sigma, x, semimetric), with_g=with_g,
+        resolve_sigma(sigma, x, semimetric if x is not None else None, alpha=alpha), with_g=with_g,
         n_threads=check_n_threads(n_threads),
     )
     return float(within), float(between), float(total), sizes, g
@@ -225,7 +258,8 @@ def energy_distance(
     semimetric : {"power", "exponential", "gaussian"}, default "power"
         As in :func:`energy_gram`.
     alpha, sigma : float
-        Its parameters, as in :func:`energy_gram`.
+        Its parameters, as in :func:`energy_gram` (a parameter the semimetric does not take
+        raises ValueError).
     n_threads : int, optional
         Number of threads (default: all cores).
 
@@ -238,7 +272,8 @@ def energy_distance(
     a, b = as_points(X, "X"), as_points(Y, "Y")
     return float(
         _core.energy_distance(
-            a, b, cast(Semimetric, semimetric), float(alpha), resolve_sigma(sigma, a, semimetric),
+            a, b, cast(Semimetric, semimetric), float(alpha),
+            resolve_sigma(sigma, a, semimetric, alpha=alpha),
             n_threads=check_n_threads(n_threads),
         )
     )

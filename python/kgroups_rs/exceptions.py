@@ -58,6 +58,8 @@ def looks_like_distance_matrix(G: Any) -> bool:
     n = G.shape[0]
     if np.any(np.diagonal(G) != 0):
         return False
+    if G.flags.f_contiguous and not G.flags.c_contiguous:
+        G = G.T  # read contiguous columns (a kernel is symmetric; the core checks it is)
     if n <= DISTANCE_CHECK_ROWS:
         rows = np.arange(n)
     else:

@@ -39,7 +39,13 @@ import numpy as np
 import numpy.typing as npt
 
 try:
-    from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
+    from sklearn.base import (
+        BaseEstimator,
+        ClassNamePrefixFeaturesOutMixin,
+        ClusterMixin,
+        TransformerMixin,
+        _fit_context,
+    )
     from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
     from sklearn.utils import TransformerTags, check_random_state
     from sklearn.utils._available_if import available_if
@@ -70,7 +76,14 @@ from .exceptions import ConvergenceWarning, warn_if_degenerate
 from .gram import Sigma, bandwidth
 from .large import kernel_kgroups_from_data
 
-__all__ = ["KernelKGroups", "KernelKMeans", "DENSE_KERNEL_MAX_BYTES", "EstimatorConvergenceWarning"]
+__all__ = [
+    "KernelKGroups",
+    "KernelKMeans",
+    "DENSE_KERNEL_MAX_BYTES",
+    "EstimatorConvergenceWarning",
+    "CHECKS_NOT_GUARANTEED",
+    "expected_failed_checks",
+]
 
 
 class EstimatorConvergenceWarning(ConvergenceWarning, SklearnConvergenceWarning):  # type: ignore[misc]
@@ -123,8 +136,64 @@ def _default_sigma(X: _Float, w: Optional[_Float], rule: Literal["mean", "median
     return bandwidth(X, rule, weights=w)
 
 
-class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
+_WEIGHT_EQUIVALENCE = (
+    "sample_weight w is not step-by-step equivalent to repeating a point w times: k-means++ "
+    "seeding and the order of Hartigan/Lloyd moves differ between the weighted and the "
+    "repeated data (as for scikit-learn's own KMeans), and the check compares raw labels, "
+    "which are only defined up to a permutation of the clusters"
+)
+_PRECOMPUTED_CLUSTERING = (
+    "check_clustering passes raw (50, 2) feature data to fit; kernel='precomputed' needs the "
+    "square kernel matrix and rejects it"
+)
+
+#: scikit-learn checks whose outcome is not defined either way: the weighted and the
+#: repeated data may still happen to give the same raw labels (whether they do changes with
+#: the rounding of the cluster sums). Part of :func:`expected_failed_checks`.
+CHECKS_NOT_GUARANTEED: dict[str, str] = {
+    "check_sample_weight_equivalence_on_dense_data": _WEIGHT_EQUIVALENCE,
+    "check_sample_weight_equivalence_on_sparse_data": _WEIGHT_EQUIVALENCE,
+}
+
+
+def expected_failed_checks(estimator: Any) -> dict[str, str]:
+    """The scikit-learn estimator checks that ``estimator`` may fail, each with the reason.
+
+    Every other check of ``sklearn.utils.estimator_checks`` passes. scikit-learn (>= 1.6)
+    takes such a list as an argument of its checks rather than from the estimator's tags:
+
+    >>> from sklearn.utils.estimator_checks import check_estimator
+    >>> from kgroups_rs import KernelKGroups
+    >>> from kgroups_rs.estimator import expected_failed_checks
+    >>> model = KernelKGroups(kernel="precomputed")
+    >>> results = check_estimator(model, expected_failed_checks=expected_failed_checks(model))
+
+    and in a test suite, ``parametrize_with_checks([...],
+    expected_failed_checks=expected_failed_checks)``. The checks of
+    :data:`CHECKS_NOT_GUARANTEED` may also pass.
+
+    Parameters
+    ----------
+    estimator : KernelKGroups or KernelKMeans
+        The estimator to check (the list depends on its ``kernel``).
+
+    Returns
+    -------
+    dict of str to str
+        ``{check name: reason}``.
+    """
+    failed = dict(CHECKS_NOT_GUARANTEED)
+    if getattr(estimator, "kernel", None) == "precomputed":
+        failed["check_clustering"] = _PRECOMPUTED_CLUSTERING
+    return failed
+
+
+class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):  # type: ignore[misc]  # noqa: E501
     """Machinery shared by :class:`KernelKGroups` and :class:`KernelKMeans`.
+
+    As scikit-learn's ``KMeans``, a transformer whose output columns (``transform``: the
+    distances to the cluster means) are named ``kernelkgroups0``, ``kernelkgroups1``, ...
+    (``get_feature_names_out``), so ``set_output(transform="pandas")`` works.
 
     Subclasses store their parameters in ``__init__``, add the constraints of ``algorithm``
     (and their own parameters) to ``_parameter_constraints`` and implement :meth:`_algorithm`.
@@ -189,6 +258,7 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
     _assign: _Float  # (n_fit, k): w_i [label_i = l] / s_l
     _mean_sq_norms: _Float  # (k,): ||mu_l||^2 = Q_l / s_l^2
     _search: Algorithm  # the algorithm of this fit (a deprecated variant resolved)
+    _n_features_out: int  # n_clusters: the columns of transform
 
     # ----------------------------------------------------------------------------- hooks
     def _algorithm(self) -> Algorithm:
@@ -392,6 +462,7 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
             else:
                 result = self._cluster(self._X_fit, k, init, weights_arg, seed, True)
         self._store_result(result, w_run, exponent)
+        self._n_features_out = k  # transform's columns (get_feature_names_out)
         self.labels_ = self._label_zero_weights(X, w, support, self.labels_)
         self.cluster_sizes_ = np.bincount(self.labels_, minlength=k).astype(np.int64)
         return self
@@ -499,7 +570,10 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
             The squared distances.
         """
         check_is_fitted(self, "labels_")
-        X = self._validate_X(X, reset=False)
+        return self._distances(self._validate_X(X, reset=False))
+
+    def _distances(self, X: _Float) -> _Float:
+        """:meth:`transform` of validated points, as an array whatever ``set_output`` says."""
         Xc = X - self.shift_
         out = np.empty((Xc.shape[0], int(self.n_clusters)), dtype=np.float64)
         step = max(1, BLOCK_ELEMENTS // max(1, self._X_fit.shape[0]))
@@ -516,7 +590,8 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         self, X: Any, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None
     ) -> _Float:
         """Cluster ``X`` and return :meth:`transform` of ``X``."""
-        return self.fit(X, sample_weight=sample_weight).transform(X)
+        self.fit(X, sample_weight=sample_weight)
+        return self._distances(self._validate_X(X, reset=False))
 
     @_if_points
     def score(self, X: Any, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None) -> float:
@@ -543,7 +618,8 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         float
             The score, ``<= 0``.
         """
-        D = self.transform(X)
+        check_is_fitted(self, "labels_")
+        D = self._distances(self._validate_X(X, reset=False))
         w = check_sample_weight(sample_weight, D.shape[0])
         nearest = D.min(axis=1)
         return -float(nearest.sum() if w is None else w @ nearest)
@@ -554,9 +630,15 @@ class _KernelClustering(ClusterMixin, BaseEstimator):  # type: ignore[misc]
         tags.input_tags.pairwise = precomputed
         tags.input_tags.sparse = precomputed
         # transform (the distances to the cluster means) only for kernels built from points
-        # (see _has_points); not a TransformerMixin, whose set_output wrapping would hide that.
+        # (see _has_points).
         tags.transformer_tags = None if precomputed else TransformerTags(preserves_dtype=["float64"])
         return tags
+
+
+# TransformerMixin (its set_output machinery) replaced transform and fit_transform by plain
+# functions wrapping their output; make them again exist only for kernels built from points.
+for _name in ("transform", "fit_transform"):
+    setattr(_KernelClustering, _name, _if_points(getattr(_KernelClustering, _name)))
 
 
 class KernelKGroups(_KernelClustering):

@@ -71,7 +71,7 @@ from ._estimator_helpers import (
 from ._result import ClusteringResult
 from ._sparse_input import check_sparse_structure, is_sparse
 from ._validation import MAX_THREADS, RandomState, as_count, check_n_threads
-from .clustering import kernel_kgroups
+from .clustering import Init, kernel_kgroups
 from .exceptions import ConvergenceWarning, warn_if_degenerate
 from .gram import Sigma, bandwidth
 from .large import kernel_kgroups_from_data
@@ -91,6 +91,10 @@ class EstimatorConvergenceWarning(ConvergenceWarning, SklearnConvergenceWarning)
     and scikit-learn's ``sklearn.exceptions.ConvergenceWarning``, so a filter on either
     catches it."""
 
+#: The estimators' ``kernel``.
+Kernel = Literal["energy", "exponential", "gaussian", "precomputed"]
+#: The estimators' ``kernel_storage``.
+KernelStorage = Literal["auto", "dense", "matrix-free"]
 _KERNELS = ("energy", "exponential", "gaussian", "precomputed")
 _SEMIMETRICS = {"energy": "power", "exponential": "exponential", "gaussian": "gaussian"}
 _STORAGES = ("auto", "dense", "matrix-free")
@@ -235,15 +239,15 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
     }
 
     n_clusters: int
-    kernel: str
+    kernel: Kernel
     alpha: float
     sigma: Sigma
-    init: Any
+    init: Init
     n_init: int
     max_iter: int
     random_state: RandomState
     n_threads: Optional[int]
-    kernel_storage: str
+    kernel_storage: KernelStorage
     # Precision of the dense training kernel that fit builds (the command line's --dtype).
     _kernel_dtype: np.dtype[Any] = np.dtype(np.float64)
     # Fitted attributes (documented in the subclasses) and the private state of predict.
@@ -683,16 +687,16 @@ class KernelKGroups(_KernelClustering):
         self,
         n_clusters: int = 2,
         *,
-        kernel: str = "energy",
+        kernel: Kernel = "energy",
         alpha: float = 1.0,
         sigma: Sigma = None,
         algorithm: Algorithm = "hartigan",
-        init: Any = "k-means++",
+        init: Init = "k-means++",
         n_init: int = 5,
         max_iter: int = 300,
         random_state: RandomState = None,
         n_threads: Optional[int] = None,
-        kernel_storage: str = "auto",
+        kernel_storage: KernelStorage = "auto",
     ) -> None:
         self.n_clusters = n_clusters
         self.kernel = kernel
@@ -740,16 +744,16 @@ class KernelKMeans(_KernelClustering):
         self,
         n_clusters: int = 2,
         *,
-        kernel: str = "energy",
+        kernel: Kernel = "energy",
         alpha: float = 1.0,
         sigma: Sigma = None,
         algorithm: Algorithm = "lloyd",
-        init: Any = "k-means++",
+        init: Init = "k-means++",
         n_init: int = 5,
         max_iter: int = 300,
         random_state: RandomState = None,
         n_threads: Optional[int] = None,
-        kernel_storage: str = "auto",
+        kernel_storage: KernelStorage = "auto",
         variant: Optional[str] = None,
     ) -> None:
         self.n_clusters = n_clusters

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, cast
+from typing import Any, Optional
 
 import numpy as np
 import numpy.typing as npt
@@ -65,7 +65,7 @@ def energy_statistics(
     R: Any = None,
     G: Any = None,
     weights: Any = None,
-    semimetric: str = "power",
+    semimetric: Semimetric = "power",
     alpha: float = 1.0,
     sigma: Sigma = None,
     n_threads: Optional[int] = None,
@@ -122,7 +122,7 @@ def _compute(
     R: Any = None,
     G: Any = None,
     weights: Any = None,
-    semimetric: str = "power",
+    semimetric: Semimetric = "power",
     alpha: float = 1.0,
     sigma: Sigma = None,
     n_threads: Optional[int] = None,
@@ -146,7 +146,7 @@ def _compute(
     within, between, total, sizes, g = _core.energy_statistics(
         label_array, k, x, square(R, "R"), square(G, "G"),
         # The core checks the name (and says which ones it knows).
-        as_weights(weights), cast(Semimetric, semimetric), float(alpha),
+        as_weights(weights), semimetric, float(alpha),
         resolve_sigma(sigma, x, semimetric), with_g=with_g,
         n_threads=check_n_threads(n_threads),
     )
@@ -202,7 +202,7 @@ def energy_distance(
     X: Any,
     Y: Any,
     *,
-    semimetric: str = "power",
+    semimetric: Semimetric = "power",
     alpha: float = 1.0,
     sigma: Sigma = None,
     n_threads: Optional[int] = None,
@@ -238,7 +238,7 @@ def energy_distance(
     a, b = as_points(X, "X"), as_points(Y, "Y")
     return float(
         _core.energy_distance(
-            a, b, cast(Semimetric, semimetric), float(alpha), resolve_sigma(sigma, a, semimetric),
+            a, b, semimetric, float(alpha), resolve_sigma(sigma, a, semimetric),
             n_threads=check_n_threads(n_threads),
         )
     )

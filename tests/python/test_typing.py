@@ -6,6 +6,7 @@ Skipped without mypy. The checked file is typing_checks/options.py.
 from __future__ import annotations
 
 import os
+import site
 import subprocess
 import sys
 import sysconfig
@@ -25,7 +26,9 @@ def test_mypy_rejects_misspelt_options(tmp_path: Path) -> None:
     env = dict(os.environ)
     # The package under test: an installed one is found in site-packages; a source tree
     # (PYTHONPATH) through MYPYPATH, which must not name site-packages.
-    if package_root != Path(sysconfig.get_paths()["purelib"]).resolve():
+    installed = {Path(p).resolve() for p in site.getsitepackages()}
+    installed |= {Path(sysconfig.get_paths()[key]).resolve() for key in ("purelib", "platlib")}
+    if package_root not in installed:
         env["MYPYPATH"] = str(package_root)
     command = [
         sys.executable, "-m", "mypy", "--strict", "--warn-unused-ignores",

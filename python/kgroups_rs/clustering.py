@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Literal, Optional, Union, cast
+from collections.abc import Sequence
+from typing import Any, Callable, Literal, Optional, Protocol, Union, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +41,17 @@ ProgressCallback = Callable[[int, int, int, float], None]
 
 #: The initialisations named by a string.
 InitMethod = Literal["k-means++", "random"]
+
+
+class SupportsArray(Protocol):
+    """What numpy converts to an array (``__array__``): numpy, pandas or dask arrays."""
+
+    def __array__(self) -> Any: ...
+
+
+#: ``init``: a method's name, or initial labels (an integer array or a sequence of ints).
+#: Not ``ArrayLike``, which admits any string and so would let ``init="kmeans"`` through.
+Init = Union[InitMethod, SupportsArray, Sequence[int]]
 
 #: A compiled-core clustering call with its kernel bound: ``run(k, options)``.
 CoreRun = Callable[[int, _core.FitOptions], _core.Clustering]
@@ -141,7 +153,7 @@ def run_clustering(
 def kernel_kgroups(
     G: Any,
     k: int,
-    init: Any = "k-means++",
+    init: Init = "k-means++",
     *,
     algorithm: Algorithm = "hartigan",
     weights: Any = None,
@@ -296,7 +308,7 @@ def kernel_kgroups(
 def kernel_kmeans(
     G: Any,
     k: int,
-    init: Any = "k-means++",
+    init: Init = "k-means++",
     *,
     algorithm: Algorithm = "lloyd",
     weights: Any = None,

@@ -76,9 +76,9 @@ except ImportError as error:  # pragma: no cover - exercised without dask instal
 
 from . import _core
 from ._validation import RandomState, check_int, check_n_threads, seed_from_random_state
-from .clustering import ProgressCallback
-from .gram import _SEMIMETRICS, _check_choice, check_semimetric_parameters, energy_gram
-from .large import _LANDMARKS, splitmix
+from .clustering import Init, ProgressCallback
+from .gram import _SEMIMETRICS, Semimetric, _check_choice, check_semimetric_parameters, energy_gram
+from .large import _LANDMARKS, Landmarks, splitmix
 
 __all__ = ["DaskClusteringResult", "KernelKGroups", "kernel_kgroups_features", "kernel_kgroups_nystrom"]
 
@@ -108,7 +108,7 @@ class NystromMap:
     mean: FloatArray
     anchors: FloatArray
     transform: FloatArray
-    semimetric: str
+    semimetric: Semimetric
     alpha: float
     sigma: Optional[float]
 
@@ -639,13 +639,13 @@ def kernel_kgroups_features(
 def kernel_kgroups_nystrom(
     X: Any,
     k: int,
-    init: Any = "k-means++",
+    init: Init = "k-means++",
     *,
     n_components: int = 256,
-    semimetric: str = "power",
+    semimetric: Semimetric = "power",
     alpha: float = 1.0,
     sigma: Union[float, Literal["mean", "median"], None] = None,
-    landmarks: str = "k-means++",
+    landmarks: Landmarks = "k-means++",
     algorithm: DaskAlgorithm = "hartigan",
     weights: Any = None,
     n_init: int = 1,
@@ -831,12 +831,12 @@ class KernelKGroups:
         n_clusters: int = 2,
         *,
         n_components: int = 256,
-        semimetric: str = "power",
+        semimetric: Semimetric = "power",
         alpha: float = 1.0,
         sigma: Union[float, Literal["mean", "median"], None] = None,
-        landmarks: str = "k-means++",
+        landmarks: Landmarks = "k-means++",
         algorithm: DaskAlgorithm = "hartigan",
-        init: Any = "k-means++",
+        init: Init = "k-means++",
         n_init: int = 1,
         max_iter: int = 300,
         random_state: RandomState = None,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Any, Literal, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -12,8 +12,10 @@ from ._algorithm import Algorithm, check_algorithm
 from ._result import ClusteringResult
 from ._sparse_input import as_csr_arrays, check_sparse_structure, is_sparse
 from ._validation import RandomState, as_float_array
-from .clustering import ProgressCallback, Reorder, _prepare_kernel, run_clustering
+from .clustering import Init, ProgressCallback, Reorder, _prepare_kernel, run_clustering
 
+#: The graph objectives: ratio association, normalised cut.
+Objective = Literal["ratio_association", "normalized_cut"]
 _OBJECTIVES = ("ratio_association", "normalized_cut")
 
 
@@ -75,7 +77,7 @@ def _check_symmetric(G: Any) -> None:
 
 
 def graph_kernel(
-    A: Any, objective: str = "ratio_association", *, shift: float = 0.0
+    A: Any, objective: Objective = "ratio_association", *, shift: float = 0.0
 ) -> tuple[Any, Optional[npt.NDArray[np.float64]]]:
     """The kernel matrix and node weights that turn a graph objective into kernel k-groups.
 
@@ -199,10 +201,10 @@ def _check_shifted_diagonal(diagonal: Any, shift: float, degrees: npt.NDArray[np
 def graph_partition(
     A: Any,
     k: int,
-    objective: str = "ratio_association",
+    objective: Objective = "ratio_association",
     *,
     algorithm: Algorithm = "hartigan",
-    init: Any = "random",
+    init: Init = "random",
     shift: float = 0.0,
     n_init: int = 1,
     max_iter: int = 300,

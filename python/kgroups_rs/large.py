@@ -13,8 +13,8 @@ from . import _core
 from ._algorithm import Algorithm
 from ._result import ClusteringResult
 from ._validation import RandomState, as_count, check_int, check_n_threads, seed_from_random_state
-from .clustering import ProgressCallback, run_clustering
-from .gram import _SEMIMETRICS, Base, Sigma, _check_choice, as_points, energy_gram, resolve_sigma
+from .clustering import Init, ProgressCallback, run_clustering
+from .gram import _SEMIMETRICS, Base, Semimetric, Sigma, _check_choice, as_points, energy_gram, resolve_sigma
 
 #: How Nyström landmarks are chosen.
 Landmarks = Literal["k-means++", "uniform"]
@@ -32,12 +32,12 @@ _NYSTROM_CHUNK_MIN_ROWS = 256
 def kernel_kgroups_from_data(
     X: Any,
     k: int,
-    init: Any = "k-means++",
+    init: Init = "k-means++",
     *,
-    semimetric: str = "power",
+    semimetric: Semimetric = "power",
     alpha: float = 1.0,
     sigma: Sigma = None,
-    base: str = "mean",
+    base: Literal["mean", "origin"] = "mean",
     algorithm: Algorithm = "hartigan",
     weights: Any = None,
     n_init: int = 1,
@@ -93,10 +93,10 @@ def nystrom_features(
     X: Any,
     n_components: int = 256,
     *,
-    semimetric: str = "power",
+    semimetric: Semimetric = "power",
     alpha: float = 1.0,
     sigma: Sigma = None,
-    landmarks: str = "k-means++",
+    landmarks: Landmarks = "k-means++",
     random_state: RandomState = None,
     rcond: float = 1e-10,
     n_threads: Optional[int] = None,
@@ -164,13 +164,13 @@ def nystrom_features(
 def kernel_kgroups_nystrom(
     X: Any,
     k: int,
-    init: Any = "k-means++",
+    init: Init = "k-means++",
     *,
     n_components: int = 256,
-    semimetric: str = "power",
+    semimetric: Semimetric = "power",
     alpha: float = 1.0,
     sigma: Sigma = None,
-    landmarks: str = "k-means++",
+    landmarks: Landmarks = "k-means++",
     algorithm: Algorithm = "hartigan",
     weights: Any = None,
     n_init: int = 1,

@@ -8,7 +8,7 @@ imported only when :func:`knn_kernel` is called; the core never depends on them.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 import numpy as np
 
@@ -22,9 +22,9 @@ def knn_kernel(
     X: Any,
     n_neighbors: int = 10,
     *,
-    mode: str = "connectivity",
+    mode: Literal["connectivity", "gaussian", "distance"] = "connectivity",
     bandwidth: Optional[float] = None,
-    symmetrize: str = "union",
+    symmetrize: Literal["union", "mutual", "mean"] = "union",
     include_self: bool = False,
     metric: str = "minkowski",
     n_threads: Optional[int] = None,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, cast
+from typing import Any, Optional
 
 import numpy as np
 import numpy.typing as npt
@@ -66,7 +66,7 @@ def energy_statistics(
     R: Any = None,
     G: Any = None,
     weights: Any = None,
-    semimetric: str = "power",
+    semimetric: Semimetric = "power",
     alpha: float = 1.0,
     sigma: Sigma = None,
     n_threads: Optional[int] = None,
@@ -147,7 +147,7 @@ def _compute(
     R: Any = None,
     G: Any = None,
     weights: Any = None,
-    semimetric: str = "power",
+    semimetric: Semimetric = "power",
     alpha: float = 1.0,
     sigma: Sigma = None,
     n_threads: Optional[int] = None,
@@ -179,7 +179,7 @@ def _compute(
     within, between, total, sizes, g = _core.energy_statistics(
         label_array, k, x, square(R, "R"), gram,
         # The core checks the name (and says which ones it knows).
-        as_weights(weights), cast(Semimetric, semimetric), float(alpha),
+        as_weights(weights), semimetric, float(alpha),
         resolve_sigma(sigma, x, semimetric if x is not None else None, alpha=alpha), with_g=with_g,
         n_threads=check_n_threads(n_threads),
     )
@@ -235,7 +235,7 @@ def energy_distance(
     X: Any,
     Y: Any,
     *,
-    semimetric: str = "power",
+    semimetric: Semimetric = "power",
     alpha: float = 1.0,
     sigma: Sigma = None,
     n_threads: Optional[int] = None,
@@ -272,8 +272,7 @@ def energy_distance(
     a, b = as_points(X, "X"), as_points(Y, "Y")
     return float(
         _core.energy_distance(
-            a, b, cast(Semimetric, semimetric), float(alpha),
-            resolve_sigma(sigma, a, semimetric, alpha=alpha),
+            a, b, semimetric, float(alpha), resolve_sigma(sigma, a, semimetric, alpha=alpha),
             n_threads=check_n_threads(n_threads),
         )
     )

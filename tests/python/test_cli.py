@@ -22,6 +22,18 @@ from kgroups_rs.datasets import make_concentric_circles, make_lognormal_mixture
 pytest.importorskip("sklearn")
 
 
+def labels_from_text(text: str, key: str | None = None) -> np.ndarray:
+    """The labels of a labels table (the command's text output): its header is ``label``, or
+    ``KEY,label`` with the row key first."""
+    lines = text.splitlines()
+    assert lines[0] == ("label" if key is None else f"{key},label"), lines[:2]
+    return np.array([line.rsplit(",", 1)[-1] for line in lines[1:]], dtype=np.int64)
+
+
+def read_labels(path: Path, key: str | None = None) -> np.ndarray:
+    return labels_from_text(path.read_text(), key)
+
+
 @pytest.fixture
 def circles_csv(tmp_path: Path) -> tuple[Path, np.ndarray]:
     X, _ = make_concentric_circles(200, seed=3)
@@ -41,11 +53,11 @@ def test_cluster_writes_labels_and_prints_the_summary(
     rc = main(["cluster", str(path), "-k", "2", "--kernel", "gaussian", "--sigma", "1",
                "--n-init", "3", "--seed", "4", "-o", str(out)])
     assert rc == 0
-    labels = np.loadtxt(out, dtype=np.int64)
+    labels = read_labels(out)
     G = kgroups_rs.energy_gram(X - X.mean(axis=0), semimetric="gaussian", sigma=1.0)
     ref = kgroups_rs.kernel_kgroups(G, 2, n_init=3, random_state=4)
     np.testing.assert_array_equal(labels, ref.labels)
-    text = capsys.readouterr().out
+    text = capsys.readouterr().err
     assert f"objective Q    {ref.objective:.12g}" in text
     assert f"within W       {ref.within:.12g}" in text
     assert f"iterations     {ref.n_iter} (converged)" in text
@@ -80,7 +92,7 @@ def test_cluster_one_dimensional_tsv_without_header(tmp_path: Path, capsys: Any)
     path.write_text("\n".join(f"{v:.17g}" for v in x) + "\n\n")
     assert main(["cluster", str(path), "-k", "2", "-o", "-"]) == 0
     captured = capsys.readouterr()
-    labels = np.array(captured.out.split(), dtype=np.int64)  # labels on stdout ...
+    labels = labels_from_text(captured.out)  # labels on stdout ...
     assert "objective Q" in captured.err  # ... and the summary on stderr
     G = kgroups_rs.energy_gram(x[:, None] - x.mean())
     np.testing.assert_array_equal(labels, kgroups_rs.kernel_kgroups(G, 2, n_init=5, random_state=0).labels)
@@ -94,7 +106,7 @@ def test_cluster_precomputed_kernel(tmp_path: Path) -> None:
                  "-o", str(tmp_path / "l.csv")]) == 0
     G_read = np.loadtxt(tmp_path / "G.csv", delimiter=",")
     ref = kgroups_rs.kernel_kgroups(G_read, 2, n_init=5, random_state=0)
-    np.testing.assert_array_equal(np.loadtxt(tmp_path / "l.csv", dtype=np.int64), ref.labels)
+    np.testing.assert_array_equal(read_labels(tmp_path / "l.csv"), ref.labels)
 
 
 def test_cluster_summary_says_a_lloyd_run_stopped_on_a_cycle(tmp_path: Path, capsys: Any) -> None:
@@ -104,16 +116,19 @@ def test_cluster_summary_says_a_lloyd_run_stopped_on_a_cycle(tmp_path: Path, cap
     upper = np.triu(rng.random((60, 60)) < 0.1, 1)
     A = (upper | upper.T).astype(np.float64)
     np.savetxt(tmp_path / "A.csv", A, delimiter=",")
-    with pytest.warns(Warning, match="the local search cycles"):
-        rc = main(["cluster", str(tmp_path / "A.csv"), "-k", "4", "--kernel", "precomputed",
-                   "--algorithm", "lloyd", "--n-init", "1", "--max-iter", "100000", "--seed", "0"])
+    rc = main(["cluster", str(tmp_path / "A.csv"), "-k", "4", "--kernel", "precomputed",
+               "--algorithm", "lloyd", "--n-init", "1", "--max-iter", "100000", "--seed", "0"])
     assert rc == 0
+    err = capsys.readouterr().err
     with pytest.warns(Warning, match="the local search cycles"):
         ref = kgroups_rs.kernel_kmeans(A, 4, random_state=0, max_iter=100_000)
     assert ref.cycle_length is not None
-    assert f"iterations     {ref.n_iter} (stopped on a cycle of {ref.cycle_length} sweeps)" in (
-        capsys.readouterr().out
-    )
+    assert f"iterations     {ref.n_iter} (stopped on a cycle of {ref.cycle_length} sweeps)" in err
+    # the warning is one clean line, without Python's source file and line
+    warning = [line for line in err.splitlines() if "warning" in line.lower()]
+    assert all(line.startswith("kgroups-rs cluster: warning: ") for line in warning), err
+    assert any("the local search cycles" in line for line in warning), err
+    assert ".py:" not in err and "warn(" not in err and "Warning" not in err
 
 
 def test_verbose_prints_restart_sweep_and_moves(circles_csv: tuple[Path, np.ndarray], capsys: Any) -> None:
@@ -122,8 +137,10 @@ def test_verbose_prints_restart_sweep_and_moves(circles_csv: tuple[Path, np.ndar
     err = capsys.readouterr().err.splitlines()
     assert any(line.startswith("restart 1/2, sweep 1: ") for line in err), err
     assert any(line.startswith("restart 2/2, sweep 1: ") for line in err), err
-    assert all("in the last sweep, objective Q = " in line for line in err)
-    assert any(" 0 moves in the last sweep" in line for line in err)  # the converging sweep
+    progress = [line for line in err if line.startswith("restart ")]
+    assert all("in the last sweep, objective Q = " in line for line in progress)
+    assert err[len(progress)].startswith("data ")  # then the summary, on stderr too
+    assert any(" 0 moves in the last sweep" in line for line in progress)  # the converging sweep
 
 
 def write(path: Path, text: str) -> str:
@@ -221,13 +238,13 @@ def test_an_input_above_the_dense_limit_runs_matrix_free(
     _no_dense_training_kernel(monkeypatch)
     out = tmp_path / "labels.csv"
     assert main(["cluster", str(tmp_path / "x.npy"), "-k", "3", "--seed", "2", "-o", str(out)]) == 0
-    text = capsys.readouterr().out
+    text = capsys.readouterr().err
     assert "storage        matrix-free, kernel rows computed from the data" in text, text
     assert "time " in text and "matrix-free" in text.split("time ")[1]
     monkeypatch.undo()
     G = kgroups_rs.energy_gram(X - X.mean(axis=0))
     ref = kgroups_rs.kernel_kgroups(G, 3, n_init=5, random_state=2)
-    np.testing.assert_array_equal(np.loadtxt(out, dtype=np.int64), ref.labels)
+    np.testing.assert_array_equal(read_labels(out), ref.labels)
     assert f"objective Q    {ref.objective:.12g}" in text
 
 
@@ -240,7 +257,7 @@ def test_kernel_storage_option_gives_the_same_labels(tmp_path: Path, capsys: Any
         out = tmp_path / f"{storage}.npy"
         assert main(["cluster", str(tmp_path / "x.npy"), "-k", "2", "--kernel", kernel,
                      "--kernel-storage", storage, "-o", str(out)]) == 0
-        assert f"storage        {storage}" in capsys.readouterr().out
+        assert f"storage        {storage}" in capsys.readouterr().err
         labels[storage] = np.load(out)
     np.testing.assert_array_equal(labels["matrix-free"], labels["dense"])
 
@@ -250,7 +267,7 @@ def test_float32_dense_kernel(tmp_path: Path, capsys: Any) -> None:
     np.save(tmp_path / "x.npy", X)
     assert main(["cluster", str(tmp_path / "x.npy"), "-k", "3", "--dtype", "float32",
                  "-o", str(tmp_path / "l.npy")]) == 0
-    assert "dense 120 x 120 float32 kernel matrix" in capsys.readouterr().out
+    assert "dense 120 x 120 float32 kernel matrix" in capsys.readouterr().err
     G = kgroups_rs.energy_gram(X - X.mean(axis=0), dtype=np.float32)
     ref = kgroups_rs.kernel_kgroups(G, 3, n_init=5, random_state=0)
     np.testing.assert_array_equal(np.load(tmp_path / "l.npy"), ref.labels)
@@ -273,7 +290,7 @@ def test_a_dense_kernel_larger_than_memory(tmp_path: Path, capsys: Any, monkeypa
     )
     _no_dense_training_kernel(monkeypatch)
     assert main(args) == 0
-    assert "storage        matrix-free" in capsys.readouterr().out
+    assert "storage        matrix-free" in capsys.readouterr().err
 
 
 def test_cluster_without_sklearn_says_how_to_get_it(circles_csv: tuple[Path, np.ndarray]) -> None:
@@ -402,7 +419,7 @@ def test_npy_labels_are_written_under_exactly_the_name_given(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["circles.csv", "labels.NPY"]
     labels = np.load(out)
     assert labels.dtype == np.int64 and labels.shape == (200,)
-    assert f"labels         written to {out}" in capsys.readouterr().out
+    assert f"labels         written to {out}" in capsys.readouterr().err
 
 
 def test_a_figure_without_suffix_is_written_under_exactly_the_name_given(
@@ -415,7 +432,7 @@ def test_a_figure_without_suffix_is_written_under_exactly_the_name_given(
     assert (tmp_path / "figure").read_bytes()[:8] == PNG_MAGIC  # matplotlib's default format
 
 
-@pytest.mark.parametrize(("name", "writer"), [("labels.csv", "savetxt"), ("labels.npy", "save")])
+@pytest.mark.parametrize(("name", "writer"), [("labels.csv", "fsync"), ("labels.npy", "save")])
 def test_a_failed_write_keeps_the_old_labels_file_and_leaves_no_temporary_file(
     circles_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any, monkeypatch: Any,
     name: str, writer: str,
@@ -433,7 +450,14 @@ def test_a_failed_write_keeps_the_old_labels_file_and_leaves_no_temporary_file(
             fname.write(b"0\n1\n")
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(np, writer, disk_full)
+    def fsync_disk_full(fd: int) -> None:
+        """The text was written; flushing it to disk fails (a full disk, a quota)."""
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    if writer == "fsync":
+        monkeypatch.setattr(os, "fsync", fsync_disk_full)
+    else:
+        monkeypatch.setattr(np, writer, disk_full)
     assert main(["cluster", str(path), "-k", "2", "-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and f"cannot write {out}: {os.strerror(errno.ENOSPC)}" in err
@@ -450,7 +474,7 @@ def test_a_rewritten_labels_file_keeps_its_permissions(
     out.chmod(0o640)
     assert main(["cluster", str(path), "-k", "2", "-o", str(out)]) == 0
     assert stat.S_IMODE(out.stat().st_mode) == 0o640
-    assert np.loadtxt(out, dtype=np.int64).shape == (200,)
+    assert read_labels(out).shape == (200,)
 
 
 
@@ -481,10 +505,13 @@ def test_columns_by_name_or_index_leave_out_an_id_column(
     path, X = table_csv
     out = tmp_path / "labels.txt"
     assert main(["cluster", str(path), "-k", "2", "--columns", columns, "-o", str(out), "--seed", "1"]) == 0
-    summary = capsys.readouterr().out
+    summary = capsys.readouterr().err
     assert "(columns height, weight)" in summary
     expected = kgroups_rs.KernelKGroups(2, random_state=1).fit(X).labels_
-    assert np.array_equal(np.loadtxt(out, dtype=np.int64), expected)
+    assert np.array_equal(read_labels(out, "id"), expected)
+    # the id column that --columns left out is carried through, so the rows join back
+    ids = [line.split(",")[0] for line in out.read_text().splitlines()[1:]]
+    assert ids == [f"p{i:03d}" for i in range(80)]
     sizes = np.bincount(expected, minlength=2)
     assert f"cluster sizes  0: {sizes[0]}, 1: {sizes[1]}" in summary
 
@@ -511,7 +538,8 @@ def test_columns_of_an_npy_file(tmp_path: Path) -> None:
     out = tmp_path / "l.txt"
     assert main(["cluster", str(path), "-k", "2", "--columns", "1,2", "-o", str(out), "--seed", "0"]) == 0
     expected = kgroups_rs.KernelKGroups(2, random_state=0).fit(X[:, 1:]).labels_
-    assert np.array_equal(np.loadtxt(out, dtype=np.int64), expected)
+    assert np.array_equal(read_labels(out, "id"), expected)
+    assert [line.split(",")[0] for line in out.read_text().splitlines()[1:]] == [str(i) for i in range(30)]
 
 
 def test_standardize(table_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any) -> None:
@@ -519,15 +547,15 @@ def test_standardize(table_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys:
     out = tmp_path / "labels.txt"
     args = ["cluster", str(path), "-k", "2", "--columns", "height,weight", "-o", str(out), "--seed", "0"]
     assert main([*args, "--standardize"]) == 0
-    assert "standardized" in capsys.readouterr().out
+    assert "standardized" in capsys.readouterr().err
     Z = (X - X.mean(axis=0)) / X.std(axis=0)
     expected = kgroups_rs.KernelKGroups(2, random_state=0).fit(Z).labels_
-    assert np.array_equal(np.loadtxt(out, dtype=np.int64), expected)
+    assert np.array_equal(read_labels(out, "id"), expected)
     # a constant column becomes 0 and is named in the summary
     const = tmp_path / "const.csv"
     np.savetxt(const, np.column_stack([X[:, 0], np.full(80, 3.0)]), delimiter=",", header="a,b", comments="")
     assert main(["cluster", str(const), "-k", "2", "--standardize"]) == 0
-    assert "constant, set to 0: b" in capsys.readouterr().out
+    assert "constant, set to 0: b" in capsys.readouterr().err
 
 
 def test_log_x_needs_one_positive_column(
@@ -549,7 +577,7 @@ def test_sigma_rule_and_threads_options(
     out = tmp_path / "l.txt"
     assert main(["cluster", str(path), "-k", "2", "--kernel", "gaussian", "--sigma", "median",
                  "--threads", "-1", "-o", str(out)]) == 0
-    summary = capsys.readouterr().out
+    summary = capsys.readouterr().err
     sigma = kgroups_rs.bandwidth(X, "median")
     assert f"sigma = {sigma:.6g} (median rule)" in summary
     assert main(["cluster", str(path), "-k", "2", "--threads", "0"]) == 2
@@ -688,3 +716,151 @@ def test_progress_true_in_the_library(capsys: Any) -> None:
     assert "3/3" in capsys.readouterr().err
     with pytest.raises(TypeError, match="progress must be True"):
         kgroups_rs.kernel_kgroups(G, 3, progress="yes")
+
+
+# ----------------------------------------------------------------------------- streams and row ids
+
+
+def _blobs_with_row_ids(first: int) -> tuple[np.ndarray, np.ndarray]:
+    """Three blobs whose rows are numbered first, first + 1, ... in a leading column."""
+    rng = np.random.default_rng(12)
+    y = rng.integers(0, 3, size=150)
+    X = np.array([[0.0, 0.0], [4.0, 0.0], [0.0, 4.0]])[y] + rng.normal(size=(150, 2))
+    return np.column_stack([np.arange(first, first + 150), X]), y
+
+
+@pytest.mark.parametrize("first", [0, 1])
+@pytest.mark.parametrize("header", [True, False])
+def test_a_numeric_row_id_column_is_warned_of(
+    tmp_path: Path, capsys: Any, first: int, header: bool
+) -> None:
+    # An id column 0..n-1 (or 1..n) clustered as a coordinate splits the data by id ranges.
+    data, _ = _blobs_with_row_ids(first)
+    path = tmp_path / "ids.csv"
+    np.savetxt(path, data, delimiter=",", fmt=["%d", "%.17g", "%.17g"],
+               header="id,x,y" if header else "", comments="")
+    assert main(["cluster", str(path), "-k", "3"]) == 0
+    err = capsys.readouterr().err
+    warning = [line for line in err.splitlines() if line.startswith("kgroups-rs cluster: warning: ")]
+    assert len(warning) == 1, err
+    assert f"holds the row numbers {first} to {149 + first}" in warning[0]
+    assert ("--columns x,y" if header else "--columns 1,2") in warning[0]
+    # as the warning says: no warning, and the id carried into the labels table
+    assert main(["cluster", str(path), "-k", "3", "--columns", "x,y" if header else "1,2"]) == 0
+    captured = capsys.readouterr()
+    assert "warning" not in captured.err
+    ids = [line.split(",")[0] for line in captured.out.splitlines()[1:]]
+    assert ids == [str(i) for i in range(first, first + 150)]
+
+
+def test_the_row_id_warning_names_the_columns_of_an_npy_file(tmp_path: Path, capsys: Any) -> None:
+    data, _ = _blobs_with_row_ids(0)
+    np.save(tmp_path / "ids.npy", data)
+    assert main(["cluster", str(tmp_path / "ids.npy"), "-k", "3"]) == 0
+    assert "leave it out with --columns 1,2" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "first_column",
+    [
+        np.linspace(0.5, 20.0, 150),  # increasing, not integers: a measurement
+        np.arange(2, 152, dtype=np.float64),  # consecutive integers from 2, not a row number
+        np.arange(0, 300, 2, dtype=np.float64),  # integers, step 2
+        np.random.default_rng(0).permutation(150).astype(np.float64),  # 0..n-1 out of order
+    ],
+)
+def test_other_first_columns_are_not_warned_of(
+    tmp_path: Path, capsys: Any, first_column: np.ndarray
+) -> None:
+    data, _ = _blobs_with_row_ids(0)
+    data[:, 0] = first_column
+    np.save(tmp_path / "d.npy", data)
+    assert main(["cluster", str(tmp_path / "d.npy"), "-k", "3"]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_a_text_id_column_error_names_the_columns_option(
+    table_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any
+) -> None:
+    path, _ = table_csv
+    assert main(["cluster", str(path), "-k", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "'p000' is not a number" in err and "--columns height,weight" in err, err
+    # a single bad cell in a column of numbers is a typo, not an id column: no such advice
+    typo = write(tmp_path / "typo.csv", "a,b\n1,2\n3,x\n5,6\n")
+    assert main(["cluster", typo, "-k", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "line 3, column 2: 'x' is not a number" in err and "--columns" not in err
+
+
+def test_without_output_the_labels_table_goes_to_stdout(
+    circles_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any
+) -> None:
+    path, _ = circles_csv
+    assert main(["cluster", str(path), "-k", "2", "--seed", "3"]) == 0
+    captured = capsys.readouterr()
+    labels = labels_from_text(captured.out)  # data only on stdout ...
+    assert "objective Q" in captured.err and "objective" not in captured.out  # ... the rest on stderr
+    assert "labels         written to standard output (label)" in captured.err
+    out = tmp_path / "l.csv"
+    assert main(["cluster", str(path), "-k", "2", "--seed", "3", "-o", str(out)]) == 0
+    assert capsys.readouterr().out == ""
+    np.testing.assert_array_equal(read_labels(out), labels)
+    assert out.read_text().splitlines()[0] == "label"
+    # tab-separated input: the id column and the labels, tab-separated when the name says so
+    tsv = tmp_path / "d.tsv"
+    rows_in = (f"r{i}\t{float(x)!r}\t{float(y)!r}\n" for i, (x, y) in enumerate(circles_csv[1]))
+    tsv.write_text("name\tx\ty\n" + "".join(rows_in))
+    out_tsv = tmp_path / "l.tsv"
+    assert main(["cluster", str(tsv), "-k", "2", "--seed", "3", "--columns", "x,y", "-o", str(out_tsv)]) == 0
+    rows = [line.split("\t") for line in out_tsv.read_text().splitlines()]
+    assert rows[0] == ["name", "label"] and rows[1][0] == "r0"
+    np.testing.assert_array_equal(np.array([r[1] for r in rows[1:]], dtype=np.int64), labels)
+
+
+class _Stdin:
+    """``sys.stdin`` with bytes behind ``buffer``."""
+
+    def __init__(self, content: bytes) -> None:
+        import io
+
+        self.buffer = io.BytesIO(content)
+
+
+def test_dash_reads_standard_input(
+    circles_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    path, X = circles_csv
+    assert main(["cluster", str(path), "-k", "2", "-o", str(tmp_path / "ref.csv")]) == 0
+    expected = read_labels(tmp_path / "ref.csv")
+    capsys.readouterr()
+    monkeypatch.setattr(sys, "stdin", _Stdin(path.read_bytes()))
+    assert main(["cluster", "-", "-k", "2"]) == 0
+    captured = capsys.readouterr()
+    np.testing.assert_array_equal(labels_from_text(captured.out), expected)
+    assert "data           standard input: n = 200 points, D = 2" in captured.err
+    # a .npy array on standard input, recognised by its magic bytes
+    np.save(tmp_path / "x.npy", X)
+    monkeypatch.setattr(sys, "stdin", _Stdin((tmp_path / "x.npy").read_bytes()))
+    assert main(["cluster", "-", "-k", "2"]) == 0
+    np.testing.assert_array_equal(labels_from_text(capsys.readouterr().out), expected)
+    # errors name standard input
+    monkeypatch.setattr(sys, "stdin", _Stdin(b"1,2\n3,x\n"))
+    assert main(["cluster", "-", "-k", "1"]) == 2
+    assert "<stdin>, line 2, column 2: 'x' is not a number" in capsys.readouterr().err
+
+
+def test_stdin_to_stdout_in_a_pipe_with_a_clean_warning(tmp_path: Path) -> None:
+    """A fresh process as in a shell pipe: ``cat ids.csv | kgroups-rs cluster - -k 3``."""
+    data, _ = _blobs_with_row_ids(1)
+    text = "id,x,y\n" + "".join(f"{int(i)},{float(x)!r},{float(y)!r}\n" for i, x, y in data)
+    code = "import runpy, sys; sys.argv = ['kgroups-rs', 'cluster', '-', '-k', '3']; " \
+           "runpy.run_module('kgroups_rs', run_name='__main__')"
+    out = subprocess.run([sys.executable, "-c", code], input=text, capture_output=True,
+                         text=True, check=False, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert len(labels_from_text(out.stdout)) == 150
+    warnings = [line for line in out.stderr.splitlines() if "warning" in line.lower()]
+    assert warnings == [line for line in warnings if line.startswith("kgroups-rs cluster: warning: ")]
+    assert len(warnings) == 1 and "--columns x,y" in warnings[0], out.stderr
+    assert ".py:" not in out.stderr and "warnings.warn" not in out.stderr

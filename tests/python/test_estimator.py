@@ -15,21 +15,11 @@ from reference import semimetric_matrix, within_from_semimetric
 pytest.importorskip("sklearn")
 
 from kgroups_rs import KernelKGroups, KernelKMeans  # noqa: E402
+from kgroups_rs.estimator import CHECKS_NOT_GUARANTEED, expected_failed_checks  # noqa: E402
 from sklearn.base import clone  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 # ----------------------------------------------------------------------------- scikit-learn checks
-
-_WEIGHT_EQUIVALENCE = (
-    "sample_weight w is not step-by-step equivalent to repeating a point w times: k-means++ "
-    "seeding and the order of Hartigan/Lloyd moves differ between the weighted and the "
-    "repeated data (as for scikit-learn's own KMeans), and the check compares raw labels, "
-    "which are only defined up to a permutation of the clusters"
-)
-_PRECOMPUTED_CLUSTERING = (
-    "check_clustering passes raw (50, 2) feature data to fit; kernel='precomputed' needs the "
-    "square kernel matrix and rejects it"
-)
 
 CHECKED = [
     KernelKGroups(),
@@ -44,33 +34,45 @@ CHECKED = [
 ]
 
 
-#: Checks whose outcome is not defined either way: the weighted and the repeated data may
-#: still happen to give the same raw labels (whether they do changes with the rounding of
-#: the cluster sums), so these run as non-strict expected failures.
-_NOT_GUARANTEED = {
-    "check_sample_weight_equivalence_on_dense_data": _WEIGHT_EQUIVALENCE,
-    "check_sample_weight_equivalence_on_sparse_data": _WEIGHT_EQUIVALENCE,
-}
+def _always_failing(estimator: Any) -> dict[str, str]:
+    """The estimator's declared failures less those that may pass: these must fail."""
+    return {
+        name: reason
+        for name, reason in expected_failed_checks(estimator).items()
+        if name not in CHECKS_NOT_GUARANTEED
+    }
 
 
-def expected_failed_checks(estimator: Any) -> dict[str, str]:
-    """Every check that cannot pass, with the reason (the rest must pass: xfail is strict)."""
-    failed = {}
-    if estimator.kernel == "precomputed":
-        failed["check_clustering"] = _PRECOMPUTED_CLUSTERING
-    return failed
-
-
-@parametrize_with_checks(CHECKED, expected_failed_checks=expected_failed_checks, xfail_strict=True)
+@parametrize_with_checks(CHECKED, expected_failed_checks=_always_failing, xfail_strict=True)
 def test_sklearn_compatible(estimator: Any, check: Any) -> None:
     name = getattr(check, "func", check).__name__
-    if name not in _NOT_GUARANTEED:
+    if name not in CHECKS_NOT_GUARANTEED:
         check(estimator)
         return
     try:
         check(estimator)
     except AssertionError:
-        pytest.xfail(_NOT_GUARANTEED[name])
+        pytest.xfail(CHECKS_NOT_GUARANTEED[name])
+
+
+@pytest.mark.parametrize(
+    "estimator", [KernelKGroups(kernel="precomputed"), KernelKMeans(kernel="gaussian")],
+    ids=["KernelKGroups-precomputed", "KernelKMeans-gaussian"],
+)
+def test_check_estimator_passes_with_the_declared_failures(estimator: Any) -> None:
+    # What a user runs (the example of expected_failed_checks' docstring): every check
+    # passes or is one of the failures the estimator declares, and those have reasons.
+    from sklearn.utils.estimator_checks import check_estimator
+
+    declared = expected_failed_checks(estimator)
+    results = check_estimator(estimator, expected_failed_checks=declared, on_skip=None)
+    failed = {r["check_name"] for r in results if r["status"] in ("failed", "xfail")}
+    assert failed <= set(declared), failed
+    assert all(declared.values())
+    if estimator.kernel == "precomputed":
+        assert "check_clustering" in failed  # a real failure, declared
+        with pytest.raises(Exception):  # noqa: B017 - whatever the check raises
+            check_estimator(estimator, on_skip=None)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -579,3 +581,43 @@ def test_sigma_rules_and_n_threads_in_the_estimator() -> None:
     for threads in (-1, None):
         other = KernelKGroups(3, random_state=0, n_threads=threads).fit(X)
         assert np.array_equal(other.labels_, one.labels_)
+
+
+@pytest.mark.parametrize("estimator", [KernelKGroups, KernelKMeans])
+def test_set_output_pandas_in_a_pipeline(estimator: Any) -> None:
+    # As KMeans: transform's columns are named after the class, one per cluster.
+    pd = pytest.importorskip("pandas")
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X = blobs(n=90, k=3, seed=4)
+    frame = pd.DataFrame(X, columns=["a", "b"], index=[f"r{i}" for i in range(90)])
+    prefix = estimator.__name__.lower()
+    pipe = make_pipeline(StandardScaler(), estimator(3, random_state=0))
+    pipe.set_output(transform="pandas")
+    out = pipe.fit_transform(frame)
+    assert isinstance(out, pd.DataFrame)
+    assert list(out.columns) == [f"{prefix}0", f"{prefix}1", f"{prefix}2"]
+    assert list(out.index) == list(frame.index)
+    model = pipe[-1]
+    assert list(model.get_feature_names_out()) == list(out.columns)
+    # the same numbers as the default (numpy) output, and predict is unchanged
+    Z = StandardScaler().fit_transform(X)
+    plain = estimator(3, random_state=0).fit(Z)
+    np.testing.assert_allclose(out.to_numpy(), plain.transform(Z))
+    assert isinstance(pipe.transform(frame), pd.DataFrame)
+    np.testing.assert_array_equal(pipe.predict(frame), plain.predict(Z))
+    assert pipe.score(frame) == pytest.approx(plain.score(Z))
+
+
+def test_get_feature_names_out() -> None:
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        KernelKGroups(2).get_feature_names_out()
+    model = KernelKGroups(4, random_state=0).fit(blobs(n=60, k=4))
+    names = model.get_feature_names_out()
+    assert names.dtype == object and list(names) == [f"kernelkgroups{j}" for j in range(4)]
+    # still no transform for a precomputed kernel, set_output or not
+    precomputed = KernelKGroups(2, kernel="precomputed").set_output(transform="default")
+    assert not hasattr(precomputed, "transform") and not hasattr(precomputed, "fit_transform")

@@ -4,11 +4,13 @@
     Cluster the paper's showcase data and a real data set, print an accuracy table and
     write a figure (:mod:`kgroups_rs.cli.demo`).
 ``kgroups-rs cluster DATA -k K [-o labels.csv] [--plot out.png] ...``
-    Cluster the rows of a CSV/TSV/NPY file with :class:`~kgroups_rs.KernelKGroups` and
-    write one label per row (:mod:`kgroups_rs.cli.cluster`); large inputs run matrix-free.
+    Cluster the rows of a CSV/TSV/NPY file (``-``: standard input) with
+    :class:`~kgroups_rs.KernelKGroups` and write one label per row, to standard output
+    without ``-o`` (:mod:`kgroups_rs.cli.cluster`); large inputs run matrix-free.
 
 Errors in the input (a missing file, a cell that is not a number, k out of range, ...) end
-the command with exit status 2 and a one-line message on stderr, without a traceback.
+the command with exit status 2 and a one-line message on stderr, without a traceback;
+warnings are one line on stderr too (``kgroups-rs cluster: warning: ...``).
 
 Outputs never lose data: every output path is checked before anything is computed (its
 directory exists and is writable, it is not the input file, not even through a symlink or a
@@ -24,8 +26,9 @@ it), ``_common`` (the error type, progress lines).
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from typing import Optional
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Optional, TextIO
 
 from ._common import PROG, CliError
 from ._files import read_matrix, write_labels
@@ -34,12 +37,28 @@ from ._parser import build_parser
 __all__ = ["CliError", "build_parser", "main", "read_matrix", "write_labels"]
 
 
+def _warning_printer(prefix: str) -> Callable[..., None]:
+    """A ``warnings.showwarning`` that prints a warning as one line on stderr, after
+    ``prefix``, without the source file and line that Python adds."""
+
+    def show(
+        message: Warning | str, category: type[Warning], filename: str, lineno: int,
+        file: Optional[TextIO] = None, line: Optional[str] = None,
+    ) -> None:
+        text = " ".join(str(message).split())
+        print(f"{prefix}{text}", file=sys.stderr if file is None else file, flush=True)
+
+    return show
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run ``kgroups-rs`` with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        status: int = args.run(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning_printer(f"{PROG} {args.command}: warning: ")
+            status: int = args.run(args)
     except CliError as exc:
         print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
         return 2

@@ -98,9 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
         "cluster",
         help="cluster the rows of a CSV/TSV/NPY file",
         description="Cluster the rows of DATA (CSV, TSV or .npy; one point per row; an "
-        "optional header line) and write one label per row.",
+        "optional header line) and write one label per row: a table with a header (label, "
+        "or ID,label with the id column that --columns leaves out), to standard output "
+        "unless -o names a file. The summary, progress and warnings go to standard error.",
     )
-    cl.add_argument("data", help="data file: .csv, .tsv or .npy")
+    cl.add_argument("data", help="data file: .csv, .tsv or .npy; '-': standard input")
     cl.add_argument("-k", "--clusters", dest="k", type=int, required=True,
                     help="number of clusters (1 <= k <= n)")
     cl.add_argument("--kernel", choices=KERNELS, default="energy",
@@ -145,8 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--no-progress", action="store_true",
                     help="no progress bar (shown on a terminal when tqdm is installed)")
     cl.add_argument("-o", "--output", default=None,
-                    help="labels file: one label per line (.npy: an int64 array; '-': stdout, "
-                    "the summary then goes to stderr)")
+                    help="labels file: a header line, then one label per row, after the "
+                    "id column that --columns leaves out (.npy: an int64 array of the labels; "
+                    "default or '-': standard output)")
     cl.add_argument("--plot", default=None, metavar="PNG",
                     help="write a figure of the clusters (needs matplotlib)")
     cl.add_argument("-v", "--verbose", action="store_true",

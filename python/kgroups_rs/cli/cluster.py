@@ -1,6 +1,10 @@
 """``kgroups-rs cluster DATA -k K``: the rows of a data file clustered by
 :class:`~kgroups_rs.KernelKGroups`, one label per row written, a summary printed.
 
+Data on standard output, diagnostics on standard error, as Unix tools do: the labels go to
+standard output unless ``-o FILE`` names a file; the summary, progress and warnings always
+go to standard error. ``-`` as DATA reads standard input.
+
 The estimator holds the training kernel as it would for any caller (``--kernel-storage
 auto``): a dense n x n matrix while it stays within 2 GiB (and 80% of the machine's memory),
 matrix-free above, so large inputs run instead of being refused; the labels are the same
@@ -13,6 +17,7 @@ import argparse
 import importlib.util
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, TextIO
 
@@ -22,7 +27,7 @@ import numpy.typing as npt
 from .._progress import ProgressBar
 from ..clustering import ProgressCallback
 from ._common import CliError, progress_printer, shown
-from ._files import check_output, read_table, same_file, write_labels
+from ._files import STDIN, check_output, numeric_id_column, read_input, same_file, write_labels
 
 if TYPE_CHECKING:
     from ._model import CommandLineKGroups
@@ -43,12 +48,13 @@ def _check_outputs(args: argparse.Namespace) -> None:
     """Check the labels file (``-o``) and the figure (``--plot``) before any computation (see
     :func:`check_output`); also that they are not one file and that the figure's format is
     one matplotlib can write."""
-    if args.output is not None and args.output != "-":
-        check_output(args.output, "-o", args.data)
+    data = None if args.data == STDIN else args.data
+    if args.output is not None and args.output != STDIN:
+        check_output(args.output, "-o", data)
     if args.plot is None or args.kernel == "precomputed":  # no figure of a kernel matrix
         return
-    check_output(args.plot, "--plot", args.data)
-    if args.output is not None and args.output != "-" and same_file(args.output, args.plot):
+    check_output(args.plot, "--plot", data)
+    if args.output is not None and args.output != STDIN and same_file(args.output, args.plot):
         raise CliError(f"-o and --plot name the same file ({args.plot}); give two names")
     from ..plotting import figure_format
 
@@ -139,8 +145,8 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"--plot: {exc}") from None
     model = _model(args)
     _check_outputs(args)
-    summary = sys.stderr if args.output == "-" else sys.stdout
-    data, names = read_table(args.data, args.delimiter, args.columns)
+    table = read_input(args.data, args.delimiter, args.columns)
+    data, names = table.data, table.names
     n, dim = data.shape
     if not 1 <= args.k <= n:
         raise CliError(f"-k must be between 1 and the number of points n = {n}, got {args.k}")
@@ -160,6 +166,8 @@ def run(args: argparse.Namespace) -> int:
             "--log-x is for one column of positive values (the figure's x axis); "
             f"the data have {dim} columns" + ("" if dim != 1 else " and values <= 0")
         )
+    if args.columns is None and not precomputed:
+        _warn_of_an_id_column(args, data, names)
     clustered = data
     constant: list[int] = []
     if args.standardize:
@@ -170,12 +178,11 @@ def run(args: argparse.Namespace) -> int:
     result = model.result
     assert result is not None  # set by every fit
 
-    written: Optional[Path] = None
-    if args.output is not None:
-        try:
-            written = write_labels(args.output, model.labels_)
-        except OSError as exc:
-            raise CliError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    output = STDIN if args.output is None else args.output
+    try:
+        written = write_labels(output, model.labels_, table.id_name, table.ids)
+    except OSError as exc:
+        raise CliError(f"cannot write {output}: {exc.strerror or exc}") from None
     kernel_note = _kernel_note(args, model)
     sizes = np.bincount(model.labels_, minlength=args.k)
     if model.converged_:
@@ -185,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         converged = "max_iter reached"
     lines = [
-        f"data           {args.data}: n = {n} points, D = {dim} "
+        f"data           {_data_name(args)}: n = {n} points, D = {dim} "
         + ("(kernel matrix)" if precomputed else "dimensions")
         + ("" if args.columns is None else f" (columns {', '.join(names)})")
         + ("" if not args.standardize else ", standardized"
@@ -201,14 +208,35 @@ def run(args: argparse.Namespace) -> int:
         f"cluster sizes  {', '.join(f'{j}: {int(size)}' for j, size in enumerate(sizes))}",
         f"time           {_time_note(model)}",
     ]
-    if written is not None:
-        lines.append(f"labels         written to {shown(args.output, written)}")
-    elif args.output is None:
-        lines.append("labels         not saved (give -o FILE)")
+    key = "label" if table.id_name is None else f"{table.id_name},label"
+    where = "standard output" if written is None else shown(output, written)
+    lines.append(f"labels         written to {where} ({key})")
     if args.plot is not None:
         lines.append(_plot(args, data, names, model, kernel_note))
-    print("\n".join(lines), file=summary)
+    print("\n".join(lines), file=sys.stderr)
     return 0
+
+
+def _warn_of_an_id_column(
+    args: argparse.Namespace, data: npt.NDArray[np.float64], names: list[str]
+) -> None:
+    """Warn when the first column counts the rows (0..n-1 or 1..n): an id clustered as a
+    coordinate splits the data into ranges of ids."""
+    first = numeric_id_column(data)
+    if first is None:
+        return
+    rest = ",".join(name if not name.startswith("column ") else name.split()[1] for name in names[1:])
+    warnings.warn(
+        f"the first column of {_data_name(args)} ({names[0]}) holds the row numbers {first} to "
+        f"{data.shape[0] - 1 + first}, an id rather than a measurement, and is clustered as a "
+        f"coordinate; leave it out with --columns {rest}",
+        UserWarning,
+        stacklevel=2,
+    )
+
+
+def _data_name(args: argparse.Namespace) -> str:
+    return "standard input" if args.data == STDIN else str(args.data)
 
 
 def _plot(
@@ -223,7 +251,8 @@ def _plot(
         return "plot           skipped: the input is a kernel matrix, not points"
     from ..plotting import save_clusters_figure
 
-    title = f"{Path(args.data).name}: {args.algorithm}, k = {args.k}, {kernel_note}"
+    source = "stdin" if args.data == STDIN else Path(args.data).name
+    title = f"{source}: {args.algorithm}, k = {args.k}, {kernel_note}"
     try:
         figure = save_clusters_figure(
             args.plot, data, model.labels_, title=title, feature_names=names, log_x=args.log_x,

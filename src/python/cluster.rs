@@ -73,11 +73,11 @@ fn check_kernel(
     _reference: bool,
 ) -> PyResult<()> {
     let (data, n) = square(&g, "G")?;
-    run_detached(py, n_threads, None, |_| {
+    run_detached(py, n_threads, None, |control| {
         if _reference {
             crate::validate::symmetry::check_dense_reference(data, n, "G")
         } else {
-            crate::validate::symmetry::check_dense(data, n, "G")
+            crate::validate::symmetry::check_dense_with_control(data, n, "G", control)
         }
     })
 }

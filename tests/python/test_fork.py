@@ -12,6 +12,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 import time
 import traceback
 from typing import Any, Callable, Optional
@@ -135,6 +136,21 @@ def test_parent_keeps_working_after_forks(n_threads: Optional[int]) -> None:
     expected = CALLS["kernel_kgroups_from_data"](n_threads)
     in_fork(_checked("kernel_kgroups", n_threads, CALLS["kernel_kgroups"](n_threads)))
     assert _same(CALLS["kernel_kgroups_from_data"](n_threads), expected)
+
+
+def test_fork_while_another_thread_is_in_a_call() -> None:
+    """A fork while another thread of the parent is inside a call (its pool busy, its thread
+    absent from the child): the child still works."""
+    from kgroups_rs import _core
+
+    expected = CALLS["kernel_kgroups"](None)
+    busy = threading.Thread(target=_core._sleep_for_tests, args=(1.0,))
+    busy.start()
+    try:
+        time.sleep(0.2)
+        in_fork(_checked("kernel_kgroups", None, expected))
+    finally:
+        busy.join()
 
 
 def _pool_task(name: str) -> Any:

@@ -29,11 +29,34 @@ pub(super) fn labels(
     )?)
 }
 
-/// The rows of a C-contiguous (n, D) float64 array as points.
+/// The rows of a C-contiguous (n, D) float64 array, their values not yet checked:
+/// [`RawPoints::check`] makes the core's points of them inside the detached job, so that the
+/// check runs off the GIL, in the call's thread pool.
+#[derive(Clone, Copy)]
+pub(super) struct RawPoints<'a> {
+    data: &'a [f64],
+    n: usize,
+    dim: usize,
+    name: &'static str,
+}
+
+impl<'a> RawPoints<'a> {
+    /// The number of rows.
+    pub(super) fn n(&self) -> usize {
+        self.n
+    }
+
+    /// The points, once every value is checked finite (and the shape non-empty).
+    pub(super) fn check(&self) -> crate::Result<Points<'a>> {
+        Points::named(self.data, self.n, self.dim, self.name)
+    }
+}
+
+/// The rows of a C-contiguous (n, D) float64 array, to be checked as points in the job.
 pub(super) fn points<'a>(
     x: &'a PyReadonlyArray2<'_, f64>,
     name: &'static str,
-) -> PyResult<Points<'a>> {
+) -> PyResult<RawPoints<'a>> {
     let shape = x.shape();
     let not_c = || KGroupsError::invalid(name, "the array must be C-contiguous");
     let data = x.as_slice().map_err(|_| not_c())?;
@@ -41,7 +64,12 @@ pub(super) fn points<'a>(
     if !x.is_c_contiguous() && shape[0] > 1 && shape[1] > 1 {
         return Err(not_c().into());
     }
-    Ok(Points::named(data, shape[0], shape[1], name)?)
+    Ok(RawPoints {
+        data,
+        n: shape[0],
+        dim: shape[1],
+        name,
+    })
 }
 
 /// A square contiguous matrix as a slice and its size.

@@ -1,9 +1,14 @@
-//! The optimal assignment of a small matrix (for the clustering accuracy without scipy).
+//! The optimal assignment of a matrix (for the clustering accuracy without scipy).
 
-use crate::assignment::linear_assignment as solve;
+use super::detach::run_detached;
+use crate::assignment::linear_assignment_with_control as solve;
+use crate::control::Control;
 use crate::error::KGroupsError;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
+
+/// The most steps (`min(r, c)² max(r, c)`, about a millisecond) solved with the GIL held.
+const INLINE_STEPS: f64 = 1e6;
 
 /// The optimal one-to-one matching of rows to columns of `cost` (float64, C order):
 /// `(rows, cols)` as int64 arrays of `min(r, c)` pairs sorted by row, minimising the total
@@ -23,8 +28,17 @@ fn linear_assignment<'py>(
         return Err(not_c().into());
     }
     let data = cost.as_slice().map_err(|_| not_c())?;
-    // Small matrices (k x k): solved with the GIL held.
-    let pairs = solve(data, r, c, maximize)?;
+    // The method costs O(min² max) steps: a k × k contingency table of a clustering is solved
+    // at once with the GIL held; a large one on a worker thread, off the GIL and stopping
+    // at Ctrl-C.
+    let (small, large) = (r.min(c) as f64, r.max(c) as f64);
+    let pairs = if small * small * large <= INLINE_STEPS {
+        solve(data, r, c, maximize, &Control::new())?
+    } else {
+        run_detached(py, Some(1), None, |control| {
+            solve(data, r, c, maximize, control)
+        })?
+    };
     // Indices are below the dimensions, which fit in i64.
     let rows: Vec<i64> = pairs.iter().map(|p| p.0 as i64).collect();
     let cols: Vec<i64> = pairs.iter().map(|p| p.1 as i64).collect();

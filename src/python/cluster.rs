@@ -34,9 +34,9 @@ fn dense_fit<T: KernelElement + numpy::Element>(
     })?;
     if check_symmetry {
         // Checked in the fit's first pass over G, fused with the cluster sums.
-        options.fit(g.py(), k, || DenseKernel::with_deferred_check(data, n))
+        options.fit(g.py(), k, |_| DenseKernel::with_deferred_check(data, n))
     } else {
-        options.fit(g.py(), k, || DenseKernel::trusting_symmetry(data, n))
+        options.fit(g.py(), k, |_| DenseKernel::trusting_symmetry(data, n))
     }
 }
 
@@ -73,11 +73,11 @@ fn check_kernel(
     _reference: bool,
 ) -> PyResult<()> {
     let (data, n) = square(&g, "G")?;
-    run_detached(py, n_threads, None, |_| {
+    run_detached(py, n_threads, None, |control| {
         if _reference {
             crate::validate::symmetry::check_dense_reference(data, n, "G")
         } else {
-            crate::validate::symmetry::check_dense(data, n, "G")
+            crate::validate::symmetry::check_dense_with_control(data, n, "G", control)
         }
     })
 }
@@ -236,11 +236,13 @@ fn cluster_data(
     options: &Bound<'_, FitOptions>,
 ) -> PyResult<Clustering> {
     let points = points(&x, "X")?;
-    let semimetric = parse_semimetric(semimetric, alpha, sigma, &points)?;
+    let semimetric = parse_semimetric(semimetric, alpha, sigma)?;
     let base = parse_base(base)?;
-    options
-        .get()
-        .fit(x.py(), k, || DataKernel::new(points, semimetric, base))
+    options.get().fit(x.py(), k, |control| {
+        let points = points.check()?;
+        let semimetric = semimetric.resolve(&points, control)?;
+        DataKernel::new(points, semimetric, base)
+    })
 }
 
 /// Clustering with the low-rank kernel Φ Φᵀ of explicit features Φ (n × m, float64, C order).
@@ -253,7 +255,7 @@ fn cluster_features(
     let (data, n, m) = rows(&features, "features")?;
     options
         .get()
-        .fit(features.py(), k, || FeatureKernel::new(data, n, m))
+        .fit(features.py(), k, |_| FeatureKernel::new(data, n, m))
 }
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

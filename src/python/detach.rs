@@ -6,7 +6,7 @@ use crate::control::{Control, Progress};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use rayon::{ThreadPool, ThreadPoolBuilder};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::sync::{mpsc, Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -18,34 +18,104 @@ const SIGNAL_POLL: Duration = Duration::from_millis(50);
 /// threads of every count alive.
 const CACHED_POOLS: usize = 4;
 
-/// The cached pools by thread count, least recently used first.
-static POOLS: Mutex<Vec<(usize, Arc<ThreadPool>)>> = Mutex::new(Vec::new());
+/// The cache key of the pool sized by rayon's default (`RAYON_NUM_THREADS`, else every
+/// available core), which `n_threads=None` gets. rayon's global pool is never used: it
+/// cannot be rebuilt in a forked child.
+const DEFAULT_THREADS: usize = 0;
 
-/// The pool of `threads` threads, from the cache or new.
+/// The thread pools of one process, by thread count, least recently used first.
+///
+/// A child made by `fork()` inherits its parent's cache, but the pools' threads exist only
+/// in the parent (a job sent to one waits forever), and the lock may have been held by a
+/// parent thread at the fork. So the cache records the process that made it, and a process
+/// that finds another's makes its own (see [`cache`]).
+struct PoolCache {
+    process: u32,
+    pools: Mutex<Vec<(usize, Arc<ThreadPool>)>>,
+}
+
+/// This process's [`PoolCache`]: null, or a pointer from `Box::into_raw` that is never freed.
+static CACHE: AtomicPtr<PoolCache> = AtomicPtr::new(std::ptr::null_mut());
+
+/// The pool cache of this process, made on first use here (in a forked child, on its first
+/// call).
+fn cache() -> &'static PoolCache {
+    let process = std::process::id();
+    loop {
+        let current = CACHE.load(Ordering::Acquire);
+        // SAFETY: CACHE holds null or a pointer from Box::into_raw that is never freed, so
+        // a non-null one is valid for the rest of the process.
+        if let Some(cache) = unsafe { current.as_ref() } {
+            if cache.process == process {
+                return cache;
+            }
+        }
+        let fresh = Box::into_raw(Box::new(PoolCache {
+            process,
+            pools: Mutex::new(Vec::new()),
+        }));
+        // The cache replaced in a forked child (the parent's) is leaked on purpose: dropping
+        // its pools would signal threads that do not exist in this process.
+        if CACHE
+            .compare_exchange(current, fresh, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            // SAFETY: `fresh` came from Box::into_raw and is now owned by CACHE, never freed.
+            return unsafe { &*fresh };
+        }
+        // Another thread of this process installed its cache first: free ours, use theirs.
+        // SAFETY: `fresh` came from Box::into_raw above and was never shared.
+        drop(unsafe { Box::from_raw(fresh) });
+    }
+}
+
+/// The pool of `threads` threads ([`DEFAULT_THREADS`]: rayon's default count), from this
+/// process's cache or new.
 fn pool(threads: usize) -> PyResult<Arc<ThreadPool>> {
+    let cache = cache();
     // A panic while the lock was held cannot leave the list inconsistent: use it anyway.
-    let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(position) = pools.iter().position(|(count, _)| *count == threads) {
+    let lock = || cache.pools.lock().unwrap_or_else(PoisonError::into_inner);
+    // Each hold of the lock is a lookup or an insertion, never a pool start.
+    let cached = |pools: &mut Vec<(usize, Arc<ThreadPool>)>| {
+        let position = pools.iter().position(|(count, _)| *count == threads)?;
         let entry = pools.remove(position);
         let pool = Arc::clone(&entry.1);
         pools.push(entry);
+        Some(pool)
+    };
+    if let Some(pool) = cached(&mut lock()) {
         return Ok(pool);
     }
-    let pool = ThreadPoolBuilder::new()
+    let built = ThreadPoolBuilder::new()
         .num_threads(threads)
+        .thread_name(|i| format!("kgroups-{i}"))
         .build()
-        .map_err(|e| PyRuntimeError::new_err(format!("could not start {threads} threads: {e}")))?;
-    let pool = Arc::new(pool);
-    if pools.len() == CACHED_POOLS {
-        // A run still using the evicted pool holds its own Arc; the threads end after it.
-        pools.remove(0);
-    }
-    pools.push((threads, Arc::clone(&pool)));
-    Ok(pool)
+        .map_err(|e| {
+            let count = match threads {
+                DEFAULT_THREADS => "the default number of".to_string(),
+                n => n.to_string(),
+            };
+            PyRuntimeError::new_err(format!("could not start {count} threads: {e}"))
+        })?;
+    let built = Arc::new(built);
+    let evicted = {
+        let mut pools = lock();
+        // Another thread may have started the same pool meanwhile: keep one.
+        if let Some(pool) = cached(&mut pools) {
+            return Ok(pool);
+        }
+        let evicted = (pools.len() == CACHED_POOLS).then(|| pools.remove(0));
+        pools.push((threads, Arc::clone(&built)));
+        evicted
+    };
+    // Dropped outside the lock. A run still using the evicted pool holds its own Arc; the
+    // threads end after it.
+    drop(evicted);
+    Ok(built)
 }
 
-/// Run `job` on a worker thread (inside the cached rayon pool of `n_threads`, or the global
-/// pool) with the GIL released. Meanwhile this thread checks for signals every 50 ms and
+/// Run `job` on a worker thread inside this process's cached rayon pool of `n_threads`
+/// (`None`: rayon's default count) with the GIL released. Meanwhile this thread checks for signals every 50 ms and
 /// passes progress events to `progress`. Ctrl-C (or an exception in the callback) sets the
 /// cancel flag; the job stops at its next checkpoint and the Python exception is raised.
 pub(super) fn run_detached<T, F>(
@@ -59,13 +129,13 @@ where
     F: FnOnce(&Control) -> crate::Result<T> + Send,
 {
     let pool = match n_threads {
-        None => None,
+        None => pool(DEFAULT_THREADS)?,
         Some(0) => {
             return Err(PyValueError::new_err(
                 "n_threads must be at least 1 (or None for all cores)",
             ))
         }
-        Some(threads) => Some(pool(threads)?),
+        Some(threads) => pool(threads)?,
     };
     let cancel = AtomicBool::new(false);
     let (sender, receiver) = mpsc::channel::<Progress>();
@@ -81,9 +151,8 @@ where
                 control = control.with_progress(&report);
             }
             // A panic here is a bug; it must become an exception, never abort Python.
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &pool {
-                Some(pool) => pool.install(|| job(&control)),
-                None => job(&control),
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                pool.install(|| job(&control))
             }))
         });
         let mut pending_error: Option<PyErr> = None;

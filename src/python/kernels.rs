@@ -1,8 +1,8 @@
 //! Kernel matrices from data or a semimetric matrix, the bandwidth, and Nyström landmarks.
 
-use super::arrays::{contiguous, new_zeros, points, square};
+use super::arrays::{contiguous, new_zeros, points, square, RawPoints};
 use super::detach::run_detached;
-use super::options::{parse_base, parse_landmarks, parse_semimetric};
+use super::options::{parse_base, parse_landmarks, parse_semimetric, SemimetricChoice};
 use crate::control::Control;
 use crate::error::KGroupsError;
 use crate::gram::{energy_gram_cross_into, energy_gram_into, gram_from_semimetric_into};
@@ -37,17 +37,21 @@ fn new_filled<'py, T: KernelElement + numpy::Element>(
 /// The energy kernel of `x` (or the cross kernel against `y`) in a new array of `T`.
 fn energy_gram_of<'py, T: KernelElement + numpy::Element>(
     py: Python<'py>,
-    (x, y): (&crate::Points, Option<&crate::Points>),
-    semimetric: crate::Semimetric,
+    (x, y): (RawPoints<'_>, Option<RawPoints<'_>>),
+    semimetric: SemimetricChoice,
     base: Base,
     n_threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
     match y {
         None => new_filled::<T>(py, (x.n(), x.n()), "X", n_threads, |out, control| {
-            energy_gram_into(x, semimetric, base, out, control)
+            let x = x.check()?;
+            let semimetric = semimetric.resolve(&x, control)?;
+            energy_gram_into(&x, semimetric, base, out, control)
         }),
         Some(y) => new_filled::<T>(py, (x.n(), y.n()), "X", n_threads, |out, control| {
-            energy_gram_cross_into(x, y, semimetric, base, out, control)
+            let (x, y) = (x.check()?, y.check()?);
+            let semimetric = semimetric.resolve(&x, control)?;
+            energy_gram_cross_into(&x, &y, semimetric, base, out, control)
         }),
     }
 }
@@ -74,7 +78,7 @@ fn energy_gram<'py>(
         Some(y) => Some(points(y, "Y")?),
         None => None,
     };
-    let semimetric = parse_semimetric(semimetric, alpha, sigma, &points_x)?;
+    let semimetric = parse_semimetric(semimetric, alpha, sigma)?;
     if points_y.is_some() && base == Base::Centered {
         return Err(KGroupsError::invalid(
             "base",
@@ -82,7 +86,7 @@ fn energy_gram<'py>(
         )
         .into());
     }
-    let pair = (&points_x, points_y.as_ref());
+    let pair = (points_x, points_y);
     if single_precision {
         energy_gram_of::<f32>(py, pair, semimetric, base, n_threads)
     } else {
@@ -141,11 +145,14 @@ fn bandwidth_of(
             .into())
         }
     };
-    run_detached(py, None, None, |control| match (median, weights) {
-        (false, None) => bandwidth(&points, control),
-        (false, Some(w)) => bandwidth_weighted(&points, w, control),
-        (true, None) => bandwidth_median(&points, control),
-        (true, Some(w)) => bandwidth_median_weighted(&points, w, control),
+    run_detached(py, None, None, |control| {
+        let points = points.check()?;
+        match (median, weights) {
+            (false, None) => bandwidth(&points, control),
+            (false, Some(w)) => bandwidth_weighted(&points, w, control),
+            (true, None) => bandwidth_median(&points, control),
+            (true, Some(w)) => bandwidth_median_weighted(&points, w, control),
+        }
     })
 }
 
@@ -167,8 +174,10 @@ fn select_landmarks<'py>(
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
     let points = points(&x, "X")?;
     let method = parse_landmarks(method)?;
-    let semimetric = parse_semimetric(semimetric, alpha, sigma, &points)?;
+    let semimetric = parse_semimetric(semimetric, alpha, sigma)?;
     let chosen = run_detached(py, n_threads, None, |control| {
+        let points = points.check()?;
+        let semimetric = semimetric.resolve(&points, control)?;
         landmarks(points, semimetric, m, method, seed, control)
     })?;
     // Indices are below n, which fits in i64.

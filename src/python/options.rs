@@ -79,10 +79,10 @@ impl FitOptions {
         &self,
         py: Python<'_>,
         k: usize,
-        make_kernel: impl FnOnce() -> crate::Result<K> + Send,
+        make_kernel: impl FnOnce(&Control) -> crate::Result<K> + Send,
     ) -> PyResult<Clustering> {
         self.run(py, |options, control| {
-            let kernel = make_kernel()?;
+            let kernel = make_kernel(control)?;
             fit(&kernel, k, options, control)
         })
     }
@@ -155,31 +155,61 @@ fn parse_init(init: Option<&Bound<'_, PyAny>>) -> PyResult<InitChoice> {
     Ok(InitChoice::Labels(labels(&array, "init")?))
 }
 
-/// A semimetric by name; `sigma` defaults to the bandwidth of `data`.
+/// A semimetric as parsed from its name: complete, or with its bandwidth still to be
+/// computed from the data (in the detached job, by [`SemimetricChoice::resolve`]).
+#[derive(Clone, Copy)]
+pub(super) enum SemimetricChoice {
+    /// Power, or a bandwidth given: checked when parsed.
+    Given(Semimetric),
+    /// Exponential (`gaussian` false) or Gaussian with σ the bandwidth of the data.
+    DataBandwidth { gaussian: bool },
+}
+
+impl SemimetricChoice {
+    /// The semimetric, its bandwidth computed from `data` when it was not given.
+    pub(super) fn resolve(self, data: &Points, control: &Control) -> crate::Result<Semimetric> {
+        match self {
+            SemimetricChoice::Given(semimetric) => Ok(semimetric),
+            SemimetricChoice::DataBandwidth { gaussian } => {
+                let sigma = bandwidth(data, control)?;
+                let semimetric = if gaussian {
+                    Semimetric::Gaussian { sigma }
+                } else {
+                    Semimetric::Exponential { sigma }
+                };
+                semimetric.validate()?;
+                Ok(semimetric)
+            }
+        }
+    }
+}
+
+/// A semimetric by name; `sigma` `None` is the bandwidth of the data (see
+/// [`SemimetricChoice::resolve`]).
 pub(super) fn parse_semimetric(
     name: &str,
     alpha: f64,
     sigma: Option<f64>,
-    data: &Points,
-) -> PyResult<Semimetric> {
-    let sigma = || -> PyResult<f64> {
-        match sigma {
-            Some(sigma) => Ok(sigma),
-            None => Ok(bandwidth(data, &Control::new())?),
-        }
+) -> PyResult<SemimetricChoice> {
+    let with_sigma = |gaussian: bool| match sigma {
+        None => SemimetricChoice::DataBandwidth { gaussian },
+        Some(sigma) if gaussian => SemimetricChoice::Given(Semimetric::Gaussian { sigma }),
+        Some(sigma) => SemimetricChoice::Given(Semimetric::Exponential { sigma }),
     };
-    let semimetric = match name {
-        "power" => Semimetric::Power { alpha },
-        "exponential" => Semimetric::Exponential { sigma: sigma()? },
-        "gaussian" => Semimetric::Gaussian { sigma: sigma()? },
+    let choice = match name {
+        "power" => SemimetricChoice::Given(Semimetric::Power { alpha }),
+        "exponential" => with_sigma(false),
+        "gaussian" => with_sigma(true),
         other => {
             return Err(PyValueError::new_err(format!(
                 "unknown semimetric {other:?}; use 'power', 'exponential' or 'gaussian'"
             )))
         }
     };
-    semimetric.validate()?;
-    Ok(semimetric)
+    if let SemimetricChoice::Given(semimetric) = choice {
+        semimetric.validate()?;
+    }
+    Ok(choice)
 }
 
 pub(super) fn parse_base(base: &str) -> PyResult<Base> {

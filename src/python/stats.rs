@@ -1,8 +1,8 @@
 //! Energy statistics of a labelled sample, and the two-sample energy distance.
 
-use super::arrays::{contiguous, labels as label_indices, points, square};
+use super::arrays::{contiguous, labels as label_indices, points, square, RawPoints};
 use super::detach::run_detached;
-use super::options::parse_semimetric;
+use super::options::{parse_semimetric, SemimetricChoice};
 use crate::{energy_distance, energy_statistics, PairwiseSource};
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -16,6 +16,14 @@ type Statistics<'py> = (
     Bound<'py, PyAny>,
     Option<Bound<'py, PyArray2<f64>>>,
 );
+
+/// Where the pairwise semimetric of [`statistics`] comes from, before the job checks it.
+enum Source<'a> {
+    /// Data, with a semimetric whose bandwidth may still be computed from them.
+    Data(RawPoints<'a>, SemimetricChoice),
+    /// A semimetric or Gram matrix, as given.
+    Ready(PairwiseSource<'a>),
+}
 
 /// Energy statistics of a labelled sample: (W, S, total, cluster weights, g as k × k, or
 /// None without `with_g`). Exactly one of x, r, g is given.
@@ -40,25 +48,30 @@ fn statistics<'py>(
     let weights = (weights.as_ref())
         .map(|w| contiguous(w, "weights"))
         .transpose()?;
+    // The data are checked, and a bandwidth computed, in the job (off the GIL).
     let source = match (&x, &r, &g) {
         (Some(x), None, None) => {
-            let points = points(x, "X")?;
-            PairwiseSource::Data {
-                points,
-                semimetric: parse_semimetric(semimetric, alpha, sigma, &points)?,
-            }
+            Source::Data(points(x, "X")?, parse_semimetric(semimetric, alpha, sigma)?)
         }
         (None, Some(r), None) => {
             let (r, n) = square(r, "R")?;
-            PairwiseSource::Semimetric { r, n }
+            Source::Ready(PairwiseSource::Semimetric { r, n })
         }
         (None, None, Some(g)) => {
             let (g, n) = square(g, "G")?;
-            PairwiseSource::GramF64 { g, n }
+            Source::Ready(PairwiseSource::GramF64 { g, n })
         }
         _ => return Err(PyValueError::new_err("give exactly one of X, R or G")),
     };
     let stats = run_detached(py, n_threads, None, |control| {
+        let source = match source {
+            Source::Ready(source) => source,
+            Source::Data(points, semimetric) => {
+                let points = points.check()?;
+                let semimetric = semimetric.resolve(&points, control)?;
+                PairwiseSource::Data { points, semimetric }
+            }
+        };
         energy_statistics(&source, &labels, k, weights, with_g, control)
     })?;
     let g_matrix = match stats.g {
@@ -91,8 +104,10 @@ fn distance(
     n_threads: Option<usize>,
 ) -> PyResult<f64> {
     let (a, b) = (points(&x, "X")?, points(&y, "Y")?);
-    let semimetric = parse_semimetric(semimetric, alpha, sigma, &a)?;
+    let semimetric = parse_semimetric(semimetric, alpha, sigma)?;
     run_detached(py, n_threads, None, |control| {
+        let (a, b) = (a.check()?, b.check()?);
+        let semimetric = semimetric.resolve(&a, control)?;
         energy_distance(&a, &b, semimetric, control)
     })
 }

@@ -87,7 +87,7 @@ impl PairwiseSource<'_> {
             }
             PairwiseSource::GramF64 { g, n } => {
                 validate::non_empty(n, "G")?;
-                validate::symmetry::check_dense(g, n, "G")
+                validate::symmetry::check_dense_with_control(g, n, "G", control)
             }
         }
     }

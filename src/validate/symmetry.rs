@@ -56,7 +56,18 @@ pub(crate) fn root_diagonal<T: KernelElement>(data: &[T], n: usize) -> Vec<f64> 
 /// assert!(check_dense(&[1.0, f64::NAN, 0.5, 1.0], 2, "G").is_err());
 /// ```
 pub fn check_dense<T: KernelElement>(data: &[T], n: usize, argument: &'static str) -> Result<()> {
-    check_dense_with(data, n, argument, true)
+    check_dense_with(data, n, argument, true, &Control::new())
+}
+
+/// [`check_dense`] that stops with [`KGroupsError::Interrupted`] once `control` is
+/// cancelled (checked between row blocks); the same verdict and error otherwise.
+pub fn check_dense_with_control<T: KernelElement>(
+    data: &[T],
+    n: usize,
+    argument: &'static str,
+    control: &Control,
+) -> Result<()> {
+    check_dense_with(data, n, argument, true, control)
 }
 
 /// [`check_dense`] by the previous procedure ([`BLOCK`]-square tiles, each judged by the rule
@@ -68,7 +79,7 @@ pub fn check_dense_reference<T: KernelElement>(
     n: usize,
     argument: &'static str,
 ) -> Result<()> {
-    check_dense_with(data, n, argument, false)
+    check_dense_with(data, n, argument, false, &Control::new())
 }
 
 fn check_dense_with<T: KernelElement>(
@@ -76,9 +87,10 @@ fn check_dense_with<T: KernelElement>(
     n: usize,
     argument: &'static str,
     fast: bool,
+    control: &Control,
 ) -> Result<()> {
     super::square(data.len(), n, argument)?;
-    if fast && is_finite_and_exactly_symmetric(data, n, &Control::new())? {
+    if fast && is_finite_and_exactly_symmetric(data, n, control)? {
         return Ok(());
     }
     let roots = root_diagonal(data, n);
@@ -88,7 +100,9 @@ fn check_dense_with<T: KernelElement>(
     // all reused within the tile). The fast tests are branch-free so that they vectorise; only
     // a tile that fails them is scanned again, entry by entry, to name the first offending
     // entry.
+    // Once cancelled, every block left is skipped (and the result is Interrupted below).
     let first_problem_in_block = |block: usize| {
+        control.checkpoint().ok()?;
         let rows = block * BLOCK..((block + 1) * BLOCK).min(n);
         for col_start in (rows.start..n).step_by(BLOCK) {
             let cols = col_start..(col_start + BLOCK).min(n);
@@ -106,6 +120,7 @@ fn check_dense_with<T: KernelElement>(
         (0..n.div_ceil(FAST_BLOCK))
             .into_par_iter()
             .map(|fast_block| {
+                control.checkpoint().ok()?;
                 let rows = fast_block * FAST_BLOCK..((fast_block + 1) * FAST_BLOCK).min(n);
                 if !block_is_bad(data, n, rows.clone(), tolerance, &roots) {
                     return None;
@@ -123,6 +138,7 @@ fn check_dense_with<T: KernelElement>(
             .find_first(|problem| problem.is_some())
             .flatten()
     };
+    control.checkpoint()?;
     match first_problem {
         None => Ok(()),
         Some(Problem::NotFinite(a, b)) => Err(KGroupsError::invalid(
@@ -567,6 +583,24 @@ mod tests {
         let control = Control::new().with_cancel(&cancel);
         let result = is_finite_and_exactly_symmetric(&g, 50, &control);
         assert!(matches!(result, Err(KGroupsError::Interrupted)));
+    }
+
+    /// Cancelled, the check stops with Interrupted, for a matrix symmetric bit for bit and
+    /// one symmetric within the tolerance; an idle control gives `check_dense`'s verdict.
+    #[test]
+    fn check_with_control_stops_when_cancelled() {
+        let n = 300;
+        let exact = symmetric(n, &mut TestRng(34));
+        let mut near = exact.clone();
+        near[n + 2] *= 1.0 + 1e-14; // G[1, 2] differs from G[2, 1] within the tolerance
+        let cancel = std::sync::atomic::AtomicBool::new(true);
+        let cancelled = Control::new().with_cancel(&cancel);
+        for g in [&exact, &near] {
+            let result = check_dense_with_control(g, n, "G", &cancelled);
+            assert!(matches!(result, Err(KGroupsError::Interrupted)));
+            assert!(check_dense_with_control(g, n, "G", &Control::new()).is_ok());
+            assert!(check_dense(g, n, "G").is_ok());
+        }
     }
 
     #[test]

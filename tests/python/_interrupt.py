@@ -9,10 +9,13 @@ from __future__ import annotations
 import _thread
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from typing import Any, Callable
 
+import numpy as np
 import pytest
 
 
@@ -52,3 +55,60 @@ def interrupted_after(
         timer.join()
     assert sent, f"the call ended after {raised - start:.2f} s, before the interrupt was sent"
     return raised - sent[0]
+
+
+# A separate process sends the SIGINT, as a terminal does: a timer thread of this process would
+# need the GIL to send it, and a call holding the GIL would then look prompt. It prints the
+# system-wide monotonic time of the sending.
+_SENDER = (
+    "import os, signal, sys, time\n"
+    "time.sleep(float(sys.argv[1]))\n"
+    "print(time.monotonic(), flush=True)\n"
+    "os.kill(int(sys.argv[2]), signal.SIGINT)\n"
+)
+
+
+def interrupted_while_counting(call: Callable[[], Any], delay: float = 0.3) -> tuple[float, float]:
+    """Run ``call`` in the main thread while another Python thread counts (every
+    millisecond), and have another process send this one a SIGINT ``delay`` s in. Returns the
+    seconds from the SIGINT to the KeyboardInterrupt, and the longest the counter waited
+    between the start of the call and the KeyboardInterrupt (a call that holds the GIL stalls
+    it throughout). Fails if the call ends before the interrupt (then it proves nothing)."""
+    assert threading.current_thread() is threading.main_thread()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    ticks: list[float] = []
+    stop = threading.Event()
+
+    def count() -> None:
+        while not stop.is_set():
+            ticks.append(time.monotonic())
+            time.sleep(0.001)
+
+    counter = threading.Thread(target=count, daemon=True)
+    counter.start()
+    sender = subprocess.Popen(
+        [sys.executable, "-c", _SENDER, str(delay), str(os.getpid())], stdout=subprocess.PIPE, text=True
+    )
+    start = time.monotonic()
+    raised: float | None = None
+    try:
+        try:
+            call()
+        except KeyboardInterrupt:
+            raised = time.monotonic()
+        if raised is None:
+            # The call ended first: take the signal here, not in the code after the test.
+            try:
+                sender.wait()
+                time.sleep(1.0)
+            except KeyboardInterrupt:
+                pass
+        out, _ = sender.communicate()
+    finally:
+        stop.set()
+        counter.join()
+    assert raised is not None, f"the call ended after {time.monotonic() - start:.2f} s, before the interrupt"
+    sent = float(out.split()[0])
+    during = [t for t in ticks if start <= t <= raised]
+    stall = float(np.max(np.diff([start, *during, raised])))
+    return raised - sent, stall

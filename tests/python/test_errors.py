@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 import threading
 import time
 from typing import Any, Callable
@@ -375,6 +377,26 @@ def test_sleep_without_interrupt_returns() -> None:
     start = time.perf_counter()
     _core._sleep_for_tests(0.2)
     assert 0.15 < time.perf_counter() - start < 2.0
+
+
+def test_ctrl_c_tests_pass_in_a_suite_started_with_sigint_ignored() -> None:
+    """A suite started as a background job (``bash .ci/run &``, ``nohup``) inherits SIGINT
+    ignored; its Ctrl-C tests must still pass (conftest.py installs Python's handler)."""
+    if sys.platform == "win32":
+        pytest.skip("SIGINT ignored at start is a POSIX shell's background job")
+    here = os.path.dirname(os.path.abspath(__file__))
+    test = f"{os.path.basename(__file__)}::test_ctrl_c_interrupts_sleep"
+    # `trap '' INT` leaves SIGINT ignored for what the shell runs, as for a background job.
+    command = f"trap '' INT; exec \"$0\" -m pytest -q -p no:cacheprovider '{test}'"
+    run = subprocess.run(
+        ["sh", "-c", command, sys.executable],
+        cwd=here,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert "2 passed" in run.stdout, run.stdout[-3000:]
 
 
 @pytest.fixture(scope="module")

@@ -33,6 +33,9 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax 3 from the package into _static/mathjax (mathjax_path points there): the
+    # formulas render offline and no page loads a script from another site.
+    "sphinx-mathjax-offline",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
     "myst_parser",
@@ -89,6 +92,9 @@ sphinx_gallery_conf = {
     "matplotlib_animations": False,
     "min_reported_time": 1,
     "show_memory": False,
+    # The execution-times page loads jQuery and DataTables from CDNs; each example's page
+    # already reports its own running time.
+    "write_computation_times": False,
     "plot_gallery": "True",
     # An example that raises fails the build (as a warning would with -W).
     "abort_on_example_error": True,

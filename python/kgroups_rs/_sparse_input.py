@@ -13,13 +13,18 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 
-CsrArrays = tuple[npt.NDArray[np.integer[Any]], npt.NDArray[np.integer[Any]], npt.NDArray[Any], int]
-_IntArray = npt.NDArray[np.integer[Any]]
+if TYPE_CHECKING:
+    # numpy < 1.22 cannot subscript its scalar types at run time (``np.integer[Any]``); the
+    # aliases appear only in annotations, which ``from __future__ import annotations`` leaves
+    # unevaluated.
+    import numpy.typing as npt
+
+    CsrArrays = tuple[npt.NDArray[np.integer[Any]], npt.NDArray[np.integer[Any]], npt.NDArray[Any], int]
+    _IntArray = npt.NDArray[np.integer[Any]]
 
 
 def is_sparse(G: Any) -> bool:

@@ -4,7 +4,7 @@
 :func:`kgroups_rs.kernel_kgroups_nystrom` for a ``dask.array`` X chunked along its rows; the
 :class:`KernelKGroups` estimator wraps it. It runs on whatever scheduler dask uses (a
 ``distributed.Client`` when one is active, else dask's local schedulers). Install with
-``pip install "kgroups_rs[dask]"``.
+``pip install "kgroups_rs[dask]"`` (from a source checkout: ``pip install ".[dask]"``).
 
 How it works, and why
 ---------------------
@@ -70,8 +70,8 @@ try:
     from dask.delayed import Delayed
 except ImportError as error:  # pragma: no cover - exercised without dask installed
     raise ImportError(
-        "kgroups_rs.dask needs dask: install the optional extra with "
-        "pip install 'kgroups_rs[dask]' (dask[array] and distributed)"
+        "kgroups_rs.dask needs dask[array] and distributed: "
+        'pip install "kgroups_rs[dask]" (from a source checkout: pip install ".[dask]")'
     ) from error
 
 from . import _core

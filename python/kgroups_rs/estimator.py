@@ -54,7 +54,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
         "KernelKGroups and KernelKMeans need scikit-learn >= 1.6: "
-        'pip install "kgroups_rs[sklearn]"'
+        'pip install "kgroups_rs[sklearn]" (from a source checkout: pip install ".[sklearn]")'
     ) from exc
 
 from . import _core, energy_gram

@@ -126,7 +126,8 @@ def knn_kernel(
         from sklearn.neighbors import kneighbors_graph
     except ImportError as error:  # pragma: no cover - depends on the environment
         raise ImportError(
-            "knn_kernel needs scikit-learn and scipy: pip install 'kgroups_rs[sklearn]' scipy"
+            'knn_kernel needs scikit-learn and scipy: pip install "kgroups_rs[sklearn]"'
+            ' (from a source checkout: pip install ".[sklearn]")'
         ) from error
 
     graph_mode = "connectivity" if mode == "connectivity" else "distance"

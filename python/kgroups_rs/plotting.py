@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 #: What to run to get the figures.
-INSTALL_HINT = 'pip install "kgroups_rs[plot]"'
+INSTALL_HINT = 'pip install "kgroups_rs[plot]" (from a source checkout: pip install ".[plot]")'
 
 # Colour-blind-safe qualitative palette (Okabe & Ito), then matplotlib's tab20.
 _PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442")

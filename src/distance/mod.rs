@@ -46,6 +46,7 @@ pub use semimetric::Semimetric;
 pub(crate) use rows::{
     block_range, DataRows, GramRows, PairwiseRows, RunEpilogue, SemimetricRows, BLOCK,
 };
+#[cfg(target_arch = "x86_64")]
 pub(crate) use simd::wide_vectors;
 #[cfg(test)]
 pub(crate) use simd::{with_vectors_up_to, VectorPath};

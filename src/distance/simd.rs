@@ -26,6 +26,8 @@ use super::semimetric::RhoOfSquared;
 /// Whether the CPU runs AVX-512 (foundation) besides AVX2 and FMA (detected once, then
 /// cached atomic loads). Only the pair kernel takes it: its tiles of dot products keep twice
 /// as many sums in AVX-512's 32 registers as in AVX2's 16.
+// Off x86-64 the callers of these switches are compiled out, and so is the vector code.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline(always)]
 pub(crate) fn widest_vectors() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -41,6 +43,7 @@ pub(crate) fn widest_vectors() -> bool {
 }
 
 /// Whether the CPU runs AVX2 and FMA (detected once, then cached atomic loads).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline(always)]
 pub(crate) fn wide_vectors() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -57,6 +60,7 @@ pub(crate) fn wide_vectors() -> bool {
 
 /// The compiled copies of the vector code, narrowest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) enum VectorPath {
     #[cfg_attr(not(test), allow(dead_code))] // only the tests ask for it
     Portable,
@@ -73,12 +77,14 @@ thread_local! {
 
 /// Outside tests every copy the CPU runs is allowed.
 #[cfg(not(test))]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline(always)]
 fn tests_allow(_path: VectorPath) -> bool {
     true
 }
 
 #[cfg(test)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 fn tests_allow(path: VectorPath) -> bool {
     WIDEST_ALLOWED.with(|widest| path <= widest.get())
 }

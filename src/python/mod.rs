@@ -39,6 +39,29 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     assignment::register(m)?;
     m.add_function(wrap_pyfunction!(detach::_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(detach::_sleep_for_tests, m)?)?;
-    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("__version__", pep440_version(env!("CARGO_PKG_VERSION")))?;
     Ok(())
+}
+
+/// The crate's version as the wheel's metadata spells it: PEP 440, normalised as maturin
+/// normalises it (`0.2.0-dev.0` -> `0.2.0.dev0`, `0.2.0-alpha.1` -> `0.2.0a1`, `-beta.N` ->
+/// `bN`, `-rc.N` -> `rcN`), so that `kgroups_rs.__version__` equals
+/// `importlib.metadata.version("kgroups_rs")`. A release version is returned as it is, and so
+/// is any other form (docs/dev/releasing.md uses only these).
+fn pep440_version(cargo_version: &str) -> String {
+    let Some((release, pre)) = cargo_version.split_once('-') else {
+        return cargo_version.to_owned();
+    };
+    let (tag, number) = pre.split_once('.').unwrap_or((pre, "0"));
+    let pep440_tag = match tag {
+        "dev" => ".dev",
+        "alpha" | "a" => "a",
+        "beta" | "b" => "b",
+        "rc" => "rc",
+        _ => return cargo_version.to_owned(),
+    };
+    match number.parse::<u64>() {
+        Ok(number) => format!("{release}{pep440_tag}{number}"),
+        Err(_) => cargo_version.to_owned(),
+    }
 }

@@ -20,8 +20,12 @@ import pytest
 
 
 def send_sigint() -> None:
-    """A real SIGINT to this process, as Ctrl-C in a terminal sends."""
-    os.kill(os.getpid(), signal.SIGINT)
+    """A real SIGINT to this process, as Ctrl-C in a terminal sends (on Windows, where
+    ``os.kill`` with SIGINT would terminate the process, raised by the C runtime)."""
+    if sys.platform == "win32":
+        signal.raise_signal(signal.SIGINT)
+    else:
+        os.kill(os.getpid(), signal.SIGINT)
 
 
 def interrupt_main() -> None:

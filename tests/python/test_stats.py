@@ -542,6 +542,8 @@ def run_python(code: str, memory_limit_gib: Optional[float] = None) -> subproces
     """Run ``code`` in a fresh interpreter (so that an abort cannot take the test run down),
     optionally under an address-space limit, and return the finished process."""
     prelude = ""
+    if memory_limit_gib is not None and not sys.platform.startswith("linux"):
+        pytest.skip("RLIMIT_AS bounds the child's memory only on Linux")
     if memory_limit_gib is not None:
         limit = int(memory_limit_gib * 2**30)
         prelude = f"import resource\nresource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))\n"

@@ -94,7 +94,8 @@ def run_demo(
     for note in notes:
         print(f"note: {note}", file=stream)
     if all(r.accuracy.get("GMM") is None for r in results):
-        print('note: GMM needs scikit-learn (pip install "kgroups_rs[sklearn]")', file=stream)
+        print('note: GMM needs scikit-learn: pip install "kgroups_rs[sklearn]"'
+              ' (from a source checkout: pip install ".[sklearn]")', file=stream)
     if figure is not None:
         try:
             from ..plotting import require_matplotlib

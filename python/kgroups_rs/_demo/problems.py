@@ -74,7 +74,8 @@ def demo_problems(seed: int = 0) -> tuple[list[DemoProblem], list[str]]:
     try:
         from sklearn.datasets import load_wine
     except ImportError:
-        notes.append('wine data set skipped: it ships with scikit-learn (pip install "kgroups_rs[sklearn]")')
+        notes.append('wine data set skipped: it ships with scikit-learn: pip install "kgroups_rs[sklearn]"'
+                     ' (from a source checkout: pip install ".[sklearn]")')
     else:
         data = load_wine()
         problems.append(

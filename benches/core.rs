@@ -98,10 +98,6 @@ fn bench_algorithms(c: &mut Criterion) {
     c.bench_function("symmetry_check_n2000", |b| {
         b.iter(|| DenseKernel::new(&g, n).expect("valid kernel"))
     });
-    // The former check (64-square tiles judged by the rule), beside the current one.
-    c.bench_function("symmetry_check_reference_n2000", |b| {
-        b.iter(|| kgroups::validate::symmetry::check_dense_reference(&g, n, "G").expect("valid"))
-    });
 }
 
 /// The first pass of a dense fit over an n = 10⁴ matrix (763 MiB), where memory order

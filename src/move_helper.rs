@@ -33,6 +33,12 @@ pub(crate) struct MoveHelper {
     weight: AtomicU64,
     leaving: AtomicUsize,
     joining: AtomicUsize,
+    /// Halves the helper finished (tests only: they must see that it took work).
+    #[cfg(test)]
+    served: AtomicUsize,
+    /// Halves posted and taken back by the search (tests only).
+    #[cfg(test)]
+    taken_back: AtomicUsize,
 }
 
 impl MoveHelper {
@@ -71,6 +77,8 @@ impl MoveHelper {
                             leaving,
                             joining,
                         );
+                        #[cfg(test)]
+                        self.served.fetch_add(1, Ordering::Relaxed);
                         // CLAIMED → DONE, unless the sweep was abandoned meanwhile (STOP).
                         if self
                             .state
@@ -122,6 +130,8 @@ impl MoveHelper {
         {
             // Not claimed: the helper will never see this half.
             kernel.move_point_part(i, half, weight, leaving_second, joining_second);
+            #[cfg(test)]
+            self.taken_back.fetch_add(1, Ordering::Relaxed);
         } else {
             while self.state.load(Ordering::Acquire) != DONE {
                 std::hint::spin_loop();
@@ -161,40 +171,69 @@ mod tests {
 
     /// Moves made with a helper serving on another thread, and with none (every half taken
     /// back), give the same sums bit for bit as whole moves, for row lengths around the
-    /// cache-line rounding of the halves.
+    /// cache-line rounding of the halves. The helper is seen to take halves (the moves are
+    /// repeated until it has, a few rounds at most on a busy machine) and, alone, none.
+    /// Applies `moves` to `sums` (leaving sums, then joining sums, `n` each) `rounds` times
+    /// by `one`.
+    fn apply(
+        sums: &mut [f64],
+        n: usize,
+        moves: &[(usize, f64)],
+        rounds: usize,
+        mut one: impl FnMut(usize, f64, &mut [f64], &mut [f64]),
+    ) {
+        for _ in 0..rounds {
+            for &(i, w) in moves {
+                let (leaving, joining) = sums.split_at_mut(n);
+                one(i, w, leaving, joining);
+            }
+        }
+    }
+
     #[test]
     fn split_moves_give_the_same_sums() {
-        for n in [1, 2, 7, 8, 9, 16, 17, 100, 333] {
+        for n in [1, 2, 7, 8, 9, 16, 17, 100, 333, 5000] {
             let g = symmetric(n, n as u64);
             let kernel = DenseKernel::new(&g, n).unwrap();
-            let moves: Vec<(usize, f64)> = (0..3 * n)
+            let moves: Vec<(usize, f64)> = (0..3 * n.min(400))
                 .map(|t| ((t * 7 + 3) % n, 0.5 + (t % 5) as f64))
                 .collect();
             let start: Vec<f64> = (0..2 * n).map(|y| y as f64 * 0.125 - 3.0).collect();
-            let mut whole = start.clone();
-            for &(i, w) in &moves {
-                let (leaving, joining) = whole.split_at_mut(n);
-                kernel.move_point(i, w, leaving, joining);
-            }
-            let helper = MoveHelper::new();
-            let mut served = start.clone();
-            std::thread::scope(|scope| {
-                scope.spawn(|| helper.serve(&kernel));
-                let _stop = helper.stop_on_drop();
-                for &(i, w) in &moves {
-                    let (leaving, joining) = served.split_at_mut(n);
-                    helper.move_point(&kernel, i, w, leaving, joining);
-                }
-            });
-            let alone = MoveHelper::new();
-            let mut unserved = start.clone();
-            for &(i, w) in &moves {
-                let (leaving, joining) = unserved.split_at_mut(n);
-                alone.move_point(&kernel, i, w, leaving, joining);
-            }
             let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&served), bits(&whole), "n = {n}, served");
-            assert_eq!(bits(&unserved), bits(&whole), "n = {n}, no helper");
+            for rounds in [1, 2, 4, 8, 16, 32] {
+                let mut whole = start.clone();
+                apply(&mut whole, n, &moves, rounds, |i, w, l, j| {
+                    kernel.move_point(i, w, l, j)
+                });
+                let helper = MoveHelper::new();
+                let mut served = start.clone();
+                std::thread::scope(|scope| {
+                    scope.spawn(|| helper.serve(&kernel));
+                    let _stop = helper.stop_on_drop();
+                    apply(&mut served, n, &moves, rounds, |i, w, l, j| {
+                        helper.move_point(&kernel, i, w, l, j)
+                    });
+                });
+                assert_eq!(bits(&served), bits(&whole), "n = {n}, served");
+                let halves = helper.served.load(Ordering::Relaxed);
+                let taken_back = helper.taken_back.load(Ordering::Relaxed);
+                assert_eq!(halves + taken_back, rounds * moves.len(), "n = {n}");
+                let alone = MoveHelper::new();
+                let mut unserved = start.clone();
+                apply(&mut unserved, n, &moves, rounds, |i, w, l, j| {
+                    alone.move_point(&kernel, i, w, l, j)
+                });
+                assert_eq!(bits(&unserved), bits(&whole), "n = {n}, no helper");
+                assert_eq!(alone.served.load(Ordering::Relaxed), 0);
+                assert_eq!(
+                    alone.taken_back.load(Ordering::Relaxed),
+                    rounds * moves.len()
+                );
+                if halves > 0 || n < 100 {
+                    break;
+                }
+                assert!(rounds < 32, "n = {n}: the helper never took a half");
+            }
         }
     }
 }

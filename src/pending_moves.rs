@@ -350,6 +350,23 @@ mod tests {
         kernel: &'k K,
         batches: bool,
         splits: bool,
+        /// The thread that made the last first half of a move (`start == 0`).
+        mover: std::sync::Mutex<Option<std::thread::ThreadId>>,
+        /// Second halves of moves made on another thread than their first half: by a
+        /// helper ([`crate::move_helper`]).
+        helped: std::sync::atomic::AtomicUsize,
+    }
+
+    impl<'k, K> Tuned<'k, K> {
+        fn new(kernel: &'k K, batches: bool, splits: bool) -> Self {
+            Tuned {
+                kernel,
+                batches,
+                splits,
+                mover: std::sync::Mutex::new(None),
+                helped: std::sync::atomic::AtomicUsize::new(0),
+            }
+        }
     }
 
     impl<K: Kernel> Kernel for Tuned<'_, K> {
@@ -385,6 +402,15 @@ mod tests {
             leaving: &mut [f64],
             joining: &mut [f64],
         ) {
+            let here = std::thread::current().id();
+            let mut mover = self.mover.lock().unwrap();
+            if start == 0 {
+                *mover = Some(here);
+            } else if *mover != Some(here) {
+                self.helped
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            drop(mover);
             self.kernel
                 .move_point_part(i, start, weight, leaving, joining)
         }
@@ -404,11 +430,7 @@ mod tests {
 
     /// `kernel`, its moves batched.
     fn batched<K: Kernel>(kernel: &K) -> Tuned<'_, K> {
-        Tuned {
-            kernel,
-            batches: true,
-            splits: false,
-        }
+        Tuned::new(kernel, true, false)
     }
 
     fn data(n: usize, dim: usize, seed: u64) -> Vec<f64> {
@@ -504,11 +526,44 @@ mod tests {
                     ..Options::default()
                 };
                 let whole = fit(&dense, k, &options, &Control::new()).unwrap();
-                let tuned = Tuned { kernel: &dense, batches: false, splits: true };
+                let tuned = Tuned::new(&dense, false, true);
                 let split = fit(&tuned, k, &options, &Control::new()).unwrap();
                 assert_same_result(&split, &whole);
             }
         }
+    }
+
+    /// A fit whose moves split (on a pool of two threads) has the helper make second halves:
+    /// the split path of the proptest above runs. The helper runs only when a worker is free,
+    /// so a busy machine may need a few fits before it has taken one.
+    #[test]
+    fn split_moves_are_made_by_the_helper() {
+        let n = 600;
+        let x = data(n, 2, 5);
+        let points = Points::new(&x, n, 2).unwrap();
+        let g: Vec<f64> =
+            energy_gram(&points, Semimetric::Power { alpha: 1.0 }, Base::Mean).unwrap();
+        let dense = DenseKernel::new(&g, n).unwrap();
+        let mut helped = 0;
+        for seed in 0..20 {
+            let options = Options {
+                init: Init::Random,
+                seed,
+                ..Options::default()
+            };
+            let tuned = Tuned::new(&dense, false, true);
+            let (split, whole) = crate::test_support::in_pool(2, || {
+                let split = fit(&tuned, 3, &options, &Control::new()).unwrap();
+                (split, fit(&dense, 3, &options, &Control::new()).unwrap())
+            });
+            assert_same_result(&split, &whole);
+            assert!(split.n_moves > 0);
+            helped += tuned.helped.load(std::sync::atomic::Ordering::Relaxed);
+            if helped > 0 {
+                break;
+            }
+        }
+        assert!(helped > 0, "the helper never made a half of a move");
     }
 
     #[test]

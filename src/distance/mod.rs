@@ -46,7 +46,7 @@ pub use semimetric::Semimetric;
 pub(crate) use rows::{
     block_range, DataRows, GramRows, PairwiseRows, RunEpilogue, SemimetricRows, BLOCK,
 };
-#[cfg(target_arch = "x86_64")]
-pub(crate) use simd::wide_vectors;
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_imports))]
+pub(crate) use simd::{avx_vectors, note_taken, wide_vectors, VectorPath};
 #[cfg(test)]
-pub(crate) use simd::{with_vectors_up_to, VectorPath};
+pub(crate) use simd::{cpu_runs, expected_path, with_vectors_up_to};

@@ -30,11 +30,25 @@ use super::semimetric::RhoOfSquared;
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline(always)]
 pub(crate) fn widest_vectors() -> bool {
+    cpu_runs(VectorPath::Avx512) && tests_allow(VectorPath::Avx512)
+}
+
+/// Whether the CPU runs AVX2 and FMA (detected once, then cached atomic loads).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn wide_vectors() -> bool {
+    cpu_runs(VectorPath::Avx2) && tests_allow(VectorPath::Avx2)
+}
+
+/// Whether the CPU runs AVX (256-bit vectors of f64, without the integer instructions of
+/// AVX2 or FMA): the copies written for it count as [`VectorPath::Avx2`] for the test switch
+/// ([`with_vectors_up_to`]).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn avx_vectors() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        wide_vectors()
-            && std::arch::is_x86_feature_detected!("avx512f")
-            && tests_allow(VectorPath::Avx512)
+        std::arch::is_x86_feature_detected!("avx") && tests_allow(VectorPath::Avx2)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -42,19 +56,26 @@ pub(crate) fn widest_vectors() -> bool {
     }
 }
 
-/// Whether the CPU runs AVX2 and FMA (detected once, then cached atomic loads).
+/// Whether the CPU runs the copy `path` (whatever the tests allow): the one place the
+/// crate detects the instruction sets of its copies.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline(always)]
-pub(crate) fn wide_vectors() -> bool {
+pub(crate) fn cpu_runs(path: VectorPath) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("fma")
-            && tests_allow(VectorPath::Avx2)
+        let avx2 = || {
+            std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+        };
+        match path {
+            VectorPath::Portable => true,
+            VectorPath::Avx2 => avx2(),
+            VectorPath::Avx512 => avx2() && std::arch::is_x86_feature_detected!("avx512f"),
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        false
+        path == VectorPath::Portable
     }
 }
 
@@ -62,7 +83,6 @@ pub(crate) fn wide_vectors() -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) enum VectorPath {
-    #[cfg_attr(not(test), allow(dead_code))] // only the tests ask for it
     Portable,
     Avx2,
     Avx512,
@@ -73,6 +93,8 @@ thread_local! {
     /// The widest copy the tests let this thread take ([`with_vectors_up_to`]).
     static WIDEST_ALLOWED: std::cell::Cell<VectorPath> =
         const { std::cell::Cell::new(VectorPath::Avx512) };
+    /// How many times this thread ran each copy ([`note_taken`]), narrowest first.
+    static TAKEN: std::cell::Cell<[usize; 3]> = const { std::cell::Cell::new([0; 3]) };
 }
 
 /// Outside tests every copy the CPU runs is allowed.
@@ -89,14 +111,39 @@ fn tests_allow(path: VectorPath) -> bool {
     WIDEST_ALLOWED.with(|widest| path <= widest.get())
 }
 
+/// Records that this thread ran the copy `path` of some vector code (test builds only), so
+/// that a test can see which copy it compared ([`with_vectors_up_to`]).
+#[inline(always)]
+pub(crate) fn note_taken(_path: VectorPath) {
+    #[cfg(test)]
+    TAKEN.with(|taken| {
+        let mut counts = taken.get();
+        counts[_path as usize] += 1;
+        taken.set(counts);
+    });
+}
+
 /// Runs `f` on this thread with the vector code no wider than `widest` (and than the CPU
-/// runs), so that tests can compare every compiled copy on one machine.
+/// runs), so that tests can compare every compiled copy on one machine; also returns how
+/// many times `f` ran each copy on this thread ([`note_taken`]), narrowest first.
 #[cfg(test)]
-pub(crate) fn with_vectors_up_to<R>(widest: VectorPath, f: impl FnOnce() -> R) -> R {
+pub(crate) fn with_vectors_up_to<R>(widest: VectorPath, f: impl FnOnce() -> R) -> (R, [usize; 3]) {
     let before = WIDEST_ALLOWED.with(|w| w.replace(widest));
+    let taken_before = TAKEN.with(|t| t.replace([0; 3]));
     let result = f();
+    let taken = TAKEN.with(|t| t.replace(taken_before));
     WIDEST_ALLOWED.with(|w| w.set(before));
-    result
+    (result, taken)
+}
+
+/// The widest copy the CPU runs that is no wider than `widest`: the one code dispatched
+/// under [`with_vectors_up_to`]`(widest, ..)` must take.
+#[cfg(test)]
+pub(crate) fn expected_path(widest: VectorPath) -> VectorPath {
+    [VectorPath::Avx512, VectorPath::Avx2, VectorPath::Portable]
+        .into_iter()
+        .find(|&path| path <= widest && cpu_runs(path))
+        .unwrap_or(VectorPath::Portable)
 }
 
 /// `out[j] = ρ(xa, y_{start + j})` for the points y of `rows`, `xa` already in their frame
@@ -116,6 +163,7 @@ pub(super) fn rho_in_frame<E: RunEpilogue>(
         // SAFETY: `rho_in_frame_avx512` requires only that the CPU supports AVX-512F, AVX2
         // and FMA, which `widest_vectors` has just detected at run time.
         unsafe { rho_in_frame_avx512(rows, xa, norm_a, start, out, epilogue) };
+        note_taken(VectorPath::Avx512);
         return;
     }
     #[cfg(target_arch = "x86_64")]
@@ -123,9 +171,11 @@ pub(super) fn rho_in_frame<E: RunEpilogue>(
         // SAFETY: `rho_in_frame_avx2` requires only that the CPU supports AVX2 and FMA,
         // which `wide_vectors` has just detected at run time.
         unsafe { rho_in_frame_avx2(rows, xa, norm_a, start, out, epilogue) };
+        note_taken(VectorPath::Avx2);
         return;
     }
     rows.rho_in_frame_portable(xa, norm_a, start, out, epilogue);
+    note_taken(VectorPath::Portable);
 }
 
 /// [`DataRows::rho_in_frame_portable`] compiled with AVX2 and FMA.
@@ -181,6 +231,7 @@ pub(super) fn rho_group_in_frame<E: RunEpilogue, F: Fn(usize) -> E>(
         // SAFETY: `rho_group_in_frame_avx512` requires only that the CPU supports AVX-512F,
         // AVX2 and FMA, which `widest_vectors` has just detected at run time.
         unsafe { rho_group_in_frame_avx512(rows, group, first_row, start, out, epilogue_for) };
+        note_taken(VectorPath::Avx512);
         return;
     }
     #[cfg(target_arch = "x86_64")]
@@ -188,9 +239,11 @@ pub(super) fn rho_group_in_frame<E: RunEpilogue, F: Fn(usize) -> E>(
         // SAFETY: `rho_group_in_frame_avx2` requires only that the CPU supports AVX2 and
         // FMA, which `wide_vectors` has just detected at run time.
         unsafe { rho_group_in_frame_avx2(rows, group, first_row, start, out, epilogue_for) };
+        note_taken(VectorPath::Avx2);
         return;
     }
     rows.rho_group_in_frame_portable::<1, _, _>(group, first_row, start, out, epilogue_for);
+    note_taken(VectorPath::Portable);
 }
 
 /// [`DataRows::rho_group_in_frame_portable`] compiled with AVX2 and FMA.

@@ -1,6 +1,6 @@
 //! Dense kernel matrices: borrowed n × n buffers (f64 or f32), and the pass that builds their
 //! cluster sums — reading each pair of entries once, and able to check the symmetry rule in
-//! the same pass (for a matrix that a one-pass hash did not find exactly symmetric).
+//! the same pass.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -77,10 +77,9 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
 
     /// Checks the shape now and leaves the symmetry rule and finiteness of
     /// [`DenseKernel::new`] to the fit ([`crate::fit`]). A one-start fit checks them with
-    /// the pass that builds its first cluster sums: a matrix that the one-pass hash of
-    /// [`symmetry::check_dense`] finds exactly symmetric needs only the plain pass after it;
-    /// any other is compared with its mirrors by the rule in the pass itself, instead of in a
-    /// separate check before it. The fit fails with the same error as [`DenseKernel::new`]
+    /// the pass that builds its first cluster sums: each tile is compared with its mirror
+    /// (bit for bit, then by the rule where the bits differ) in the pass itself, instead of
+    /// in a separate check before it. The fit fails with the same error as [`DenseKernel::new`]
     /// (naming the same entry) when the matrix breaks the rule; with several starts it checks
     /// before they begin. Use the kernel only through a fit: its other methods do not check.
     ///
@@ -527,13 +526,8 @@ impl<T: KernelElement> Kernel for DenseKernel<'_, T> {
         k: usize,
         control: &Control,
     ) -> Result<Vec<f64>> {
-        // The one-pass hash test first: a matrix symmetric bit for bit (most are) then needs
-        // only the unchecked pass; any other goes to the pass that compares each tile with
-        // its mirror by the rule. At n = 10⁴ the hash takes about as long as one read of
-        // the matrix (0.022 s on two cores), the unchecked pass about 0.016 s; the checked
-        // pass reads the mirrors by columns and took 0.05 s.
-        let check = self.check == Check::Deferred
-            && !symmetry::is_finite_and_exactly_symmetric(self.data, self.n, control)?;
+        // Every tile is compared with its mirror in the pass that reads it for the sums.
+        let check = self.check == Check::Deferred;
         self.sums_pass(labels, weights, k, control, check)
     }
 }

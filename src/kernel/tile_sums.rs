@@ -13,7 +13,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use crate::distance::block_range;
+use crate::distance::{block_range, VectorPath};
 use crate::error::{try_filled, Result};
 use crate::kernel::KernelElement;
 
@@ -433,11 +433,14 @@ fn masked_dots<T: KernelElement, const K: usize, const R: usize>(
     let values = values.map(|v| &v[..width]);
     let masked = &masked[..K * width];
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx") {
-        // SAFETY: `masked_dots_avx` requires only that the CPU supports AVX, which has just
-        // been detected at run time.
-        return unsafe { masked_dots_avx(values, masked, width) };
+    if crate::distance::avx_vectors() {
+        // SAFETY: `masked_dots_avx` requires only that the CPU supports AVX, which
+        // `avx_vectors` has just detected at run time.
+        let out = unsafe { masked_dots_avx(values, masked, width) };
+        crate::distance::note_taken(VectorPath::Avx2);
+        return out;
     }
+    crate::distance::note_taken(VectorPath::Portable);
     let mut out = [[0.0; K]; R];
     for (out_r, values_r) in out.iter_mut().zip(values) {
         for (o, mask) in out_r.iter_mut().zip(masked.chunks_exact(width.max(1))) {
@@ -538,11 +541,25 @@ fn masked_dot<T: KernelElement>(values: &[T], masked: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::distance::with_vectors_up_to;
     use crate::test_support::TestRng;
+
+    /// Whether the CPU runs the AVX copy of [`masked_dots`].
+    fn cpu_has_avx() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::arch::is_x86_feature_detected!("avx")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    }
 
     /// The fused dots of two rows against k masks, and of four rows against one or two, are,
     /// bit for bit, the dots taken one at a time, for every k of the masked kernel, widths
-    /// with and without a tail, f64 and f32.
+    /// with and without a tail, f64 and f32, by each copy the CPU runs (portable, and AVX
+    /// where the CPU has it): each call is seen to take the copy asked for.
     #[test]
     fn fused_masked_dots_are_the_single_dots() {
         fn check<T: KernelElement, const K: usize, const R: usize>(
@@ -550,8 +567,32 @@ mod tests {
             masked: &[f64],
             width: usize,
         ) {
-            let fused = masked_dots::<T, K, R>(rows, masked, width);
-            let single = masked_dots::<T, K, 1>([rows[R - 1]], masked, width);
+            for path in [VectorPath::Portable, VectorPath::Avx2] {
+                let ((fused, single), taken) = with_vectors_up_to(path, || {
+                    (
+                        masked_dots::<T, K, R>(rows, masked, width),
+                        masked_dots::<T, K, 1>([rows[R - 1]], masked, width),
+                    )
+                });
+                // The AVX copy runs on every CPU with AVX (the switch counts it as AVX2).
+                let expected = if path == VectorPath::Avx2 && cpu_has_avx() {
+                    VectorPath::Avx2
+                } else {
+                    VectorPath::Portable
+                };
+                let mut want = [0; 3];
+                want[expected as usize] = 2;
+                assert_eq!(taken, want, "{path:?}: the copies taken");
+                compare::<T, K, R>(rows, masked, width, fused, single);
+            }
+        }
+        fn compare<T: KernelElement, const K: usize, const R: usize>(
+            rows: [&[T]; R],
+            masked: &[f64],
+            width: usize,
+            fused: [[f64; K]; R],
+            single: [[f64; K]; 1],
+        ) {
             for (r, row) in rows.iter().enumerate() {
                 for l in 0..K {
                     let mask = &masked[l * width..(l + 1) * width];
@@ -566,6 +607,11 @@ mod tests {
             for l in 0..K {
                 assert_eq!(single[0][l].to_bits(), fused[R - 1][l].to_bits());
             }
+        }
+        if !cpu_has_avx() {
+            eprintln!(
+                "skipped: this CPU lacks AVX; only the portable copy of masked_dots is compared"
+            );
         }
         let mut rng = TestRng(17);
         for width in [0usize, 1, 3, 4, 5, 8, 13, 256] {

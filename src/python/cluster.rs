@@ -63,22 +63,16 @@ fn cluster_dense(
 
 /// Checks a dense float64 kernel matrix by the crate's one symmetry rule (and finiteness),
 /// without clustering: for callers that use only part of it in a clustering.
-/// `_reference=True` runs the previous fast test (for `benches/bench_symmetry.py`).
 #[pyfunction]
-#[pyo3(signature = (g, n_threads=None, _reference=false))]
+#[pyo3(signature = (g, n_threads=None))]
 fn check_kernel(
     py: Python<'_>,
     g: PyReadonlyArray2<'_, f64>,
     n_threads: Option<usize>,
-    _reference: bool,
 ) -> PyResult<()> {
     let (data, n) = square(&g, "G")?;
     run_detached(py, n_threads, None, |control| {
-        if _reference {
-            crate::validate::symmetry::check_dense_reference(data, n, "G")
-        } else {
-            crate::validate::symmetry::check_dense_with_control(data, n, "G", control)
-        }
+        crate::validate::symmetry::check_dense_with_control(data, n, "G", control)
     })
 }
 

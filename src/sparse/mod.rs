@@ -13,7 +13,6 @@ use crate::error::{KGroupsError, Result};
 use crate::kernel::{Kernel, KernelElement, SumsLayout};
 use crate::validate::{
     self,
-    mirror_hash::MirrorBalance,
     symmetry::{asymmetry_error, pair_is_symmetric},
 };
 use rayon::prelude::*;
@@ -150,35 +149,9 @@ impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
         }
     }
 
-    /// One streaming pass: all values finite, and the matrix symmetric bit for bit (up to a
-    /// hash collision): each stored entry off the diagonal goes into the hash of
-    /// [`MirrorBalance`], added right of the diagonal and subtracted left of it,
-    /// and the sums must balance. A missing mirror unbalances them. The sums wrap, so the
-    /// result does not depend on the order of the additions (or the number of threads).
-    fn is_finite_and_exactly_symmetric(&self) -> bool {
-        (0..self.n)
-            .into_par_iter()
-            .map(|i| {
-                let mut balance = MirrorBalance::default();
-                let range = self.row_range(i);
-                let entries = self.indices[range.clone()]
-                    .iter()
-                    .zip(&self.data[range])
-                    .map(|(j, &v)| (j.index(), v));
-                balance.add_sparse_row(i, entries);
-                balance
-            })
-            .reduce(MirrorBalance::default, MirrorBalance::combine)
-            .is_balanced_and_finite()
-    }
-
+    /// Every stored value finite, and every pair judged by the rule: each stored entry is
+    /// compared with its mirror (0 when not stored), naming the first offending entry.
     fn check_values_and_symmetry(&self) -> Result<()> {
-        // Fast path for the common case (A + A.T, kNN graphs, …): exact bitwise symmetry.
-        // Anything else gets the entry-by-entry check, which allows the tolerance and names
-        // the offending entry.
-        if self.is_finite_and_exactly_symmetric() {
-            return Ok(());
-        }
         let tolerance = T::SYMMETRY_TOLERANCE;
         let roots: Vec<f64> = (0..self.n).map(|i| self.entry(i, i).abs().sqrt()).collect();
         let problem = (0..self.n)
@@ -332,22 +305,13 @@ mod tests {
         assert!((a.objective - b.objective).abs() <= 1e-12 * b.objective.abs());
     }
 
-    /// The one-sum hash test: true exactly for the bitwise-symmetric matrices among these,
-    /// including asymmetries a plain sum would miss (two pairs trading values) and ones
-    /// within the tolerance (which the entry-by-entry check then accepts).
+    /// The check judges every pair: the bitwise-symmetric matrices pass, so do asymmetries
+    /// within the tolerance; values traded between pairs and one-sided entries fail.
     #[test]
-    fn hash_test_passes_exactly_the_bitwise_symmetric() {
-        let fast = |dense: &[f64], n: usize| {
+    fn every_pair_is_judged() {
+        let check = |dense: &[f64], n: usize| {
             let (indptr, indices, data) = crate::test_support::dense_to_csr(dense, n);
-            let kernel = CsrKernel {
-                indptr: &indptr,
-                indices: &indices,
-                data: &data,
-                n,
-                diagonal: Cow::Borrowed(&[]),
-                integer_row_bound: OnceLock::new(),
-            };
-            kernel.is_finite_and_exactly_symmetric()
+            CsrKernel::new(&indptr, &indices, &data, n).map(|_| ())
         };
         let n = 5;
         let mut g = vec![0.0; n * n];
@@ -358,26 +322,52 @@ mod tests {
                 g[b * n + a] = v;
             }
         }
-        assert!(fast(&g, n));
+        assert!(check(&g, n).is_ok());
         // The diagonal alone never breaks symmetry.
         let mut diagonal = g.clone();
         diagonal[2 * n + 2] = 9.5;
-        assert!(fast(&diagonal, n));
+        assert!(check(&diagonal, n).is_ok());
         // One bit off (within the tolerance).
         let mut nudged = g.clone();
         nudged[n + 3] = f64::from_bits(g[n + 3].to_bits() + 1);
-        assert!(!fast(&nudged, n));
-        let (indptr, indices, data) = crate::test_support::dense_to_csr(&nudged, n);
-        assert!(CsrKernel::new(&indptr, &indices, &data, n).is_ok());
+        assert!(check(&nudged, n).is_ok());
         // Pairs (0, 1) and (2, 3) trade their upper values: the same multiset of values in
         // each triangle, not the same pairs.
         let mut traded = g.clone();
         traded[1] = g[2 * n + 3];
         traded[2 * n + 3] = g[1];
-        assert!(!fast(&traded, n));
+        assert!(check(&traded, n).is_err());
         // An upper entry whose mirror is not stored.
         let mut one_sided = g.clone();
         one_sided[4 * n] = 0.0;
-        assert!(!fast(&one_sided, n));
+        assert!(check(&one_sided, n).is_err());
+    }
+
+    /// Issue 32: a pair `x / −x` at `(a, b)` / `(b, a)` beside pairs whose values would balance
+    /// a hash keyed by index sums; every such forgery, both orders of the pair, f64 and f32,
+    /// and a one-sided entry, is refused.
+    #[test]
+    fn forged_asymmetries_are_refused() {
+        for (a, b, c, d) in crate::validate::symmetry::forgery_quadruples(40) {
+            for swap in [false, true] {
+                let g = crate::validate::symmetry::forged(40, (a, b), (c, d), swap);
+                let (indptr, indices, data) = crate::test_support::dense_to_csr(&g, 40);
+                let err = CsrKernel::new(&indptr, &indices, &data, 40).unwrap_err();
+                assert!(err.to_string().contains("not symmetric"), "{err}");
+                let data32: Vec<f32> = data.iter().map(|&v| v as f32).collect();
+                assert!(CsrKernel::new(&indptr, &indices, &data32, 40).is_err());
+            }
+        }
+        // One stored entry with no mirror, in a matrix otherwise exactly symmetric.
+        let n = 40;
+        let mut g = crate::validate::symmetry::forged(n, (1, 38), (2, 37), false);
+        for (i, j) in [(1, 38), (38, 1), (2, 37), (37, 2)] {
+            g[i * n + j] = 0.0;
+        }
+        g[5 * n + 30] = 1e6;
+        g[30 * n + 5] = 0.0;
+        let (indptr, indices, data) = crate::test_support::dense_to_csr(&g, n);
+        let err = CsrKernel::new(&indptr, &indices, &data, n).unwrap_err();
+        assert!(err.to_string().contains("G[5, 30] = 1e6"), "{err}");
     }
 }

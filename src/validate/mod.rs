@@ -22,7 +22,6 @@
 //! assert!(err.to_string().contains("k must be between 1 and n = 10 (the number of points), got 0"));
 //! ```
 
-pub(crate) mod mirror_hash;
 pub mod semimetric;
 pub mod symmetry;
 

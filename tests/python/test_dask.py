@@ -19,7 +19,7 @@ import dask.array as da  # noqa: E402
 import kgroups_rs  # noqa: E402
 import kgroups_rs.dask as kgd  # noqa: E402
 from kgroups_rs import _core  # noqa: E402
-from kgroups_rs.clustering import run_clustering  # noqa: E402
+from kgroups_rs._run import run_clustering  # noqa: E402
 from sklearn.metrics import adjusted_rand_score as ari  # noqa: E402
 
 

@@ -12,7 +12,7 @@ import numpy.typing as npt
 import pytest
 import scipy.sparse
 from kgroups_rs import ConvergenceWarning, KernelInputWarning
-from kgroups_rs.exceptions import DISTANCE_CHECK_ROWS, looks_like_distance_matrix
+from kgroups_rs._warnings import DISTANCE_CHECK_ROWS, looks_like_distance_matrix
 
 _Float = npt.NDArray[np.float64]
 

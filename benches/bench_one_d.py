@@ -10,8 +10,8 @@ For every ``n`` (``--sizes``) and ``k`` (``--ks``, default 3 and 5):
 - ``new``: ``kgroups_1d(x, k)`` end to end (validation, the sort, the Rust solver with the
   GIL released, the result); ``solver``: ``_core.optimal_cuts_1d`` alone on the sorted data.
   Best of ``--repeat`` calls, wall and CPU seconds (CPU: ``time.process_time``, all threads).
-- ``old``: ``one_d._quadratic_reference_cuts`` (the former programme, kept in the package as
-  the tests' reference), only up to ``--old-max-n`` points and where it is predicted to
+- ``old``: ``quadratic_reference_cuts`` of ``tests/python/one_d_reference.py`` (the former
+  programme, kept as the tests' reference), only up to ``--old-max-n`` points and where it is predicted to
   finish within ``--old-budget`` seconds (predicted from the previous size by its n^2
   growth); one call.
 - Where both ran: whether they found the same cuts and the relative difference of their W
@@ -37,13 +37,19 @@ import argparse
 import json
 import os
 import platform
+import sys
 import time
+from pathlib import Path
 from typing import Any, Callable, Optional
 
 import numpy as np
 import numpy.typing as npt
 from kgroups_rs import _core
-from kgroups_rs.one_d import _quadratic_reference_cuts, kgroups_1d
+from kgroups_rs.one_d import kgroups_1d
+
+# The former programme lives with the tests, as their reference.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "python"))
+from one_d_reference import quadratic_reference_cuts  # noqa: E402
 
 Float = npt.NDArray[np.float64]
 
@@ -148,7 +154,7 @@ def main() -> None:
             predicted = 0.0 if prev is None else prev[1] * (n / prev[0]) ** 2
             if n <= args.old_max_n and predicted <= args.old_budget:
                 t0 = time.perf_counter()
-                old_cuts = _quadratic_reference_cuts(x, k, w).tolist()
+                old_cuts = quadratic_reference_cuts(x, k, w).tolist()
                 old_wall = time.perf_counter() - t0
                 old_last[k] = (n, old_wall)
                 w_new, w_old = within(xs, ws, new_cuts), within(xs, ws, old_cuts)

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numbers
 import os
 import secrets
-from typing import Any, Optional, Union
+from collections.abc import Sequence
+from typing import Any, Literal, Optional, Protocol, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -192,3 +193,26 @@ def as_init(init: Any) -> tuple[str, Optional[npt.NDArray[np.int64]]]:
             f"init labels must be a 1-D array (one label per point), got shape {labels.shape}"
         )
     return "labels", np.ascontiguousarray(labels, dtype=np.int64)
+
+
+#: The initialisations named by a string.
+InitMethod = Literal["k-means++", "random"]
+
+
+class SupportsArray(Protocol):
+    """What numpy converts to an array (``__array__``): numpy, pandas or dask arrays."""
+
+    def __array__(self) -> Any: ...
+
+
+#: ``init``: a method's name, or initial labels (an integer array or a sequence of ints).
+#: Not ``ArrayLike``, which admits any string and so would let ``init="kmeans"`` through.
+Init = Union[InitMethod, SupportsArray, Sequence[int]]
+
+
+def splitmix(seed: int) -> int:
+    """A second seed derived from ``seed`` (so landmarks and starts use different streams)."""
+    z = (seed + 0x9E3779B97F4A7C15) % 2**64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2**64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % 2**64
+    return z ^ (z >> 31)

@@ -57,7 +57,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         'pip install "kgroups_rs[sklearn]" (from a source checkout: pip install ".[sklearn]")'
     ) from exc
 
-from . import _core, energy_gram
+from . import _core
 from ._algorithm import _VARIANTS, ALGORITHMS, LLOYD_ALGORITHMS, Algorithm, algorithm_from_variant
 from ._estimator_docs import ATTRIBUTES_DOC, PARAMS_DOC
 from ._estimator_helpers import (
@@ -68,23 +68,21 @@ from ._estimator_helpers import (
     nearest_mean,
     power_of_two_scale,
 )
+from ._kernel_options import KERNEL_SEMIMETRICS, Sigma, check_semimetric_parameters
 from ._result import ClusteringResult
 from ._sparse_input import check_sparse_structure, is_sparse
-from ._validation import MAX_THREADS, RandomState, as_count, check_n_threads
-from .clustering import DISTANCE_MATRIX_ADVICE, Init, kernel_kgroups
-from .exceptions import (
-    ConvergenceWarning,
-    KernelInputWarning,
-    warn_if_degenerate,
-    warn_if_distance_matrix,
-)
-from .gram import Sigma, bandwidth, check_semimetric_parameters
+from ._validation import MAX_THREADS, Init, RandomState, as_count, check_n_threads
+from ._warnings import DISTANCE_MATRIX_ADVICE, warn_if_degenerate, warn_if_distance_matrix
+from .clustering import kernel_kgroups
+from .exceptions import ConvergenceWarning, KernelInputWarning
+from .gram import bandwidth, energy_gram
 from .large import kernel_kgroups_from_data
 
 __all__ = [
     "KernelKGroups",
     "KernelKMeans",
     "DENSE_KERNEL_MAX_BYTES",
+    "MATRIX_FREE_MAX_DIM",
     "EstimatorConvergenceWarning",
     "CHECKS_NOT_GUARANTEED",
     "expected_failed_checks",
@@ -101,7 +99,6 @@ Kernel = Literal["energy", "exponential", "gaussian", "precomputed"]
 #: The estimators' ``kernel_storage``.
 KernelStorage = Literal["auto", "dense", "matrix-free"]
 _KERNELS = ("energy", "exponential", "gaussian", "precomputed")
-_SEMIMETRICS = {"energy": "power", "exponential": "exponential", "gaussian": "gaussian"}
 _STORAGES = ("auto", "dense", "matrix-free")
 #: With ``kernel_storage="auto"``, the largest dense training kernel (8 n^2 bytes) that ``fit``
 #: builds; above it, it clusters matrix-free.
@@ -358,7 +355,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
     def _semimetric_kwargs(self) -> dict[str, Any]:
         # The training data are already centred (shift_), so base 0 is their (weighted) mean;
         # fit, the matrix-free fit and predict all use it.
-        kwargs: dict[str, Any] = {"semimetric": _SEMIMETRICS[self.kernel], "base": "origin"}
+        kwargs: dict[str, Any] = {"semimetric": KERNEL_SEMIMETRICS[self.kernel], "base": "origin"}
         if self.kernel == "energy":
             kwargs["alpha"] = float(self.alpha)
         else:
@@ -430,7 +427,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
             The fitted estimator.
         """
         self._search = self._algorithm()
-        semimetric = _SEMIMETRICS.get(self.kernel)  # None for "precomputed"
+        semimetric = KERNEL_SEMIMETRICS.get(self.kernel)  # None for "precomputed"
         check_semimetric_parameters(
             semimetric, self.alpha, self.sigma, parameter="kernel", shown=self.kernel, power_name="energy"
         )

@@ -2,145 +2,31 @@
 
 from __future__ import annotations
 
-import numbers
-from typing import Any, Literal, Optional, TypeVar, Union
+from typing import Any, Literal, Optional
 
 import numpy as np
 import numpy.typing as npt
 
 from . import _core
+from ._kernel_options import (
+    BANDWIDTH_RULES,
+    BASES,
+    SEMIMETRIC_BASES,
+    SEMIMETRICS,
+    BandwidthRule,
+    Base,
+    Semimetric,
+    Sigma,
+    as_points,
+    check_choice,
+    check_dtype,
+    resolve_sigma,
+)
 from ._validation import check_n_threads
 
-#: The semimetrics and base points, as the compiled core spells them.
-Semimetric = Literal["power", "exponential", "gaussian"]
-Base = Literal["mean", "origin", "centered"]
-_SEMIMETRICS: tuple[Semimetric, ...] = ("power", "exponential", "gaussian")
-_BASES: tuple[Base, ...] = ("mean", "origin", "centered")
-_SEMIMETRIC_BASES: tuple[Base, ...] = ("origin", "centered")
-
-_Choice = TypeVar("_Choice", bound=str)
+__all__ = ["bandwidth", "energy_gram", "gram_from_semimetric"]
 
 FloatArray = npt.NDArray[np.float64]
-
-
-def as_points(X: Any, name: str = "X") -> FloatArray:
-    """Data as a C-contiguous float64 (n, D) array (the core checks that it is finite).
-
-    A 1-D array holds n points in one dimension. Integer and float32 data are converted to
-    float64; other layouts are copied once (O(n D), negligible next to an n x n kernel).
-    """
-    array = np.asarray(X)
-    if array.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
-    if array.ndim == 1:
-        array = array.reshape(-1, 1)
-    if array.ndim != 2:
-        raise ValueError(f"{name} must be a 1-D or 2-D array (n points x D features), got {array.ndim}-D")
-    if array.shape[0] == 0 or array.shape[1] == 0:
-        raise ValueError(f"{name} must have at least one row and one column, got shape {array.shape}")
-    return np.ascontiguousarray(array, dtype=np.float64)
-
-
-def _check_dtype(dtype: Any) -> bool:
-    """True for float32 output, False for float64."""
-    resolved = np.dtype(dtype)
-    if resolved == np.float64:
-        return False
-    if resolved == np.float32:
-        return True
-    raise TypeError(f"dtype must be float64 or float32, got {resolved}")
-
-
-def _check_choice(value: str, name: str, allowed: tuple[_Choice, ...]) -> _Choice:
-    """``value`` if it is one of ``allowed`` (typed as that choice); ValueError otherwise."""
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-    return value
-
-
-#: The bandwidth rules that ``sigma`` may name instead of a number.
-BandwidthRule = Literal["mean", "median"]
-_BANDWIDTH_RULES: tuple[BandwidthRule, ...] = ("mean", "median")
-#: What ``sigma`` accepts: a positive number, a rule, or None (the "mean" rule).
-Sigma = Union[float, BandwidthRule, None]
-
-
-#: The semimetrics with a bandwidth ``sigma``; ``alpha`` belongs to "power" alone.
-_BANDWIDTH_SEMIMETRICS = ("exponential", "gaussian")
-
-
-def _is_default_alpha(alpha: Any) -> bool:
-    """True for ``alpha`` = 1.0, the default: a call cannot tell it from an omitted alpha."""
-    if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, (numbers.Real, np.floating, np.integer)):
-        return False
-    return float(alpha) == 1.0
-
-
-def check_semimetric_parameters(
-    semimetric: Optional[str],
-    alpha: Any,
-    sigma: Any,
-    *,
-    parameter: str = "semimetric",
-    shown: Optional[str] = None,
-    power_name: str = "power",
-) -> None:
-    """Refuse a parameter the chosen semimetric would ignore: ``sigma`` (a number or a rule,
-    "mean" and "median" included) belongs to the exponential and gaussian semimetrics,
-    ``alpha`` to the power semimetric. ``alpha`` = 1.0 (its default) passes with any, as it
-    cannot be told from no alpha. ``semimetric=None``: neither applies (a kernel or semimetric
-    matrix is given instead). The error names ``parameter=shown`` (``shown`` defaults to
-    ``semimetric``; the estimators pass ``parameter="kernel"`` and ``power_name="energy"``).
-    An unknown name passes: the caller refuses it.
-    """
-    shown = semimetric if shown is None else shown
-    if semimetric is not None and semimetric not in _SEMIMETRICS:
-        return
-    setting = f"{parameter}={shown!r}"
-    if sigma is not None and semimetric not in _BANDWIDTH_SEMIMETRICS:
-        takes = "takes alpha, not a bandwidth" if semimetric == "power" else "takes neither"
-        raise ValueError(
-            f"sigma={sigma!r} was given, but {setting} {takes}: sigma applies to the exponential "
-            f"and gaussian semimetrics only. Leave sigma out, or set {parameter}='exponential' or "
-            "'gaussian'"
-        )
-    if semimetric != "power" and not _is_default_alpha(alpha):
-        takes = "takes sigma, not alpha" if semimetric is not None else "takes neither"
-        raise ValueError(
-            f"alpha={alpha!r} was given, but {setting} {takes}: alpha applies to the power "
-            f"semimetric only (rho = ||x - y||^alpha). Leave alpha out, or set "
-            f"{parameter}={power_name!r}"
-        )
-
-
-def resolve_sigma(
-    sigma: Any,
-    points: Optional[FloatArray],
-    semimetric: Optional[str],
-    weights: Optional[FloatArray] = None,
-    *,
-    alpha: Any = 1.0,
-) -> Optional[float]:
-    """The bandwidth to pass to the core: a number, or None for its default (the "mean" rule).
-
-    First refuses a ``sigma`` or ``alpha`` that ``semimetric`` would ignore (see
-    :func:`check_semimetric_parameters`; ``semimetric=None`` when no points are given, so no
-    semimetric is used). ``"median"`` is computed here from ``points`` (and ``weights``); a
-    number is passed on (the core checks that it is finite and positive).
-    """
-    check_semimetric_parameters(semimetric, alpha, sigma)
-    if sigma is None:
-        return None
-    if isinstance(sigma, str):
-        rule = _check_choice(sigma, "sigma", _BANDWIDTH_RULES)
-        if points is None or semimetric not in _BANDWIDTH_SEMIMETRICS or (rule == "mean" and weights is None):
-            return None
-        return float(_core.bandwidth(points, rule, weights))
-    if isinstance(sigma, (bool, np.bool_)) or not isinstance(sigma, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(
-            f"sigma must be a positive number, 'mean', 'median' or None, got {type(sigma).__name__}"
-        )
-    return float(sigma)
 
 
 def energy_gram(
@@ -225,9 +111,9 @@ def energy_gram(
     MemoryError
         When the n x n (or n x m) output cannot be allocated; the message gives its size.
     """
-    single = _check_dtype(dtype)
-    semimetric_name = _check_choice(semimetric, "semimetric", _SEMIMETRICS)
-    base_name = _check_choice(base, "base", _BASES)
+    single = check_dtype(dtype)
+    semimetric_name = check_choice(semimetric, "semimetric", SEMIMETRICS)
+    base_name = check_choice(base, "base", BASES)
     points = as_points(X, "X")
     other = None if Y is None else as_points(Y, "Y")
     if other is not None and other.shape[1] != points.shape[1]:
@@ -265,8 +151,8 @@ def gram_from_semimetric(
     (tiny rounding is tolerated; the diagonal is taken as exactly 0). Raises MemoryError when
     the n x n output cannot be allocated; Ctrl-C stops the computation.
     """
-    single = _check_dtype(dtype)
-    base_name = _check_choice(base, "base", _SEMIMETRIC_BASES)
+    single = check_dtype(dtype)
+    base_name = check_choice(base, "base", SEMIMETRIC_BASES)
     matrix = np.asarray(R)
     if matrix.dtype.kind not in "biuf":
         raise TypeError(f"R must hold real numbers, got dtype {matrix.dtype}")
@@ -324,7 +210,7 @@ def bandwidth(X: Any, rule: BandwidthRule = "mean", *, weights: Any = None) -> f
     >>> kgroups_rs.bandwidth([0.0, 1.0, 4.0], rule="median")  # distances 1, 3, 4
     3.0
     """
-    rule_name = _check_choice(rule, "rule", _BANDWIDTH_RULES)
+    rule_name = check_choice(rule, "rule", BANDWIDTH_RULES)
     points = as_points(X, "X")
     w = None
     if weights is not None:

@@ -9,10 +9,13 @@ import numpy.typing as npt
 
 from . import _core
 from ._algorithm import Algorithm, check_algorithm
+from ._progress import ProgressCallback
 from ._result import ClusteringResult
+from ._run import Reorder, prepare_kernel, run_clustering
 from ._sparse_input import as_csr_arrays, check_sparse_structure, is_sparse
-from ._validation import RandomState, as_float_array
-from .clustering import Init, ProgressCallback, Reorder, _prepare_kernel, run_clustering
+from ._validation import Init, RandomState, as_float_array
+
+__all__ = ["graph_kernel", "graph_partition"]
 
 #: The graph objectives: ratio association, normalised cut.
 Objective = Literal["ratio_association", "normalized_cut"]
@@ -265,7 +268,7 @@ def graph_partition(
     """
     G, weights = graph_kernel(A, objective)
     return run_clustering(
-        _prepare_kernel(G, reorder=reorder, check_distance=False),
+        prepare_kernel(G, reorder=reorder, check_distance=False),
         k,
         init,
         algorithm=check_algorithm(algorithm),

@@ -11,14 +11,34 @@ import numpy.typing as npt
 
 from . import _core
 from ._algorithm import Algorithm
+from ._kernel_options import (
+    LANDMARKS,
+    SEMIMETRICS,
+    Base,
+    Landmarks,
+    Semimetric,
+    Sigma,
+    as_points,
+    check_choice,
+    resolve_sigma,
+)
+from ._progress import ProgressCallback
 from ._result import ClusteringResult
-from ._validation import RandomState, as_count, check_int, check_n_threads, seed_from_random_state
-from .clustering import Init, ProgressCallback, run_clustering
-from .gram import _SEMIMETRICS, Base, Semimetric, Sigma, _check_choice, as_points, energy_gram, resolve_sigma
+from ._run import run_clustering
+from ._validation import (
+    Init,
+    RandomState,
+    as_count,
+    check_int,
+    check_n_threads,
+    seed_from_random_state,
+    splitmix,
+)
+from .gram import energy_gram
 
-#: How Nyström landmarks are chosen.
-Landmarks = Literal["k-means++", "uniform"]
-_LANDMARKS: tuple[Landmarks, ...] = ("k-means++", "uniform")
+__all__ = ["kernel_kgroups_from_data", "kernel_kgroups_nystrom", "nystrom_features"]
+
+#: The base points the matrix-free path takes.
 _DATA_BASES: tuple[Base, ...] = ("mean", "origin")
 
 #: Multiply-adds per chunk of the feature product ``C_chunk @ transform`` (rows x m x r).
@@ -77,8 +97,8 @@ def kernel_kgroups_from_data(
     -------
     ClusteringResult
     """
-    semimetric_name = _check_choice(semimetric, "semimetric", _SEMIMETRICS)
-    base_name = _check_choice(base, "base", _DATA_BASES)
+    semimetric_name = check_choice(semimetric, "semimetric", SEMIMETRICS)
+    base_name = check_choice(base, "base", _DATA_BASES)
     points = as_points(X, "X")
     sigma_value = resolve_sigma(sigma, points, semimetric_name, alpha=alpha)
     run = functools.partial(_core.cluster_data, points, semimetric_name, float(alpha), sigma_value, base_name)
@@ -112,13 +132,13 @@ def nystrom_features(
 
     Returns ``(Phi, landmark_indices)``.
     """
-    semimetric_name = _check_choice(semimetric, "semimetric", _SEMIMETRICS)
+    semimetric_name = check_choice(semimetric, "semimetric", SEMIMETRICS)
     points = as_points(X, "X")
     n = points.shape[0]
     m = check_int(n_components, "n_components", 1)
     if m > n:
         raise ValueError(f"n_components = {m} exceeds the number of points n = {n}")
-    if landmarks not in _LANDMARKS:
+    if landmarks not in LANDMARKS:
         raise ValueError(f"landmarks must be 'k-means++' or 'uniform', got {landmarks!r}")
     n_threads = check_n_threads(n_threads)
     if not (isinstance(rcond, (int, float, np.floating, np.integer)) and 0.0 <= float(rcond) < 1.0):
@@ -224,11 +244,3 @@ def kernel_kgroups_nystrom(
         n_init=n_init, max_iter=max_iter, random_state=splitmix(seed), n_threads=n_threads,
         progress=progress, approximate=True,
     )
-
-
-def splitmix(seed: int) -> int:
-    """A second seed derived from ``seed`` (so landmarks and starts use different streams)."""
-    z = (seed + 0x9E3779B97F4A7C15) % 2**64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2**64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % 2**64
-    return z ^ (z >> 31)

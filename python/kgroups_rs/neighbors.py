@@ -14,6 +14,8 @@ import numpy as np
 
 from ._validation import as_float_array, check_int, check_n_threads
 
+__all__ = ["knn_kernel"]
+
 _MODES = ("connectivity", "gaussian", "distance")
 _SYMMETRIZE = ("union", "mutual", "mean")
 

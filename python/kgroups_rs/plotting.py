@@ -15,36 +15,17 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 import numpy as np
 import numpy.typing as npt
 
-from .cli._files import write_atomically
+from ._atomic import write_atomically
+from ._figures import figure_format, require_matplotlib
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = [
-    "INSTALL_HINT",
-    "figure_format",
-    "match_labels",
-    "new_figure",
-    "plot_clusters",
-    "require_matplotlib",
-    "save_clusters_figure",
-    "save_figure",
-]
-
-#: What to run to get the figures.
-INSTALL_HINT = 'pip install "kgroups_rs[plot]" (from a source checkout: pip install ".[plot]")'
+__all__ = ["match_labels", "plot_clusters", "save_clusters_figure", "save_figure"]
 
 # Colour-blind-safe qualitative palette (Okabe & Ito), then matplotlib's tab20.
 _PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442")
-
-
-def require_matplotlib() -> None:
-    """Raise ``ImportError`` with the install command when matplotlib is missing."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError as exc:
-        raise ImportError(f"figures need matplotlib: {INSTALL_HINT}") from exc
 
 
 def _colour(j: int) -> Any:
@@ -244,33 +225,6 @@ def save_clusters_figure(
     return save_figure(fig, path, dpi=dpi)
 
 
-def figure_format(path: Union[str, Path]) -> str:
-    """The file format of a figure written to ``path``.
-
-    The suffix of ``path`` (case-insensitive), or matplotlib's default
-    (``rcParams["savefig.format"]``, normally ``png``) when it has none.
-
-    Raises
-    ------
-    ValueError
-        If matplotlib cannot write that format; the message lists the formats it can write.
-    ImportError
-        If matplotlib is not installed.
-    """
-    require_matplotlib()
-    import matplotlib
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    fmt = Path(path).suffix[1:].lower() or str(matplotlib.rcParams["savefig.format"])
-    supported = FigureCanvasBase.get_supported_filetypes()
-    if fmt not in supported:
-        raise ValueError(
-            f"unknown figure format {fmt!r} (the suffix of {path}); use one of "
-            + ", ".join(f".{name}" for name in sorted(supported))
-        )
-    return fmt
-
-
 def save_figure(fig: Figure, path: Union[str, Path], *, dpi: int = 120) -> Path:
     """Write ``fig`` to exactly ``path``, in the format of its suffix (see :func:`figure_format`).
 
@@ -292,12 +246,3 @@ def save_figure(fig: Figure, path: Union[str, Path], *, dpi: int = 120) -> Path:
     """
     fmt = figure_format(path)
     return write_atomically(path, lambda handle: fig.savefig(handle, format=fmt, dpi=dpi))
-
-
-def new_figure(rows: int, cols: int, *, width: float, height: float) -> tuple[Figure, Any]:
-    """A matplotlib Figure (no pyplot, constrained layout) and its grid of Axes."""
-    require_matplotlib()
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height), layout="constrained")
-    return fig, fig.subplots(rows, cols, squeeze=False)

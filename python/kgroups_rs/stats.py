@@ -9,9 +9,17 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _core
+from ._kernel_options import Semimetric, Sigma, as_points, is_default_alpha, resolve_sigma
 from ._validation import as_weights, check_n_threads
-from .exceptions import warn_if_distance_matrix
-from .gram import Semimetric, Sigma, _is_default_alpha, as_points, resolve_sigma
+from ._warnings import warn_if_distance_matrix
+
+__all__ = [
+    "EnergyStatistics",
+    "between_statistic",
+    "energy_distance",
+    "energy_statistics",
+    "within_dispersion",
+]
 
 
 @dataclass(frozen=True)
@@ -128,7 +136,7 @@ def _refuse_semimetric_without_points(source: str, semimetric: Any, alpha: Any, 
         f"{name}={value!r}"
         for name, value, unused in (
             ("semimetric", semimetric, semimetric == "power"),
-            ("alpha", alpha, _is_default_alpha(alpha)),
+            ("alpha", alpha, is_default_alpha(alpha)),
             ("sigma", sigma, sigma is None),
         )
         if not unused

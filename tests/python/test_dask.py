@@ -19,7 +19,7 @@ import dask.array as da  # noqa: E402
 import kgroups_rs  # noqa: E402
 import kgroups_rs.dask as kgd  # noqa: E402
 from kgroups_rs import _core  # noqa: E402
-from kgroups_rs.clustering import run_clustering  # noqa: E402
+from kgroups_rs._run import run_clustering  # noqa: E402
 from sklearn.metrics import adjusted_rand_score as ari  # noqa: E402
 
 
@@ -178,6 +178,46 @@ def test_estimator_fit_predict_on_dask_arrays(client):
     with pytest.raises(ValueError, match="invalid parameter"):
         est.set_params(bogus=1)
 
+
+
+def test_estimator_parameters_are_the_single_machine_ones():
+    """Every parameter the Dask estimator shares with kgroups_rs.KernelKGroups has its name
+    and default; only n_threads differs (documented: one task per worker thread)."""
+    import inspect
+
+    def defaults(cls):
+        parameters = inspect.signature(cls.__init__).parameters.items()
+        return {name: p.default for name, p in parameters if name != "self"}
+
+    single, distributed_ = defaults(kgroups_rs.KernelKGroups), defaults(kgd.KernelKGroups)
+    shared = set(single) & set(distributed_)
+    assert shared == {
+        "n_clusters", "kernel", "alpha", "sigma", "algorithm", "init", "n_init", "max_iter",
+        "random_state", "n_threads",
+    }
+    assert set(distributed_) - shared == {"n_components", "landmarks", "persist_features"}
+    assert {name: distributed_[name] for name in shared if name != "n_threads"} == {
+        name: single[name] for name in shared if name != "n_threads"
+    }
+    assert (single["n_threads"], distributed_["n_threads"]) == (None, 1)
+    assert "distributed reason" in kgd.KernelKGroups.__doc__
+    assert set(kgd.KernelKGroups().get_params()) == set(distributed_)
+
+
+def test_estimator_kernels(client):
+    X, truth = mixture(900, seed=13)
+    Xd = da.from_array(X, chunks=(300, 2))
+    gaussian = kgd.KernelKGroups(3, kernel="gaussian", sigma="median", n_components=24, n_init=2,
+                                 random_state=0).fit(Xd)
+    direct = kgd.kernel_kgroups_nystrom(Xd, 3, semimetric="gaussian", sigma="median", n_components=24,
+                                        n_init=2, random_state=0)
+    np.testing.assert_array_equal(gaussian.labels_.compute(), direct.labels.compute())
+    assert gaussian.result_.feature_map.semimetric == "gaussian"
+    assert ari(gaussian.labels_.compute(), truth) >= 0.95
+    with pytest.raises(ValueError, match=r"kernel must be one of .*'power'"):
+        kgd.KernelKGroups(3, kernel="power", n_components=24).fit(Xd)
+    with pytest.raises(ValueError, match=r"never forms the n x n kernel matrix"):
+        kgd.KernelKGroups(3, kernel="precomputed", n_components=24).fit(Xd)
 
 def _bad_inputs():
     X, _ = mixture(400, seed=11)

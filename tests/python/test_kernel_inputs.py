@@ -12,7 +12,7 @@ import numpy.typing as npt
 import pytest
 import scipy.sparse
 from kgroups_rs import ConvergenceWarning, KernelInputWarning
-from kgroups_rs.exceptions import DISTANCE_CHECK_ROWS, looks_like_distance_matrix
+from kgroups_rs._warnings import DISTANCE_CHECK_ROWS, looks_like_distance_matrix
 
 _Float = npt.NDArray[np.float64]
 
@@ -266,7 +266,9 @@ def test_the_dask_path_refuses_a_parameter_its_semimetric_ignores() -> None:
     for sigma in SIGMAS:
         with pytest.raises(ValueError, match=r"semimetric='power' takes alpha"):
             kernel_kgroups_nystrom(X, 2, n_components=6, sigma=sigma)
-        with pytest.raises(ValueError, match=r"semimetric='power' takes alpha"):
+        with pytest.raises(ValueError, match=r"kernel='energy' takes alpha.*set kernel='exponential'"):
             DaskKernelKGroups(2, n_components=6, sigma=sigma).fit(X)
     with pytest.raises(ValueError, match=r"semimetric='gaussian' takes sigma"):
         kernel_kgroups_nystrom(X, 2, n_components=6, semimetric="gaussian", alpha=0.5)
+    with pytest.raises(ValueError, match=r"kernel='gaussian' takes sigma.*set kernel='energy'"):
+        DaskKernelKGroups(2, n_components=6, kernel="gaussian", alpha=0.5).fit(X)

@@ -22,7 +22,9 @@ import pytest
 from _interrupt import interrupted_after
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kgroups_rs.one_d import _dp_memory_bytes, _quadratic_reference_cuts, kgroups_1d
+from kgroups_rs._one_d import dp_memory_bytes
+from kgroups_rs.one_d import kgroups_1d
+from one_d_reference import quadratic_reference_cuts
 from reference import load_golden
 
 Float = npt.NDArray[np.float64]
@@ -244,7 +246,7 @@ def test_k3_k4_interval_optimum_is_global_small_n(k: int, wkind: str) -> None:
 # ---------------------------------------------------- against the former O(k n^2) programme
 #
 # kgroups_1d solves k >= 2 in Rust by divide and conquer (O(k n log n)). The former numpy
-# dynamic programme over all splits stays in one_d.py as _quadratic_reference_cuts.
+# dynamic programme over all splits is kept as a reference in one_d_reference.py.
 
 
 def sorted_cuts(x: Float, labels: Int) -> list[int]:
@@ -291,7 +293,7 @@ def test_same_optimum_as_the_former_programme_and_brute_force(
     wv = unit_or(w, n)
     r = kgroups_1d(x, k, w)
     new_cuts = sorted_cuts(x, r.labels)
-    ref_cuts = _quadratic_reference_cuts(x, k, w).tolist()
+    ref_cuts = quadratic_reference_cuts(x, k, w).tolist()
     best, second, best_cuts = interval_optima(x, wv, k)
     assert_same_w(w_of_cuts(x, wv, new_cuts), w_of_cuts(x, wv, ref_cuts), x, wv)
     assert_same_w(w_of_cuts(x, wv, new_cuts), best, x, wv)
@@ -307,7 +309,7 @@ def test_same_w_as_the_former_programme(xw: tuple[Float, MaybeFloat], k: int) ->
     k = min(k, n)
     wv = unit_or(w, n)
     new_cuts = sorted_cuts(x, kgroups_1d(x, k, w).labels)
-    ref_cuts = _quadratic_reference_cuts(x, k, w).tolist()
+    ref_cuts = quadratic_reference_cuts(x, k, w).tolist()
     assert_same_w(w_of_cuts(x, wv, new_cuts), w_of_cuts(x, wv, ref_cuts), x, wv)
 
 
@@ -319,7 +321,7 @@ def test_same_cuts_as_the_former_programme_on_continuous_data(dist: str, wkind: 
     for n, k in ((1500, 3), (800, 5), (300, 6)):
         x, w = _sample(dist, n, rng), _weights(wkind, n, rng)
         r = kgroups_1d(x, k, w)
-        assert sorted_cuts(x, r.labels) == _quadratic_reference_cuts(x, k, w).tolist()
+        assert sorted_cuts(x, r.labels) == quadratic_reference_cuts(x, k, w).tolist()
 
 
 @pytest.mark.parametrize("case", ["ties", "wide weights", "ties and wide weights", "clusters"])
@@ -340,7 +342,7 @@ def test_never_worse_than_the_former_programme_on_hard_data(case: str) -> None:
         w = np.exp(rng.uniform(-12, 12, n)) if "wide" in case else None
         wv = unit_or(w, n)
         new_w = w_of_cuts(x, wv, sorted_cuts(x, kgroups_1d(x, k, w).labels))
-        ref_w = w_of_cuts(x, wv, _quadratic_reference_cuts(x, k, w).tolist())
+        ref_w = w_of_cuts(x, wv, quadratic_reference_cuts(x, k, w).tolist())
         assert new_w <= ref_w * (1 + 1e-12) + 1e-15 * w_scale(x, wv), (new_w, ref_w)
         if "ties" in case and k >= 5:  # k >= the number of distinct values
             assert new_w == 0.0
@@ -761,7 +763,7 @@ def test_k_equals_n_1e5_needs_no_table() -> None:
     """Formerly refused (a 75 GiB table): the back-pointers are (k - 2) (n - k + 1) entries."""
     n = 100_000
     x = np.random.default_rng(4).normal(size=n)
-    table, working = _dp_memory_bytes(n, n)
+    table, working = dp_memory_bytes(n, n)
     assert table == 4 * (n - 2)
     assert working < 200 * n
     r = kgroups_1d(x, n)
@@ -770,20 +772,20 @@ def test_k_equals_n_1e5_needs_no_table() -> None:
 
 
 def test_the_memory_limit_is_the_available_memory(monkeypatch: Any) -> None:
-    import kgroups_rs.one_d as one_d
+    import kgroups_rs._one_d as one_d_helpers
 
     x = np.random.default_rng(0).normal(size=400)
-    table, working = one_d._dp_memory_bytes(400, 10)
+    table, working = dp_memory_bytes(400, 10)
     assert table == 4 * 8 * 391
     needed = table + working
-    monkeypatch.setattr(one_d, "_available_memory_bytes", lambda: needed - 1)
+    monkeypatch.setattr(one_d_helpers, "available_memory_bytes", lambda: needed - 1)
     with pytest.raises(MemoryError, match=rf"needs about {needed / 2**30:.2g} GiB .* but only "):
         kgroups_1d(x, 10)
     # k = 1 needs no table; k > n is the usual ValueError.
     assert np.all(kgroups_1d(x, 1).labels == 0)
     with pytest.raises(ValueError, match="k = 401 is larger than the number of points n = 400"):
         kgroups_1d(x, 401)
-    monkeypatch.setattr(one_d, "_available_memory_bytes", lambda: needed)  # just enough
+    monkeypatch.setattr(one_d_helpers, "available_memory_bytes", lambda: needed)  # just enough
     assert np.unique(kgroups_1d(x, 10).labels).size == 10
 
 
@@ -819,7 +821,7 @@ def test_mid_size_cases_run_within_the_estimated_memory(n: int, k: int) -> None:
     """The peak resident size of a fresh process grows by no more than the estimate (which
     includes the Rust solver's arrays, invisible to tracemalloc), and by most of it: the
     estimate is neither too small nor far too large."""
-    table, working = _dp_memory_bytes(n, k)
+    table, working = dp_memory_bytes(n, k)
     done = subprocess.run(
         [sys.executable, "-c", _PEAK_SCRIPT, str(n), str(k)],
         capture_output=True, text=True, check=True, timeout=300,

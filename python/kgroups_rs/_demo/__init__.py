@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Optional, TextIO
 
-from ..clustering import ProgressCallback
+from .._progress import ProgressCallback
 from .figure import draw_figure
 from .methods import METHODS, N_INIT, numpy_kmeans, run_problem
 from .problems import DemoProblem, DemoResult, demo_problems
@@ -98,7 +98,7 @@ def run_demo(
               ' (from a source checkout: pip install ".[sklearn]")', file=stream)
     if figure is not None:
         try:
-            from ..plotting import require_matplotlib
+            from .._figures import require_matplotlib
 
             require_matplotlib()
         except ImportError as exc:

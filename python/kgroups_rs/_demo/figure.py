@@ -13,7 +13,8 @@ def draw_figure(results: list[DemoResult], path: Path) -> Path:
     Written through :func:`kgroups_rs.plotting.save_figure`: exactly ``path``, and a failed
     write leaves an existing file intact. Returns the file written.
     """
-    from ..plotting import new_figure, plot_clusters, save_figure
+    from .._figures import new_figure
+    from ..plotting import plot_clusters, save_figure
 
     cols = 2
     rows = (len(results) + cols - 1) // cols

@@ -12,8 +12,9 @@ from typing import Any, Callable, Optional
 import numpy as np
 import numpy.typing as npt
 
+from .._progress import ProgressCallback
 from ..accuracy import clustering_accuracy
-from ..clustering import ProgressCallback, kernel_kgroups, kernel_kmeans
+from ..clustering import kernel_kgroups, kernel_kmeans
 from ..gram import energy_gram
 from ..one_d import kgroups_1d
 from .problems import DemoProblem, DemoResult

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TextIO
 
-from ..clustering import ProgressCallback
+from .._progress import ProgressCallback
 
 PROG = "kgroups-rs"
 

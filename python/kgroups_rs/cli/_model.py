@@ -11,8 +11,8 @@ from typing import Any, Optional
 import numpy as np
 import numpy.typing as npt
 
+from .._progress import ProgressCallback
 from .._result import ClusteringResult
-from ..clustering import ProgressCallback
 from ..estimator import KernelKGroups
 
 #: The share of the machine's memory that a dense kernel may take.

@@ -24,8 +24,7 @@ from typing import TYPE_CHECKING, Optional, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from .._progress import ProgressBar
-from ..clustering import ProgressCallback
+from .._progress import ProgressBar, ProgressCallback
 from ._common import CliError, progress_printer, shown
 from ._files import STDIN, check_output, numeric_id_column, read_input, same_file, write_labels
 
@@ -56,7 +55,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
     check_output(args.plot, "--plot", data)
     if args.output is not None and args.output != STDIN and same_file(args.output, args.plot):
         raise CliError(f"-o and --plot name the same file ({args.plot}); give two names")
-    from ..plotting import figure_format
+    from .._figures import figure_format
 
     try:
         figure_format(args.plot)
@@ -137,7 +136,7 @@ def _time_note(model: CommandLineKGroups) -> str:
 def run(args: argparse.Namespace) -> int:
     """Run ``kgroups-rs cluster`` with the parsed arguments; return the exit status."""
     if args.plot is not None:
-        from ..plotting import require_matplotlib
+        from .._figures import require_matplotlib
 
         try:
             require_matplotlib()

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from ..clustering import ProgressCallback
+from .._progress import ProgressCallback
 from ._common import CliError, progress_printer
 from ._files import check_output
 
@@ -17,7 +17,7 @@ def _check_figure(path: str) -> None:
     """Check the demo's figure path before the demo runs (see :func:`check_output`); its
     format too when matplotlib is installed (without it the demo writes no figure)."""
     check_output(path, "-o")
-    from ..plotting import figure_format
+    from .._figures import figure_format
 
     try:
         figure_format(path)

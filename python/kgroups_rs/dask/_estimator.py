@@ -1,0 +1,196 @@
+"""The Dask estimator :class:`KernelKGroups`."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Optional
+
+import numpy as np
+
+from .._kernel_options import KERNEL_SEMIMETRICS, Landmarks, Sigma, check_semimetric_parameters
+from .._validation import Init, RandomState, check_n_threads
+from ._features import DaskAlgorithm, predict_block
+from ._functions import kernel_kgroups_nystrom
+from ._inputs import as_row_chunked
+from ._result import DaskClusteringResult
+
+#: The kernels of the Dask estimator: those of :class:`kgroups_rs.KernelKGroups` built from
+#: points ("precomputed" needs the n x n matrix, which the distributed path never forms).
+DaskKernel = Literal["energy", "exponential", "gaussian"]
+
+
+class KernelKGroups:
+    """Distributed kernel k-groups (Nyström) as a scikit-learn style estimator on dask arrays.
+
+    The parameters are those of the single-machine :class:`kgroups_rs.KernelKGroups` (same
+    names, same defaults, except ``n_threads``: see below), plus the Nyström approximation's
+    ``n_components`` and ``landmarks`` and the Dask-only ``persist_features``. ``fit`` runs
+    :func:`kernel_kgroups_nystrom`; ``labels_`` is a lazy dask array. ``predict`` maps new
+    points to features with the fitted Nyström map and assigns each to the nearest cluster
+    mean in feature space, ``argmin_l ||phi(x) - mu_l||^2`` with ``mu_l = S_l / s_l``, chunk
+    by chunk (``map_blocks``), returning a dask array; nothing is gathered.
+
+    Parameters
+    ----------
+    n_clusters : int, default 2
+        Number of clusters k, ``1 <= k <= n_components``.
+    kernel : {"energy", "exponential", "gaussian"}, default "energy"
+        The semimetric of negative type generating the kernel, as in
+        :class:`kgroups_rs.KernelKGroups`: "energy" ``rho = ||x - y||**alpha``;
+        "exponential" ``2 - 2 exp(-||x - y|| / (2 sigma))``; "gaussian"
+        ``2 - 2 exp(-||x - y||**2 / (2 sigma**2))``. ("precomputed" is not offered: the
+        distributed path never forms an n x n matrix.)
+    alpha : float, default 1.0
+        Exponent of the "energy" kernel, ``0 < alpha <= 2``. With the other kernels a value
+        other than 1.0 raises ValueError in ``fit`` rather than being ignored.
+    sigma : float, "mean" or "median", optional
+        Bandwidth of the "exponential" and "gaussian" kernels: a positive number, or a rule.
+        "mean" (also ``None``, the default): the root mean squared distance between points,
+        from one pass over X; "median": the median rule on the uniform sample of at most
+        20 000 rows brought to the client. With "energy", any sigma raises ValueError in
+        ``fit``.
+    algorithm : {"hartigan", "lloyd"}, default "hartigan"
+        "hartigan": kernel k-groups (one sequential Hartigan sweep per chunk and round);
+        "lloyd": kernel k-means (one batch nearest-mean assignment per round). The
+        single-machine "lloyd-online" has no distributed counterpart.
+    init : "k-means++" or dask.array.Array of int, default "k-means++"
+        "k-means++": Hartigan's method from feature-space k-means++ on a sample of the
+        features, then each point goes to the nearest of the sample's cluster means; or the
+        n initial labels (then ``n_init`` must be 1).
+    n_init : int, default 5
+        Independent starts; the largest objective wins. They run together: each round's
+        tasks of every start go to the scheduler at once, and the starts share the features.
+        Each start keeps 8 n bytes of labels on the workers.
+    max_iter : int, default 300
+        Maximum number of rounds per start.
+    random_state : None, int, numpy Generator or RandomState
+        Seed of the sample, the landmarks and the starts. The same seed and chunking give the
+        same result.
+    n_threads : int or None, default 1
+        Threads each dask task's Rust work uses on its worker (the features' kernel, the
+        sweeps' bookkeeping); ``None`` or -1: all of the worker machine's cores; -2, -3, ...:
+        all but 1, 2, .... The default differs from the single-machine estimator's (all
+        cores) for a distributed reason: dask already runs one task per worker thread, and a
+        machine's workers together hold one thread per core by default, so all cores per
+        task would run cores x cores threads on every machine (dask's nannies pin the BLAS
+        libraries to one thread for the same reason). Raise it for workers with fewer
+        threads than cores.
+    n_components : int, default 256
+        Number of Nyström landmarks m, ``n_clusters <= m <= n`` and at most 20 000.
+    landmarks : {"k-means++", "uniform"}, default "k-means++"
+        How the landmarks are chosen on the client's sample (see
+        :func:`kgroups_rs.nystrom_features`).
+    persist_features : bool, optional
+        Keep the features on the workers (8 n r bytes) or recompute them from X in every
+        round. Default: persist when they take at most a quarter of the workers' memory.
+
+    Attributes
+    ----------
+    labels_ : dask.array.Array of int64
+    objective_, within_ : float
+    n_iter_ : int
+    converged_ : bool
+    cluster_centers_ : ndarray of shape (k, r)
+        The clusters' feature-space means.
+    result_ : DaskClusteringResult
+    """
+
+    def __init__(
+        self,
+        n_clusters: int = 2,
+        *,
+        kernel: DaskKernel = "energy",
+        alpha: float = 1.0,
+        sigma: Sigma = None,
+        algorithm: DaskAlgorithm = "hartigan",
+        init: Init = "k-means++",
+        n_init: int = 5,
+        max_iter: int = 300,
+        random_state: RandomState = None,
+        n_threads: Optional[int] = 1,
+        n_components: int = 256,
+        landmarks: Landmarks = "k-means++",
+        persist_features: Optional[bool] = None,
+    ) -> None:
+        self.n_clusters = n_clusters
+        self.kernel = kernel
+        self.alpha = alpha
+        self.sigma = sigma
+        self.algorithm = algorithm
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.n_threads = n_threads
+        self.n_components = n_components
+        self.landmarks = landmarks
+        self.persist_features = persist_features
+
+    _PARAMS = (
+        "n_clusters", "kernel", "alpha", "sigma", "algorithm", "init", "n_init", "max_iter",
+        "random_state", "n_threads", "n_components", "landmarks", "persist_features",
+    )
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's parameters."""
+        return {name: getattr(self, name) for name in self._PARAMS}
+
+    def set_params(self, **params: Any) -> KernelKGroups:
+        """Set constructor parameters; unknown names raise ValueError."""
+        for name, value in params.items():
+            if name not in self._PARAMS:
+                raise ValueError(f"invalid parameter {name!r} for KernelKGroups")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        return f"KernelKGroups(n_clusters={self.n_clusters!r}, n_components={self.n_components!r})"
+
+    def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> KernelKGroups:
+        """Cluster X (a dask array chunked along rows); ``y`` is ignored."""
+        kernel: Any = self.kernel
+        semimetric = KERNEL_SEMIMETRICS.get(kernel) if isinstance(kernel, str) else None
+        if semimetric is None:
+            raise ValueError(
+                f"kernel must be one of {tuple(KERNEL_SEMIMETRICS)}, got {kernel!r}"
+                + (" (the distributed path never forms the n x n kernel matrix)"
+                   if kernel == "precomputed" else "")
+            )
+        check_semimetric_parameters(
+            semimetric, self.alpha, self.sigma, parameter="kernel", shown=self.kernel, power_name="energy"
+        )
+        result = kernel_kgroups_nystrom(
+            X, self.n_clusters, self.init, n_components=self.n_components,
+            semimetric=semimetric, alpha=self.alpha, sigma=self.sigma,
+            landmarks=self.landmarks, algorithm=self.algorithm, weights=sample_weight,
+            n_init=self.n_init, max_iter=self.max_iter, random_state=self.random_state,
+            n_threads=self.n_threads, persist_features=self.persist_features,
+        )
+        self.result_: DaskClusteringResult = result
+        self.labels_ = result.labels
+        self.objective_ = result.objective
+        self.within_ = result.within
+        self.n_iter_ = result.n_iter
+        self.converged_ = result.converged
+        self.cluster_centers_ = result.centres
+        return self
+
+    def predict(self, X: Any) -> Any:
+        """The nearest cluster mean in feature space of every row of X, as a dask array."""
+        if not hasattr(self, "result_"):
+            raise ValueError("this KernelKGroups is not fitted yet; call fit first")
+        feature_map = self.result_.feature_map
+        assert feature_map is not None
+        X = as_row_chunked(X)
+        if X.shape[1] != feature_map.mean.shape[0]:
+            raise ValueError(
+                f"X has {X.shape[1]} features but the model was fitted on {feature_map.mean.shape[0]}"
+            )
+        return X.map_blocks(
+            predict_block, feature_map, self.result_.centres, check_n_threads(self.n_threads),
+            dtype=np.int64, drop_axis=1,
+            chunks=(X.chunks[0],),
+        )
+
+    def fit_predict(self, X: Any, y: Any = None, sample_weight: Any = None) -> Any:
+        """``fit(X).labels_``."""
+        return self.fit(X, sample_weight=sample_weight).labels_

@@ -864,3 +864,28 @@ def test_stdin_to_stdout_in_a_pipe_with_a_clean_warning(tmp_path: Path) -> None:
     assert warnings == [line for line in warnings if line.startswith("kgroups-rs cluster: warning: ")]
     assert len(warnings) == 1 and "--columns x,y" in warnings[0], out.stderr
     assert ".py:" not in out.stderr and "warnings.warn" not in out.stderr
+
+
+def test_a_reader_that_leaves_early_ends_the_command_quietly(tmp_path: Path) -> None:
+    """``kgroups-rs cluster data.csv -k 2 | head -0``: standard output's reader is gone before
+    the labels are written. The command stops with 141 (128 + SIGPIPE, as a shell reports a
+    tool killed by the broken pipe) and prints no error or traceback."""
+    rng = np.random.default_rng(3)
+    data = tmp_path / "data.csv"
+    data.write_text("x,y\n" + "".join(f"{a:.6f},{b:.6f}\n" for a, b in rng.normal(size=(200, 2))))
+    code = (
+        "import runpy, sys; sys.argv = ['kgroups-rs', 'cluster', sys.argv[1], '-k', '2']; "
+        "runpy.run_module('kgroups_rs', run_name='__main__')"
+    )
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader has left before anything is written
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(data)], stdout=write_end, stderr=subprocess.PIPE,
+            text=True, check=False, timeout=300,
+        )
+    finally:
+        os.close(write_end)
+    assert out.returncode == 141, out.stderr
+    assert "error" not in out.stderr and "Traceback" not in out.stderr, out.stderr
+    assert "BrokenPipeError" not in out.stderr, out.stderr

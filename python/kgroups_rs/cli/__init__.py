@@ -10,7 +10,9 @@
 
 Errors in the input (a missing file, a cell that is not a number, k out of range, ...) end
 the command with exit status 2 and a one-line message on stderr, without a traceback;
-warnings are one line on stderr too (``kgroups-rs cluster: warning: ...``).
+warnings are one line on stderr too (``kgroups-rs cluster: warning: ...``). When the reader of
+standard output leaves early (``kgroups-rs cluster data.csv -k 3 | head``), the command stops
+quietly with status 141 (128 + SIGPIPE), as Unix tools do.
 
 Outputs never lose data: every output path is checked before anything is computed (its
 directory exists and is writable, it is not the input file, not even through a symlink or a
@@ -25,6 +27,7 @@ it), ``_common`` (the error type, progress lines).
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -66,6 +69,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         message = " ".join(str(exc).split())
         print(f"{PROG} {args.command}: error: {message}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader of standard output went away (`kgroups-rs cluster x.csv | head`): stop
+        # quietly, as Unix tools do, and keep Python's final flush from failing again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, the status a shell reports for a tool killed by SIGPIPE
     except ImportError as exc:  # an optional dependency that this command needs
         print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
         return 1

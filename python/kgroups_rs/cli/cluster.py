@@ -180,6 +180,10 @@ def run(args: argparse.Namespace) -> int:
     output = STDIN if args.output is None else args.output
     try:
         written = write_labels(output, model.labels_, table.id_name, table.ids)
+    except BrokenPipeError:
+        if output != STDIN:
+            raise CliError(f"cannot write {output}: broken pipe") from None
+        raise  # standard output's reader left: main stops quietly
     except OSError as exc:
         raise CliError(f"cannot write {output}: {exc.strerror or exc}") from None
     kernel_note = _kernel_note(args, model)

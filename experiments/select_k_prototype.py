@@ -492,6 +492,21 @@ def make_rules() -> dict[str, tuple[Rule, tuple[str, ...]]]:
                 parts.add(f"{graph}_eig" if graph_k == "releigengap" else f"{graph}_stab")
                 rules[f"energy_first(probe={probe}) then {graph} {graph_k}"] = (variant, tuple(sorted(parts)))
 
+    def energy_first_boundary(raw: dict[str, Any]) -> tuple[str, int]:
+        """As ``energy_first(probe=selftune) then knn releigengap``, but an energy gap that
+        picks the end of the range (k = 10: no k satisfied the rule, the gap keeps rising, as
+        when a curved shape is chopped into arcs) hands over to the graph kernel when the
+        self-tuning kernel sees structure. Added after seeds 0-2 (moons); seeds 3-4 hold out."""
+        kind, k = energy_first(raw)
+        if kind == "energy" and k == K_MAX and structure_score(raw, "selftune") > 0:
+            return "knn", eigengap_k(raw["knn"]["eig"], True)[0]
+        return kind, k
+
+    rules["energy_first(probe=selftune) then knn releigengap, k=10 hands over"] = (
+        energy_first_boundary,
+        ("energy_fit", "energy_gap_pc", "knn_eig", "knn_fit", "selftune_gap_pc"),
+    )
+
     def kernel_by_z2(raw: dict[str, Any], graph: str = "knn") -> tuple[str, int]:
         """The kernel (energy or self-tuning) whose gap test of k = 2 against k = 1,
         z = (Gap(2) - Gap(1)) / s_2, is larger; k = 1 when neither z exceeds 1; then k by the

@@ -1,0 +1,92 @@
+"""The model-selection benchmark's suite and output (benches/bench_select_k.py); no timings."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sklearn", reason="the benchmark's peers are scikit-learn's")
+pytest.importorskip("scipy", reason="the benchmark's spectral peer needs scipy")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    # The module sets OMP/BLAS thread counts for its own runs; keep them out of this process.
+    saved = dict(os.environ)
+    try:
+        spec = importlib.util.spec_from_file_location(
+            "bench_select_k", ROOT / "benches" / "bench_select_k.py"
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["bench_select_k"] = module
+        spec.loader.exec_module(module)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return module
+
+
+def test_suite_is_labelled_deterministic_and_large_enough(bench: ModuleType) -> None:
+    sets = bench.suite()
+    names = [d.name for d in sets]
+    assert len(sets) >= 20 and len(set(names)) == len(names)
+    for d in sets:
+        assert d.X.ndim == 2 and d.X.shape[0] == d.y.shape[0] and np.isfinite(d.X).all()
+        assert np.array_equal(np.unique(d.y), np.arange(d.k)), d.name
+    ks = {d.name: d.k for d in sets}
+    assert ks["uniform_2d"] == ks["gaussian_5d"] == 1
+    assert {ks[f"blobs_k{k}"] for k in (2, 3, 8)} == {2, 3, 8}
+    assert {"iris", "wine", "breast_cancer", "digits", "dermatology"} <= set(names)
+    again = bench.suite()
+    assert all(np.array_equal(a.X, b.X) and np.array_equal(a.y, b.y) for a, b in zip(sets, again))
+    by_name = {d.name: d for d in sets}
+    other = {d.name: d for d in bench.suite(seed=1)}
+    assert not np.array_equal(other["moons"].X, by_name["moons"].X)  # fresh synthetic draws
+    assert np.array_equal(other["iris"].X, by_name["iris"].X)
+
+
+def test_ari_of_a_one_group_truth_rewards_only_one_group(bench: ModuleType) -> None:
+    y = np.zeros(50, dtype=np.int64)
+    assert bench.ari(y, np.zeros(50)) == 1.0
+    assert bench.ari(y, np.arange(50) % 2) == 0.0
+
+
+def test_select_k_row_appears_only_when_select_k_exists(
+    bench: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import kgroups_rs
+
+    if not hasattr(kgroups_rs, "select_k"):
+        assert "kgroups_select_k" not in bench.methods()
+
+        def fake_select_k(X: np.ndarray, k: range, random_state: int) -> SimpleNamespace:
+            return SimpleNamespace(k=1, labels=np.zeros(X.shape[0], dtype=np.int64))
+
+        monkeypatch.setattr(kgroups_rs, "select_k", fake_select_k, raising=False)
+    assert "kgroups_select_k" in bench.methods()
+
+
+def test_quick_run_writes_the_table_as_json(bench: ModuleType, tmp_path: Path) -> None:
+    out = tmp_path / "select.json"
+    bench.main(["--quick", "--out", str(out), "--methods", "hdbscan", "spectral_eigengap",
+                "--datasets", "blobs_k3", "uniform_2d"])  # fmt: skip
+    payload = json.loads(out.read_text())
+    assert [d["name"] for d in payload["datasets"]] == ["blobs_k3", "uniform_2d"]
+    assert {(r["dataset"], r["method"]) for r in payload["records"]} == {
+        (d, m) for d in ("blobs_k3", "uniform_2d") for m in ("hdbscan", "spectral_eigengap")
+    }
+    for r in payload["records"]:
+        assert r["k"] >= 1 and -1.0 <= r["ari"] <= 1.0 and r["seconds"] >= 0
+    assert set(payload["summary"]) == {"hdbscan", "spectral_eigengap"}
+    blobs = [r for r in payload["records"] if r["dataset"] == "blobs_k3"]
+    assert all(r["k"] == 3 and r["ari"] > 0.99 for r in blobs if r["method"] == "hdbscan")

@@ -545,7 +545,10 @@ mod tests {
             energy_gram(&points, Semimetric::Power { alpha: 1.0 }, Base::Mean).unwrap();
         let dense = DenseKernel::new(&g, n).unwrap();
         let mut helped = 0;
-        for seed in 0..20 {
+        // On a busy machine the helper may not be scheduled during a fit: fit again with other
+        // seeds until it has made a half (or 60 s passed).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        for seed in 0.. {
             let options = Options {
                 init: Init::Random,
                 seed,
@@ -559,11 +562,11 @@ mod tests {
             assert_same_result(&split, &whole);
             assert!(split.n_moves > 0);
             helped += tuned.helped.load(std::sync::atomic::Ordering::Relaxed);
-            if helped > 0 {
+            if helped > 0 || std::time::Instant::now() > deadline {
                 break;
             }
         }
-        assert!(helped > 0, "the helper never made a half of a move");
+        assert!(helped > 0, "the helper never made a half of a move in 60 s");
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! Running the core off the GIL: a worker thread (inside a cached rayon pool) does the work
 //! while the calling thread forwards progress to Python and watches for Ctrl-C.
 
-use super::errors::panicked;
-use crate::control::{Control, Progress};
+use super::errors::{panicked, to_py_err};
+use kgroups::control::{Control, Progress};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use rayon::{ThreadPool, ThreadPoolBuilder};
@@ -126,7 +126,7 @@ pub(super) fn run_detached<T, F>(
 ) -> PyResult<T>
 where
     T: Send,
-    F: FnOnce(&Control) -> crate::Result<T> + Send,
+    F: FnOnce(&Control) -> kgroups::Result<T> + Send,
 {
     let pool = match n_threads {
         None => pool(DEFAULT_THREADS)?,
@@ -194,7 +194,7 @@ where
         };
         match pending_error {
             Some(e) => Err(e),
-            None => Ok(result?),
+            None => result.map_err(to_py_err),
         }
     })
 }
@@ -202,7 +202,7 @@ where
 /// Internal: panic on purpose, to test that a Rust panic becomes a Python exception.
 #[pyfunction]
 pub(super) fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
-    run_detached(py, Some(1), None, |_| -> crate::Result<()> {
+    run_detached(py, Some(1), None, |_| -> kgroups::Result<()> {
         panic!("deliberate test panic")
     })
 }

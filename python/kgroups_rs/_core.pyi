@@ -1,4 +1,4 @@
-"""Type stubs for the native module built from the Rust crate (src/python/)."""
+"""Type stubs for the native module built from the Rust crate kgroups-python (bindings/python/)."""
 
 from typing import Any, Callable, Literal, Optional, Union, final
 

@@ -35,8 +35,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     one_d::register(m)?;
     dask::register(m)?;
     assignment::register(m)?;
-    m.add_function(wrap_pyfunction!(detach::_panic_for_tests, m)?)?;
-    m.add_function(wrap_pyfunction!(detach::_sleep_for_tests, m)?)?;
     m.add("__version__", pep440_version(env!("CARGO_PKG_VERSION")))?;
     Ok(())
 }

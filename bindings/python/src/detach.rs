@@ -221,6 +221,23 @@ mod tests {
     }
 
     #[test]
+    fn a_panicking_job_raises_runtime_error_not_panic_exception() {
+        Python::attach(|py| {
+            for _ in 0..2 {
+                let error = run_detached(py, Some(1), None, |_| -> kgroups::Result<()> {
+                    panic!("deliberate test panic")
+                })
+                .unwrap_err();
+                assert!(error.is_instance_of::<PyRuntimeError>(py));
+                assert!(!error.is_instance_of::<pyo3::panic::PanicException>(py));
+                assert!(error.to_string().contains("panicked"));
+            }
+            let ok = run_detached(py, Some(1), None, |_| -> kgroups::Result<i32> { Ok(3) });
+            assert_eq!(ok.unwrap(), 3);
+        });
+    }
+
+    #[test]
     fn errors_and_values_pass_through() {
         let error =
             catch_panic(|| -> kgroups::Result<()> { Err(kgroups::KGroupsError::Interrupted) });

@@ -159,8 +159,9 @@ pub(crate) fn out_of_memory<T>(len: usize, argument: &'static str, what: &str) -
     }
 }
 
-/// `bytes` as "1.5 GiB" and the like.
-pub(crate) fn human_bytes(bytes: f64) -> String {
+/// `bytes` as "1.5 GiB" and the like: how the crate's out-of-memory messages spell a size.
+/// Public so that the Python binding words its own allocation errors the same way.
+pub fn human_bytes(bytes: f64) -> String {
     const UNITS: [&str; 7] = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
     let mut value = bytes;
     let mut unit = 0;

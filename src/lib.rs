@@ -53,9 +53,6 @@ pub mod validate;
 #[cfg(test)]
 pub(crate) mod test_support;
 
-#[cfg(feature = "python")]
-mod python;
-
 pub use control::{Control, Progress};
 pub use distance::{Points, Semimetric};
 pub use error::{KGroupsError, Result};

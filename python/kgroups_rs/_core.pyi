@@ -1,4 +1,4 @@
-"""Type stubs for the native module built from the Rust crate (src/python/)."""
+"""Type stubs for the native module built from the Rust crate kgroups-python (bindings/python/)."""
 
 from typing import Any, Callable, Literal, Optional, Union, final
 
@@ -25,8 +25,6 @@ __all__ = [
     "dask_chunk_sums",
     "dask_chunk_round",
     "dask_feature_objective",
-    "_panic_for_tests",
-    "_sleep_for_tests",
     "__version__",
 ]
 
@@ -177,8 +175,6 @@ def optimal_cuts_1d(
     weights: Optional[npt.NDArray[np.float64]],
     k: int,
 ) -> npt.NDArray[np.int64]: ...
-def _panic_for_tests() -> None: ...
-def _sleep_for_tests(seconds: float) -> None: ...
 
 # The per-chunk kernels of kgroups_rs.dask.
 def dask_chunk_sums(

@@ -7,16 +7,36 @@ Every Ctrl-C test of the suite uses it.
 from __future__ import annotations
 
 import _thread
+import math
 import os
 import signal
 import subprocess
 import sys
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import numpy as np
 import pytest
+
+
+def long_call(seconds: float, n_threads: Optional[int] = 1) -> Callable[[], Any]:
+    """A call of the public API that runs at least about ``seconds`` and passes checkpoints
+    all along: matrix-free kernel k-groups on 2 000 points in D = 10 with as many starts as
+    this machine needs (calibrated here on a few starts; the starts run on ``n_threads``)."""
+    import kgroups_rs
+
+    X = np.random.default_rng(0).normal(size=(2000, 10))
+
+    def run(n_init: int) -> Any:
+        return kgroups_rs.kernel_kgroups_from_data(X, 3, n_init=n_init, n_threads=n_threads, random_state=0)
+
+    probe = 4 * (1 if n_threads == 1 else (n_threads or os.cpu_count() or 1))
+    start = time.perf_counter()
+    run(probe)
+    per_start = (time.perf_counter() - start) / probe
+    n_init = max(probe, math.ceil(seconds / per_start))
+    return lambda: run(n_init)
 
 
 def send_sigint() -> None:

@@ -21,6 +21,7 @@ import kgroups_rs
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _interrupt import long_call
 
 pytestmark = [
     pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork() is POSIX only"),
@@ -141,10 +142,8 @@ def test_parent_keeps_working_after_forks(n_threads: Optional[int]) -> None:
 def test_fork_while_another_thread_is_in_a_call() -> None:
     """A fork while another thread of the parent is inside a call (its pool busy, its thread
     absent from the child): the child still works."""
-    from kgroups_rs import _core
-
     expected = CALLS["kernel_kgroups"](None)
-    busy = threading.Thread(target=_core._sleep_for_tests, args=(1.0,))
+    busy = threading.Thread(target=long_call(1.0, n_threads=None))
     busy.start()
     try:
         time.sleep(0.2)

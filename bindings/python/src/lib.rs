@@ -1,17 +1,15 @@
-//! The PyO3 binding layer, `kgroups_rs._core` (compiled only with the `python` feature). It
-//! is thin: it borrows numpy / CSR arrays as the core's kernel views without copying
-//! ([`arrays`]), parses options once ([`options`]), runs the core with the GIL released on a
-//! worker thread while watching for Ctrl-C ([`detach`], thread pools cached per thread
-//! count), converts errors (`impl From<KGroupsError> for PyErr`, [`errors`]) and returns
-//! numpy arrays and frozen result objects ([`results`]). No algorithm lives here.
+//! The PyO3 binding layer, `kgroups_rs._core`: its own crate (`kgroups-python`), built by
+//! maturin (see pyproject.toml). It is thin: it borrows numpy / CSR arrays as the core's
+//! kernel views without copying ([`arrays`]), parses options once ([`options`]), runs the
+//! core with the GIL released on a worker thread while watching for Ctrl-C ([`detach`],
+//! thread pools cached per thread count), converts errors ([`errors`]) and returns numpy
+//! arrays and frozen result objects ([`results`]). No algorithm lives here.
 //!
-//! Layout decision: the binding stays in the core crate behind the `python` cargo feature
-//! (tiktoken's layout), not in a binding crate beside it (tokenizers, polars). There is one
-//! binding, about a thousand lines; one Cargo.toml gives the crate and the wheel one version
-//! and one lockfile (pyproject.toml reads Cargo's version); pyo3, numpy and ndarray are
-//! optional, so Rust users never build them. What a split would enforce — the binding sees
-//! only the core's public API — holds here by convention: it calls `pub` items only (bar
-//! `error::human_bytes`). Split when a second binding or a separately released core appears.
+//! Layout decision: the binding is a crate beside the core (tokenizers', polars' layout), in
+//! one cargo workspace that shares the version and the lockfile. It was first a `python`
+//! feature of the core crate; the split means cargo users build no pyo3 and link no unused
+//! cdylib, and the compiler now enforces that the binding reaches only the core's public API
+//! (what the binding needs is made public deliberately, e.g. `error::human_bytes`).
 
 mod arrays;
 mod assignment;
@@ -37,8 +35,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     one_d::register(m)?;
     dask::register(m)?;
     assignment::register(m)?;
-    m.add_function(wrap_pyfunction!(detach::_panic_for_tests, m)?)?;
-    m.add_function(wrap_pyfunction!(detach::_sleep_for_tests, m)?)?;
     m.add("__version__", pep440_version(env!("CARGO_PKG_VERSION")))?;
     Ok(())
 }

@@ -1,8 +1,9 @@
 //! numpy arrays as the slices the core borrows (no copies), and new numpy outputs.
 
-use crate::error::{human_bytes, KGroupsError};
-use crate::kernel::KernelElement;
-use crate::{validate, Points};
+use super::errors::{to_py_err, IntoPyErr};
+use kgroups::error::{human_bytes, KGroupsError};
+use kgroups::kernel::KernelElement;
+use kgroups::{validate, Points};
 use numpy::{PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
@@ -14,7 +15,7 @@ pub(super) fn contiguous<'a, T: numpy::Element>(
 ) -> PyResult<&'a [T]> {
     array
         .as_slice()
-        .map_err(|_| KGroupsError::invalid(name, "the array must be contiguous").into())
+        .map_err(|_| KGroupsError::invalid(name, "the array must be contiguous").into_py_err())
 }
 
 /// Labels as the core's indices (negative ones refused by [`validate::labels_from_signed`];
@@ -23,10 +24,7 @@ pub(super) fn labels(
     labels: &PyReadonlyArray1<'_, i64>,
     name: &'static str,
 ) -> PyResult<Vec<usize>> {
-    Ok(validate::labels_from_signed(
-        contiguous(labels, name)?,
-        name,
-    )?)
+    validate::labels_from_signed(contiguous(labels, name)?, name).map_err(to_py_err)
 }
 
 /// The rows of a C-contiguous (n, D) float64 array, their values not yet checked:
@@ -47,7 +45,7 @@ impl<'a> RawPoints<'a> {
     }
 
     /// The points, once every value is checked finite (and the shape non-empty).
-    pub(super) fn check(&self) -> crate::Result<Points<'a>> {
+    pub(super) fn check(&self) -> kgroups::Result<Points<'a>> {
         Points::named(self.data, self.n, self.dim, self.name)
     }
 }
@@ -59,10 +57,10 @@ pub(super) fn points<'a>(
 ) -> PyResult<RawPoints<'a>> {
     let shape = x.shape();
     let not_c = || KGroupsError::invalid(name, "the array must be C-contiguous");
-    let data = x.as_slice().map_err(|_| not_c())?;
+    let data = x.as_slice().map_err(|_| not_c().into_py_err())?;
     // A single row or column is contiguous in either order.
     if !x.is_c_contiguous() && shape[0] > 1 && shape[1] > 1 {
-        return Err(not_c().into());
+        return Err(not_c().into_py_err());
     }
     Ok(RawPoints {
         data,
@@ -86,11 +84,11 @@ pub(super) fn square<'a>(
                 shape[0], shape[1]
             ),
         )
-        .into());
+        .into_py_err());
     }
     let data = a
         .as_slice()
-        .map_err(|_| KGroupsError::invalid(name, "the array must be contiguous"))?;
+        .map_err(|_| KGroupsError::invalid(name, "the array must be contiguous").into_py_err())?;
     Ok((data, shape[0]))
 }
 
@@ -101,10 +99,14 @@ pub(super) fn rows<'a>(
 ) -> PyResult<(&'a [f64], usize, usize)> {
     let not_c = || KGroupsError::invalid(name, "the array must be C-contiguous");
     if !a.is_c_contiguous() {
-        return Err(not_c().into());
+        return Err(not_c().into_py_err());
     }
     let shape = a.shape();
-    Ok((a.as_slice().map_err(|_| not_c())?, shape[0], shape[1]))
+    Ok((
+        a.as_slice().map_err(|_| not_c().into_py_err())?,
+        shape[0],
+        shape[1],
+    ))
 }
 
 /// A new zeroed `shape` numpy array of `T` (allocated by numpy, which asks the OS for huge
@@ -132,7 +134,7 @@ pub(super) fn new_zeros<'py, T: KernelElement + numpy::Element>(
                 human_bytes(bytes)
             ),
         }
-        .into()
+        .into_py_err()
     };
     if shape.0.checked_mul(shape.1).is_none() {
         return Err(too_large());

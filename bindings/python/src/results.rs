@@ -1,4 +1,4 @@
-//! The core's [`crate::Clustering`] as a frozen Python object, converted once (the arrays
+//! The core's [`kgroups::Clustering`] as a frozen Python object, converted once (the arrays
 //! are moved into numpy, not copied again). Python's `ClusteringResult` is built from it.
 
 use numpy::{IntoPyArray, PyArray1};
@@ -32,7 +32,7 @@ pub(super) struct Clustering {
 }
 
 impl Clustering {
-    pub(super) fn new(py: Python<'_>, c: crate::Clustering) -> Self {
+    pub(super) fn new(py: Python<'_>, c: kgroups::Clustering) -> Self {
         // Labels are below k <= n, which fits in i64.
         let labels: Vec<i64> = c.labels.iter().map(|&l| l as i64).collect();
         Clustering {

@@ -1,9 +1,10 @@
 //! The optimal assignment of a matrix (for the clustering accuracy without scipy).
 
 use super::detach::run_detached;
-use crate::assignment::linear_assignment_with_control as solve;
-use crate::control::Control;
-use crate::error::KGroupsError;
+use super::errors::{to_py_err, IntoPyErr};
+use kgroups::assignment::linear_assignment_with_control as solve;
+use kgroups::control::Control;
+use kgroups::error::KGroupsError;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
@@ -25,15 +26,15 @@ fn linear_assignment<'py>(
     let (r, c) = (shape[0], shape[1]);
     let not_c = || KGroupsError::invalid("cost", "the array must be C-contiguous");
     if !cost.is_c_contiguous() && r > 1 && c > 1 {
-        return Err(not_c().into());
+        return Err(not_c().into_py_err());
     }
-    let data = cost.as_slice().map_err(|_| not_c())?;
+    let data = cost.as_slice().map_err(|_| not_c().into_py_err())?;
     // The method costs O(min² max) steps: a k × k contingency table of a clustering is solved
     // at once with the GIL held; a large one on a worker thread, off the GIL and stopping
     // at Ctrl-C.
     let (small, large) = (r.min(c) as f64, r.max(c) as f64);
     let pairs = if small * small * large <= INLINE_STEPS {
-        solve(data, r, c, maximize, &Control::new())?
+        solve(data, r, c, maximize, &Control::new()).map_err(to_py_err)?
     } else {
         run_detached(py, Some(1), None, |control| {
             solve(data, r, c, maximize, control)

@@ -3,7 +3,7 @@
 use super::arrays::{contiguous, labels as label_indices, points, square, RawPoints};
 use super::detach::run_detached;
 use super::options::{parse_semimetric, SemimetricChoice};
-use crate::{energy_distance, energy_statistics, PairwiseSource};
+use kgroups::{energy_distance, energy_statistics, PairwiseSource};
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;

@@ -2,11 +2,12 @@
 
 use super::arrays::{contiguous, labels};
 use super::detach::run_detached;
+use super::errors::{to_py_err, IntoPyErr};
 use super::results::Clustering;
-use crate::control::Control;
-use crate::error::KGroupsError;
-use crate::lowrank::LandmarkMethod;
-use crate::{
+use kgroups::control::Control;
+use kgroups::error::KGroupsError;
+use kgroups::lowrank::LandmarkMethod;
+use kgroups::{
     bandwidth, fit, Algorithm, Base, Init, Kernel, LloydVariant, Options, Points, Semimetric,
 };
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
@@ -79,7 +80,7 @@ impl FitOptions {
         &self,
         py: Python<'_>,
         k: usize,
-        make_kernel: impl FnOnce(&Control) -> crate::Result<K> + Send,
+        make_kernel: impl FnOnce(&Control) -> kgroups::Result<K> + Send,
     ) -> PyResult<Clustering> {
         self.run(py, |options, control| {
             let kernel = make_kernel(control)?;
@@ -92,7 +93,7 @@ impl FitOptions {
     pub(super) fn run(
         &self,
         py: Python<'_>,
-        search: impl FnOnce(&Options, &Control) -> crate::Result<crate::Clustering> + Send,
+        search: impl FnOnce(&Options, &Control) -> kgroups::Result<kgroups::Clustering> + Send,
     ) -> PyResult<Clustering> {
         let weights = (self.weights.as_ref())
             .map(|w| w.bind(py).try_readonly())
@@ -148,7 +149,7 @@ fn parse_init(init: Option<&Bound<'_, PyAny>>) -> PyResult<InitChoice> {
                     "unknown init {other:?}; use 'k-means++', 'random' or an array of n labels"
                 ),
             )
-            .into()),
+            .into_py_err()),
         };
     }
     let array: PyReadonlyArray1<'_, i64> = init.extract()?;
@@ -167,7 +168,7 @@ pub(super) enum SemimetricChoice {
 
 impl SemimetricChoice {
     /// The semimetric, its bandwidth computed from `data` when it was not given.
-    pub(super) fn resolve(self, data: &Points, control: &Control) -> crate::Result<Semimetric> {
+    pub(super) fn resolve(self, data: &Points, control: &Control) -> kgroups::Result<Semimetric> {
         match self {
             SemimetricChoice::Given(semimetric) => Ok(semimetric),
             SemimetricChoice::DataBandwidth { gaussian } => {
@@ -207,7 +208,7 @@ pub(super) fn parse_semimetric(
         }
     };
     if let SemimetricChoice::Given(semimetric) = choice {
-        semimetric.validate()?;
+        semimetric.validate().map_err(to_py_err)?;
     }
     Ok(choice)
 }
@@ -221,7 +222,7 @@ pub(super) fn parse_base(base: &str) -> PyResult<Base> {
             "base",
             format!("unknown base {other:?}; use 'mean', 'origin' or 'centered'"),
         )
-        .into()),
+        .into_py_err()),
     }
 }
 

@@ -4,8 +4,8 @@ use super::arrays::{points, rows, square};
 use super::detach::run_detached;
 use super::options::{parse_base, parse_semimetric, FitOptions};
 use super::results::Clustering;
-use crate::sparse::reorder::{self, Reorder};
-use crate::{CsrIndex, CsrKernel, DataKernel, DenseKernel, FeatureKernel, KernelElement};
+use kgroups::sparse::reorder::{self, Reorder};
+use kgroups::{CsrIndex, CsrKernel, DataKernel, DenseKernel, FeatureKernel, KernelElement};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -72,7 +72,7 @@ fn check_kernel(
 ) -> PyResult<()> {
     let (data, n) = square(&g, "G")?;
     run_detached(py, n_threads, None, |control| {
-        crate::validate::symmetry::check_dense_with_control(data, n, "G", control)
+        kgroups::validate::symmetry::check_dense_with_control(data, n, "G", control)
     })
 }
 

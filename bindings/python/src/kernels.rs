@@ -2,12 +2,13 @@
 
 use super::arrays::{contiguous, new_zeros, points, square, RawPoints};
 use super::detach::run_detached;
+use super::errors::IntoPyErr;
 use super::options::{parse_base, parse_landmarks, parse_semimetric, SemimetricChoice};
-use crate::control::Control;
-use crate::error::KGroupsError;
-use crate::gram::{energy_gram_cross_into, energy_gram_into, gram_from_semimetric_into};
-use crate::lowrank::select_landmarks as landmarks;
-use crate::{
+use kgroups::control::Control;
+use kgroups::error::KGroupsError;
+use kgroups::gram::{energy_gram_cross_into, energy_gram_into, gram_from_semimetric_into};
+use kgroups::lowrank::select_landmarks as landmarks;
+use kgroups::{
     bandwidth, bandwidth_median, bandwidth_median_weighted, bandwidth_weighted, Base, KernelElement,
 };
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
@@ -21,7 +22,7 @@ fn new_filled<'py, T: KernelElement + numpy::Element>(
     shape: (usize, usize),
     argument: &'static str,
     n_threads: Option<usize>,
-    fill: impl FnOnce(&mut [T], &Control) -> crate::Result<()> + Send,
+    fill: impl FnOnce(&mut [T], &Control) -> kgroups::Result<()> + Send,
 ) -> PyResult<Bound<'py, PyAny>> {
     let out = new_zeros::<T>(py, shape, argument)?;
     {
@@ -84,7 +85,7 @@ fn energy_gram<'py>(
             "base",
             "a cross kernel (Y given) is defined for base='mean' (the mean of Y) or base='origin', not 'centered'",
         )
-        .into());
+        .into_py_err());
     }
     let pair = (points_x, points_y);
     if single_precision {
@@ -142,7 +143,7 @@ fn bandwidth_of(
                     "unknown bandwidth rule {other:?}; use 'mean', 'median' or a positive number"
                 ),
             )
-            .into())
+            .into_py_err())
         }
     };
     run_detached(py, None, None, |control| {

@@ -2,7 +2,7 @@
 
 use super::arrays::contiguous;
 use super::detach::run_detached;
-use crate::one_d::optimal_cuts;
+use kgroups::one_d::optimal_cuts;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 

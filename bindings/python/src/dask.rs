@@ -4,8 +4,9 @@
 
 use super::arrays::{contiguous, labels, rows};
 use super::detach::run_detached;
-use crate::chunk_sweep::{self, ChunkAlgorithm, GlobalState};
-use crate::error::KGroupsError;
+use super::errors::{to_py_err, IntoPyErr};
+use kgroups::chunk_sweep::{self, ChunkAlgorithm, GlobalState};
+use kgroups::error::KGroupsError;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 
@@ -44,8 +45,9 @@ fn matrix_out(
     k: usize,
     m: usize,
 ) -> PyResult<Bound<'_, PyArray2<f64>>> {
-    let array = ndarray::Array2::from_shape_vec((k, m), data)
-        .map_err(|e| KGroupsError::Internal(format!("feature sums of the wrong shape: {e}")))?;
+    let array = ndarray::Array2::from_shape_vec((k, m), data).map_err(|e| {
+        KGroupsError::Internal(format!("feature sums of the wrong shape: {e}")).into_py_err()
+    })?;
     Ok(array.into_pyarray(py))
 }
 
@@ -102,7 +104,7 @@ fn dask_chunk_round<'py>(
                 "algorithm",
                 format!("must be 'hartigan' or 'lloyd', got {other:?}"),
             )
-            .into())
+            .into_py_err())
         }
     };
     let (phi, _, m) = rows(&features, "features")?;
@@ -112,7 +114,7 @@ fn dask_chunk_round<'py>(
             "sums",
             format!("the sums have {m_sums} columns but the features {m}"),
         )
-        .into());
+        .into_py_err());
     }
     let labels = self::labels(&labels, "init")?;
     let counts = self::labels(&counts, "counts")?;
@@ -148,10 +150,7 @@ fn dask_feature_objective(
     sizes: PyReadonlyArray1<'_, f64>,
 ) -> PyResult<f64> {
     let (data, _, _) = rows(&sums, "sums")?;
-    Ok(chunk_sweep::feature_objective(
-        data,
-        contiguous(&sizes, "sizes")?,
-    )?)
+    chunk_sweep::feature_objective(data, contiguous(&sizes, "sizes")?).map_err(to_py_err)
 }
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

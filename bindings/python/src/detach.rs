@@ -1,8 +1,8 @@
 //! Running the core off the GIL: a worker thread (inside a cached rayon pool) does the work
 //! while the calling thread forwards progress to Python and watches for Ctrl-C.
 
-use super::errors::panicked;
-use crate::control::{Control, Progress};
+use super::errors::{panicked, to_py_err};
+use kgroups::control::{Control, Progress};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use rayon::{ThreadPool, ThreadPoolBuilder};
@@ -126,7 +126,7 @@ pub(super) fn run_detached<T, F>(
 ) -> PyResult<T>
 where
     T: Send,
-    F: FnOnce(&Control) -> crate::Result<T> + Send,
+    F: FnOnce(&Control) -> kgroups::Result<T> + Send,
 {
     let pool = match n_threads {
         None => pool(DEFAULT_THREADS)?,
@@ -150,10 +150,7 @@ where
             if want_progress {
                 control = control.with_progress(&report);
             }
-            // A panic here is a bug; it must become an exception, never abort Python.
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                pool.install(|| job(&control))
-            }))
+            catch_panic(|| pool.install(|| job(&control)))
         });
         let mut pending_error: Option<PyErr> = None;
         let mut receiver = receiver;
@@ -189,33 +186,65 @@ where
             }
         }
         let result = match py.detach(move || worker.join()) {
-            Ok(Ok(result)) => result,
-            Ok(Err(_)) | Err(_) => return Err(panicked()),
+            Ok(Some(result)) => result,
+            Ok(None) | Err(_) => return Err(panicked()),
         };
         match pending_error {
             Some(e) => Err(e),
-            None => Ok(result?),
+            None => result.map_err(to_py_err),
         }
     })
 }
 
-/// Internal: panic on purpose, to test that a Rust panic becomes a Python exception.
-#[pyfunction]
-pub(super) fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
-    run_detached(py, Some(1), None, |_| -> crate::Result<()> {
-        panic!("deliberate test panic")
-    })
+/// `job()`, or `None` if it panicked (in this thread or, through `ThreadPool::install`, in a
+/// pool's thread). A panic in the core is a bug: [`run_detached`] turns `None` into a
+/// RuntimeError ([`panicked`]); it must never unwind into Python or abort the interpreter.
+fn catch_panic<T>(job: impl FnOnce() -> T) -> Option<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).ok()
 }
 
-/// Internal: sleep in checkpointed slices until cancelled (to test Ctrl-C handling).
-#[pyfunction]
-pub(super) fn _sleep_for_tests(py: Python<'_>, seconds: f64) -> PyResult<()> {
-    run_detached(py, None, None, |control| {
-        let deadline = std::time::Instant::now() + Duration::from_secs_f64(seconds);
-        while std::time::Instant::now() < deadline {
-            control.checkpoint()?;
-            std::thread::sleep(Duration::from_millis(10));
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_in_a_pool_becomes_none_and_the_pool_keeps_working() {
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        for _ in 0..2 {
+            let caught = catch_panic(|| -> kgroups::Result<()> {
+                pool.install(|| panic!("deliberate test panic"))
+            });
+            assert!(caught.is_none());
         }
-        Ok(())
-    })
+        let sum = catch_panic(|| pool.install(|| (1..=10).sum::<i32>()));
+        assert_eq!(sum, Some(55));
+    }
+
+    #[test]
+    fn a_panicking_job_raises_runtime_error_not_panic_exception() {
+        Python::attach(|py| {
+            for _ in 0..2 {
+                let error = run_detached(py, Some(1), None, |_| -> kgroups::Result<()> {
+                    panic!("deliberate test panic")
+                })
+                .unwrap_err();
+                assert!(error.is_instance_of::<PyRuntimeError>(py));
+                assert!(!error.is_instance_of::<pyo3::panic::PanicException>(py));
+                assert!(error.to_string().contains("panicked"));
+            }
+            let ok = run_detached(py, Some(1), None, |_| -> kgroups::Result<i32> { Ok(3) });
+            assert_eq!(ok.unwrap(), 3);
+        });
+    }
+
+    #[test]
+    fn errors_and_values_pass_through() {
+        let error =
+            catch_panic(|| -> kgroups::Result<()> { Err(kgroups::KGroupsError::Interrupted) });
+        assert!(matches!(
+            error,
+            Some(Err(kgroups::KGroupsError::Interrupted))
+        ));
+        assert_eq!(catch_panic(|| 7), Some(7));
+    }
 }

@@ -184,8 +184,10 @@ impl<'a> Partition<'a> {
     }
 
     /// The number of distinct cluster means: `‖μ_a − μ_b‖² = Q_a/s_a² + Q_b/s_b² − 2 C_ab/(s_a s_b)`
-    /// with `C_ab = Σ_{i∈C_a} w_i m_b(i)` (plus `σ/s_a + σ/s_b` for the shifted kernel) is
-    /// compared with the rounding of its terms. O(n·k) (O(k²·m) for features).
+    /// with `C_ab = Σ_{i∈C_a} w_i m_b(i)` (plus `σ/s_a + σ/s_b` for the shifted kernel): two
+    /// means coincide when its size is within the rounding of its terms. On a kernel that is
+    /// not positive semi-definite (an adjacency matrix) it can be clearly negative, and the
+    /// means are then distinct, not coincident. O(n·k) (O(k²·m) for features).
     pub fn distinct_means(&self, weights: &[f64]) -> Result<usize> {
         let k = self.k;
         let mut cross = try_filled(k * k, 0.0, "k", "the k × k products of the cluster means")?;
@@ -222,7 +224,7 @@ impl<'a> Partition<'a> {
                     }
                     let magnitude =
                         norm(a).abs() + norm(b).abs() + c.abs() + (shift(a).abs() + shift(b).abs());
-                    distance > COINCIDENT_MEANS * magnitude
+                    distance.abs() > COINCIDENT_MEANS * magnitude
                 })
             })
             .count())

@@ -216,6 +216,17 @@ def test_opposite_huge_entries_are_asymmetric_not_nan() -> None:
 
 
 # ----------------------------------------------------------------------------- runs that must warn
+def test_means_of_an_indefinite_kernel_are_not_taken_as_coincident() -> None:
+    # G = [[1, 3], [3, 1]] is not positive semi-definite (eigenvalues 4 and -2): the two
+    # singletons' squared distance G_00 + G_11 - 2 G_01 = -4 is far from 0, so their means are
+    # distinct (a negative one once counted as coinciding, with a misleading warning).
+    G = np.array([[1.0, 3.0], [3.0, 1.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        result = kgroups_rs.kernel_kgroups(G, 2, init=np.array([0, 1]))
+    assert result.n_distinct_clusters == 2
+
+
 def test_fewer_distinct_points_than_k_warns() -> None:
     G = kgroups_rs.energy_gram(np.ones((100, 2)))
     with pytest.warns(ConvergenceWarning, match="only 1 distinct clusters were found for k = 3"):

@@ -13,8 +13,8 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use kgroups::distance::{semimetric_row, squared_distances_from};
 use kgroups::gram::energy_gram_cross;
+use kgroups::kernel::csr::reorder::PermutedCsr;
 use kgroups::rng::Rng;
-use kgroups::sparse::reorder::PermutedCsr;
 use kgroups::stats::PairwiseSource;
 use kgroups::{
     bandwidth, energy_distance, energy_gram, energy_statistics, fit, Algorithm, Base, Control,
@@ -354,10 +354,10 @@ fn bench_exp(c: &mut Criterion) {
     group.finish();
 }
 
-/// The two routines of squared distances side by side on the same data (eq. 56, n = 2000):
-/// coordinate differences and the expanded ‖x‖² + ‖y‖² − 2⟨x, y⟩ with its cancellation
-/// guard, in the dense builder (tiles of four rows) and the matrix-free cluster sums (the same
-/// tiles turned into kernel values), around the threshold (D = 20) and beyond.
+/// Squared distances around the threshold where they switch from coordinate differences
+/// (D = 10) to the expanded ‖x‖² + ‖y‖² − 2⟨x, y⟩ with its cancellation guard (D = 24, 100),
+/// in the dense builder (tiles of four rows) and the matrix-free cluster sums (the same tiles
+/// turned into kernel values).
 fn bench_gram_tile(c: &mut Criterion) {
     let mut group = c.benchmark_group("gram_tile");
     group.sample_size(10);
@@ -368,29 +368,17 @@ fn bench_gram_tile(c: &mut Criterion) {
         let x = Points::new(&data, n, dim).expect("points");
         let labels: Vec<usize> = (0..n).map(|i| i % 2).collect();
         let weights = vec![1.0; n];
-        for (routine, min_dim) in [("differences", usize::MAX), ("expanded", 1)] {
-            kgroups::distance::set_expansion_min_dim(Some(min_dim));
-            group.bench_function(
-                BenchmarkId::new(format!("energy_gram_n2000_{routine}"), dim),
-                |b| {
-                    kgroups::distance::set_expansion_min_dim(Some(min_dim));
-                    b.iter(|| energy_gram::<f64>(&x, power, Base::Mean).expect("gram"))
-                },
-            );
-            group.bench_function(
-                BenchmarkId::new(format!("matrix_free_sums_n2000_k2_{routine}"), dim),
-                |b| {
-                    kgroups::distance::set_expansion_min_dim(Some(min_dim));
-                    let kernel = DataKernel::new(x, power, Base::Mean).expect("kernel");
-                    b.iter(|| {
-                        kernel
-                            .cluster_sums(&labels, &weights, 2, &Control::new())
-                            .expect("sums")
-                    })
-                },
-            );
-        }
-        kgroups::distance::set_expansion_min_dim(None);
+        group.bench_function(BenchmarkId::new("energy_gram_n2000", dim), |b| {
+            b.iter(|| energy_gram::<f64>(&x, power, Base::Mean).expect("gram"))
+        });
+        group.bench_function(BenchmarkId::new("matrix_free_sums_n2000_k2", dim), |b| {
+            let kernel = DataKernel::new(x, power, Base::Mean).expect("kernel");
+            b.iter(|| {
+                kernel
+                    .cluster_sums(&labels, &weights, 2, &Control::new())
+                    .expect("sums")
+            })
+        });
     }
     group.finish();
 }

@@ -24,35 +24,49 @@
 //! # Ok::<(), kgroups::KGroupsError>(())
 //! ```
 
+//! # The flow, and where it lives
+//!
+//! points ([`Points`], [`distance`]) → semimetric rows ([`Semimetric`], [`distance`]) → a
+//! kernel: a stored Gram matrix ([`gram`], [`DenseKernel`]), a sparse one ([`CsrKernel`]),
+//! one computed on the fly from the points ([`DataKernel`]) or a low-rank one from features
+//! ([`FeatureKernel`]), all behind the [`Kernel`] trait ([`kernel`]) → the clustering
+//! (`src/cluster/`: initialisation [`init`], Hartigan or Lloyd sweeps, `n_init` restarts) →
+//! a [`Clustering`]. `docs/dev/architecture.md` in the repository maps every module.
+//!
+//! # The public API
+//!
+//! Everything a caller needs is re-exported here, at the crate root. The modules that stay
+//! public are namespaces a Rust user reaches into for more than the root offers: [`kernel`]
+//! (the trait, the four kinds, the CSR renumbering [`kernel::csr::reorder`], Nyström
+//! landmarks), [`distance`] and [`gram`] (semimetric rows and Gram matrices, written into
+//! caller-owned buffers too), [`stats`] (energy statistics), [`one_d`] (the exact 1-D
+//! solver), [`assignment`] (matching labels), [`init`] (initial labels on their own),
+//! [`chunk_sweep`] (one round of a distributed run), [`rng`] (the seeded generator whose
+//! streams the results depend on), [`error`] and [`validate`] (the argument checks, shared
+//! with the Python binding so that both refuse a value with the same message). The clustering
+//! internals (`cluster`: the partition and its sums, the sweep loop, how moves are applied)
+//! and the control and scaling helpers are private: they change with every optimisation.
+
 pub mod assignment;
-pub mod chunk_sweep;
-mod compact_sums;
-pub mod control;
+mod cluster;
+mod control;
 pub mod distance;
 pub mod error;
 pub mod gram;
-pub mod hartigan;
-pub mod init;
 pub mod kernel;
-pub mod lloyd;
-pub mod lowrank;
-pub mod matrix_free;
-mod move_helper;
 pub mod one_d;
-mod partition;
-mod pending_moves;
-mod prefetch;
-pub mod restarts;
 pub mod rng;
 mod scale;
-pub mod sparse;
 pub mod stats;
-mod sweeps;
 pub mod validate;
 
 #[cfg(test)]
 pub(crate) mod test_support;
 
+pub use cluster::{chunk_sweep, init};
+pub use cluster::{
+    fit, fit_checked, Algorithm, CheckedOptions, Clustering, Init, LloydVariant, Options,
+};
 pub use control::{Control, Progress};
 pub use distance::{Points, Semimetric};
 pub use error::{KGroupsError, Result};
@@ -60,13 +74,9 @@ pub use gram::{
     bandwidth, bandwidth_median, bandwidth_median_weighted, bandwidth_weighted, energy_gram,
     gram_from_semimetric, Base,
 };
-pub use init::Init;
-pub use kernel::{DenseKernel, Kernel, KernelElement, SumsLayout};
-pub use lloyd::LloydVariant;
-pub use lowrank::FeatureKernel;
-pub use matrix_free::DataKernel;
-pub use restarts::{fit, fit_checked, Algorithm, CheckedOptions, Clustering, Options};
-pub use sparse::{CsrIndex, CsrKernel};
+pub use kernel::{
+    CsrIndex, CsrKernel, DataKernel, DenseKernel, FeatureKernel, Kernel, KernelElement, SumsLayout,
+};
 pub use stats::{energy_distance, energy_statistics, EnergyStatistics, PairwiseSource};
 
 /// Kernel k-groups (Hartigan's method): [`fit`] with [`Algorithm::Hartigan`].

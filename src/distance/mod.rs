@@ -38,8 +38,6 @@ mod simd;
 mod tests;
 
 pub use points::Points;
-#[doc(hidden)]
-pub use rows::set_expansion_min_dim;
 pub use rows::{semimetric_row, squared_distances_from};
 pub use semimetric::Semimetric;
 

@@ -10,7 +10,6 @@
 //! statistics read any of them.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
@@ -102,7 +101,7 @@ impl<A: RunEpilogue, B: RunEpilogue> RunEpilogue for (A, B) {
 
 /// The smallest dimension D whose squared distances are expanded, ‖x‖² + ‖y‖² − 2⟨x, y⟩
 /// (see [`DataRows`]). Below it, summing coordinate differences is as fast (`benches/core.rs`,
-/// group `gram_tile`, measures both).
+/// group `gram_tile`, times both sides of it).
 pub(crate) const EXPANSION_MIN_DIM: usize = 20;
 
 /// The largest dimension D whose squared distances are expanded: the cancellation guard
@@ -110,31 +109,9 @@ pub(crate) const EXPANSION_MIN_DIM: usize = 20;
 /// ‖x − y‖² below a quarter of ‖x‖² + ‖y‖²) to the exact recomputation.
 pub(crate) const EXPANSION_MAX_DIM: usize = 1024;
 
-/// Benchmark switch: when nonzero, the smallest dimension expanded instead of
-/// [`EXPANSION_MIN_DIM`] (`usize::MAX`: never). Read when a [`DataRows`] is made.
-static EXPANSION_MIN_DIM_OVERRIDE: AtomicUsize = AtomicUsize::new(0);
-
-/// Sets the smallest dimension whose squared distances are expanded (`None`: the built-in
-/// [`EXPANSION_MIN_DIM`]; `Some(usize::MAX)`: never, the exact-difference routine everywhere).
-/// For benchmarks that compare both routines in one process; it changes the last bits of
-/// results, and affects every evaluation of pairs started afterwards, in every thread.
-///
-/// ```
-/// kgroups::distance::set_expansion_min_dim(Some(usize::MAX)); // the former routine
-/// kgroups::distance::set_expansion_min_dim(None); // back to the default
-/// ```
-#[doc(hidden)]
-pub fn set_expansion_min_dim(dim: Option<usize>) {
-    EXPANSION_MIN_DIM_OVERRIDE.store(dim.map_or(0, |d| d.max(1)), Ordering::Relaxed);
-}
-
 /// Whether squared distances in dimension `dim` are expanded.
 fn expands(dim: usize) -> bool {
-    let min = match EXPANSION_MIN_DIM_OVERRIDE.load(Ordering::Relaxed) {
-        0 => EXPANSION_MIN_DIM,
-        d => d,
-    };
-    (min..=EXPANSION_MAX_DIM).contains(&dim)
+    (EXPANSION_MIN_DIM..=EXPANSION_MAX_DIM).contains(&dim)
 }
 
 /// Expanded squared distances e below this are recomputed from differences (see

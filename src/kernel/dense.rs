@@ -5,13 +5,13 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::cluster::prefetch::prefetch_run;
 use crate::control::Control;
 use crate::distance::block_range;
 use crate::error::{KGroupsError, Result};
 use crate::gram::tiles::for_each_block_pair;
 use crate::kernel::tile_sums::{add_strip_by_row_groups, add_tile, Labelled, StripSums, TiledSums};
 use crate::kernel::{check_cluster_sums_args, Kernel, KernelElement};
-use crate::prefetch::prefetch_run;
 use crate::validate::{self, symmetry};
 use rayon::prelude::*;
 

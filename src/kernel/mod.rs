@@ -1,9 +1,14 @@
 //! The one abstraction over "the kernel the algorithms read".
 //!
 //! Hartigan, Lloyd and the initialisations are written once, against [`Kernel`]: the number
-//! of points, the diagonal, and row `i` visited entry by entry. Dense matrices (f64 or f32,
-//! borrowed, never copied) implement it here; sparse CSR matrices and kernels computed on the
-//! fly from data implement it in their own modules.
+//! of points, the diagonal, and row `i` visited entry by entry. Four kinds implement it:
+//!
+//! | kind | type | module |
+//! |---|---|---|
+//! | dense matrix (f64 or f32, borrowed, never copied) | [`DenseKernel`] | `kernel/dense.rs` |
+//! | sparse symmetric CSR matrix, with its renumbering | [`CsrKernel`] | [`csr`] |
+//! | energy kernel computed on the fly from the points | [`DataKernel`] | `kernel/matrix_free.rs` |
+//! | low-rank kernel `Φ Φᵀ` from explicit features | [`FeatureKernel`] | `kernel/lowrank.rs` |
 
 use crate::control::Control;
 use crate::error::{out_of_memory, try_filled, try_filled_huge_pages, try_filled_uninit, Result};
@@ -471,6 +476,13 @@ pub(crate) fn transpose_to_cluster_major(point_major: &[f64], n: usize, k: usize
     out
 }
 
+pub mod csr;
 mod dense;
+pub(crate) mod lowrank;
+pub(crate) mod matrix_free;
 pub(crate) mod tile_sums;
+
+pub use csr::{CsrIndex, CsrKernel};
 pub use dense::DenseKernel;
+pub use lowrank::{select_landmarks, FeatureKernel, LandmarkMethod};
+pub use matrix_free::DataKernel;

@@ -26,9 +26,9 @@ pub mod semimetric;
 pub mod symmetry;
 
 use crate::error::{try_filled, KGroupsError, Result};
+use crate::kernel::csr::CsrIndex;
 use crate::kernel::KernelElement;
 use crate::scale::{binary_exponent, times_pow2};
-use crate::sparse::CsrIndex;
 use rayon::prelude::*;
 
 /// The largest number of independent starts (`n_init`): each start's seed is derived up

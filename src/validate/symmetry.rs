@@ -42,10 +42,10 @@ pub(crate) fn root_diagonal<T: KernelElement>(data: &[T], n: usize) -> Vec<f64> 
 /// Checks that the dense `n × n` matrix `data` (`data.len() == n * n`) is finite and passes
 /// the rule, naming `argument` and the first offending entry otherwise.
 ///
-/// Every pair is compared with its mirror, in [`FAST_BLOCK`]-square tiles: bit for bit first
+/// Every pair is compared with its mirror, in 128 × 128 tiles: bit for bit first
 /// (cheap; exactly symmetric matrices such as those of [`crate::energy_gram`] or
 /// `(G + G.T) / 2` end there), then by the rule where a tile's bits differ. A block of rows
-/// that fails is searched again in [`BLOCK`]-square tiles, in order, to name the first
+/// that fails is searched again in 64 × 64 tiles, in order, to name the first
 /// offending entry.
 ///
 /// ```

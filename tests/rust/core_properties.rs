@@ -995,7 +995,7 @@ fn random_symmetric(
 
 #[test]
 fn a_renumbered_hartigan_run_ends_at_a_local_optimum_of_the_callers_kernel() {
-    use kgroups::sparse::reorder::{self, Reorder};
+    use kgroups::kernel::csr::reorder::{self, Reorder};
     use kgroups::CsrKernel;
     for (n, degree, isolated) in [(7usize, 2usize, 3usize), (40, 3, 0), (60, 4, 5), (90, 6, 0)] {
         let (g, indptr, indices, data) = sparse_symmetric(n, degree, isolated, n as u64);

@@ -3,8 +3,8 @@
 use super::detach::run_detached;
 use super::errors::{to_py_err, IntoPyErr};
 use kgroups::assignment::linear_assignment_with_control as solve;
-use kgroups::control::Control;
 use kgroups::error::KGroupsError;
+use kgroups::Control;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 

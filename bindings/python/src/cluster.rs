@@ -4,7 +4,7 @@ use super::arrays::{points, rows, square};
 use super::detach::run_detached;
 use super::options::{parse_base, parse_semimetric, FitOptions};
 use super::results::Clustering;
-use kgroups::sparse::reorder::{self, Reorder};
+use kgroups::kernel::csr::reorder::{self, Reorder};
 use kgroups::{CsrIndex, CsrKernel, DataKernel, DenseKernel, FeatureKernel, KernelElement};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};

@@ -2,7 +2,7 @@
 //! while the calling thread forwards progress to Python and watches for Ctrl-C.
 
 use super::errors::{panicked, to_py_err};
-use kgroups::control::{Control, Progress};
+use kgroups::{Control, Progress};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use rayon::{ThreadPool, ThreadPoolBuilder};

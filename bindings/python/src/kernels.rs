@@ -4,10 +4,10 @@ use super::arrays::{contiguous, new_zeros, points, square, RawPoints};
 use super::detach::run_detached;
 use super::errors::IntoPyErr;
 use super::options::{parse_base, parse_landmarks, parse_semimetric, SemimetricChoice};
-use kgroups::control::Control;
 use kgroups::error::KGroupsError;
 use kgroups::gram::{energy_gram_cross_into, energy_gram_into, gram_from_semimetric_into};
-use kgroups::lowrank::select_landmarks as landmarks;
+use kgroups::kernel::select_landmarks as landmarks;
+use kgroups::Control;
 use kgroups::{
     bandwidth, bandwidth_median, bandwidth_median_weighted, bandwidth_weighted, Base, KernelElement,
 };

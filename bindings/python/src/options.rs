@@ -4,9 +4,9 @@ use super::arrays::{contiguous, labels};
 use super::detach::run_detached;
 use super::errors::{to_py_err, IntoPyErr};
 use super::results::Clustering;
-use kgroups::control::Control;
 use kgroups::error::KGroupsError;
-use kgroups::lowrank::LandmarkMethod;
+use kgroups::kernel::LandmarkMethod;
+use kgroups::Control;
 use kgroups::{
     bandwidth, fit, Algorithm, Base, Init, Kernel, LloydVariant, Options, Points, Semimetric,
 };

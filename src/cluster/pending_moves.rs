@@ -2,7 +2,7 @@
 //! ([`MoveUpdates`]). A move's totals (labels, `s_l`, `Q_l`) always change at once. Its
 //! updates of the other points' sums are made at once too, except in the two cases below,
 //! where they wait; and for dense kernels a helper thread may take half of each move's row
-//! ([`crate::move_helper`]).
+//! ([`crate::cluster::move_helper`]).
 //!
 //! **Kernels whose rows are computed rather than read** ([`Kernel::batches_moves`],
 //! [`PendingMoves`]). A move of point p (weight w) from cluster a to cluster b updates every
@@ -31,10 +31,10 @@ use rayon::prelude::*;
 
 use std::collections::VecDeque;
 
+use crate::cluster::move_helper::MoveHelper;
+use crate::cluster::partition::{ClusterSums, Partition};
 use crate::error::{try_filled, Result};
 use crate::kernel::Kernel;
-use crate::move_helper::MoveHelper;
-use crate::partition::{ClusterSums, Partition};
 
 /// Moves logged before they are applied to all points. Each point evaluated meanwhile
 /// computes up to this many single entries to catch up; each batch reads the data once.
@@ -353,7 +353,7 @@ mod tests {
         /// The thread that made the last first half of a move (`start == 0`).
         mover: std::sync::Mutex<Option<std::thread::ThreadId>>,
         /// Second halves of moves made on another thread than their first half: by a
-        /// helper ([`crate::move_helper`]).
+        /// helper ([`crate::cluster::move_helper`]).
         helped: std::sync::atomic::AtomicUsize,
     }
 
@@ -705,9 +705,9 @@ mod tests {
                 prop_assert!(matches!(updates, MoveUpdates::Prefetched(_)));
                 let sweep = |partition: &mut Partition, updates| {
                     if lloyd {
-                        crate::lloyd::online_sweep_using(&kernel, &weights, partition, &control, updates)
+                        crate::cluster::lloyd::online_sweep_using(&kernel, &weights, partition, &control, updates)
                     } else {
-                        crate::hartigan::sweep_using(
+                        crate::cluster::hartigan::sweep_using(
                             &kernel, &weights, &diagonal, partition, &control, updates,
                         )
                     }

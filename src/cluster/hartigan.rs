@@ -1,11 +1,11 @@
 //! Kernel k-groups: Hartigan's method in kernel space (SPEC, eqs. 47–51, Algorithm 2).
 
+use crate::cluster::partition::Partition;
+use crate::cluster::pending_moves::{sweep_with_updates, MoveUpdates};
+use crate::cluster::sweeps::{self, Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERANCE};
 use crate::control::Control;
 use crate::error::Result;
 use crate::kernel::{diagonal_values, Kernel};
-use crate::partition::Partition;
-use crate::pending_moves::{sweep_with_updates, MoveUpdates};
-use crate::sweeps::{self, Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERANCE};
 
 /// `2 m_l(i)/s_l`, the cross term of the squared feature-space distance of point `i` to the
 /// weighted mean of cluster `l`, `d_l(i) = ‖φ_i − μ_l‖² = G_ii − 2 m_l(i)/s_l + Q_l/s_l²`.
@@ -166,7 +166,7 @@ pub(crate) fn run<K: Kernel>(
 /// One Hartigan sweep: visit the points in index order and make each point's best move when
 /// its gain exceeds the tolerance; returns the number of points moved. `diagonal` holds
 /// `G_ii` ([`diagonal_values`]). The single-machine search repeats it;
-/// [`crate::chunk_sweep`] runs it on one chunk of the points against a copy of the global
+/// [`crate::cluster::chunk_sweep`] runs it on one chunk of the points against a copy of the global
 /// cluster state.
 pub(crate) fn sweep<K: Kernel>(
     kernel: &K,

@@ -18,10 +18,10 @@
 //! the objective of the returned labels on it (up to the order of summation).
 
 use super::{CsrIndex, CsrKernel};
+use crate::cluster::restarts::{self, CheckedOptions, Clustering, Options};
 use crate::control::Control;
 use crate::error::{out_of_memory, try_filled, try_filled_uninit, KGroupsError, Result};
 use crate::kernel::{Kernel, KernelElement};
-use crate::restarts::{self, CheckedOptions, Clustering, Options};
 
 /// Whether [`fit`] renumbers the kernel before the local search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -45,7 +45,7 @@ pub const AUTO_MIN_POINTS: usize = 200_000;
 /// one, and old point `j` is new point `position()[j]`.
 ///
 /// ```
-/// use kgroups::sparse::reorder::Permutation;
+/// use kgroups::kernel::csr::reorder::Permutation;
 /// let p = Permutation::from_order(vec![2, 0, 1])?;
 /// assert_eq!(p.position(), &[1, 2, 0]);
 /// assert!(Permutation::from_order(vec![0, 0, 1]).is_err());
@@ -106,7 +106,7 @@ impl Permutation {
 /// not checked again. Built by [`PermutedCsr::breadth_first`].
 ///
 /// ```
-/// use kgroups::{sparse::reorder::PermutedCsr, Control, CsrKernel, Kernel};
+/// use kgroups::{kernel::csr::reorder::PermutedCsr, Control, CsrKernel, Kernel};
 /// // G = [[1, 0, 2], [0, 0, 3], [2, 3, 0]]: the path 0 — 2 — 1, renumbered 0, 2, 1.
 /// let kernel = CsrKernel::new(&[0usize, 2, 3, 5], &[0usize, 2, 2, 0, 1], &[1.0, 2.0, 3.0, 2.0, 3.0], 3)?;
 /// let (p, permuted) = PermutedCsr::breadth_first(&kernel, None, &Control::new())?.unwrap();
@@ -140,7 +140,7 @@ impl<I: CsrIndex, T: KernelElement> PermutedCsr<I, T> {
     /// cancelled.
     ///
     /// ```
-    /// use kgroups::{sparse::reorder::PermutedCsr, Control, CsrKernel};
+    /// use kgroups::{kernel::csr::reorder::PermutedCsr, Control, CsrKernel};
     /// // The path 0 — 2 — 1 and the isolated node 3.
     /// let indptr = [0usize, 1, 2, 4, 4];
     /// let indices = [2usize, 2, 0, 1];
@@ -196,7 +196,7 @@ impl<I: CsrIndex, T: KernelElement> PermutedCsr<I, T> {
 /// once and serve every start. [`Reorder::Never`] is exactly [`crate::fit`].
 ///
 /// ```
-/// use kgroups::{sparse::reorder::{self, Reorder}, Control, CsrKernel, Init, Options};
+/// use kgroups::{kernel::csr::reorder::{self, Reorder}, Control, CsrKernel, Init, Options};
 /// // Two triangles joined by the edge 2 — 3.
 /// let indptr = [0usize, 2, 4, 7, 10, 12, 14];
 /// let indices = [1usize, 2, 0, 2, 0, 1, 3, 2, 4, 5, 3, 5, 3, 4];
@@ -220,7 +220,7 @@ pub fn fit<I: CsrIndex, T: KernelElement>(
 /// [`fit`] with options already checked for the kernel ([`Options::check`]).
 ///
 /// ```
-/// use kgroups::{sparse::reorder::{fit_checked, Reorder}, Control, CsrKernel, Options};
+/// use kgroups::{kernel::csr::reorder::{fit_checked, Reorder}, Control, CsrKernel, Options};
 /// // The path 0 — 1 — 2 — 3 with a diagonal.
 /// let indptr = [0usize, 2, 5, 8, 10];
 /// let indices = [0usize, 1, 0, 1, 2, 1, 2, 3, 2, 3];
@@ -276,7 +276,7 @@ pub const AUTO_PROBE_NODES: usize = 1 << 16;
 /// [`AUTO_PROBE_NODES`] nodes) for which [`Reorder::Auto`] renumbers, for `k` clusters.
 ///
 /// ```
-/// use kgroups::sparse::reorder::auto_max_level_width;
+/// use kgroups::kernel::csr::reorder::auto_max_level_width;
 /// assert_eq!(auto_max_level_width(10), 4369);
 /// assert_eq!(auto_max_level_width(0), auto_max_level_width(1));
 /// ```

@@ -15,12 +15,12 @@
 //! `σ / s_l` farther from every other cluster's mean and `σ / s_j` nearer its own
 //! cluster `j`'s.
 
+use crate::cluster::partition::Partition;
+use crate::cluster::pending_moves::{sweep_with_updates, MoveUpdates};
+use crate::cluster::sweeps::{self, Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERANCE};
 use crate::control::Control;
 use crate::error::Result;
 use crate::kernel::Kernel;
-use crate::partition::Partition;
-use crate::pending_moves::{sweep_with_updates, MoveUpdates};
-use crate::sweeps::{self, Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERANCE};
 use rayon::prelude::*;
 
 /// Which Lloyd iteration to run.

@@ -3,16 +3,16 @@
 //! best objective. Seeds are derived up front from one seed, so the result is the same for
 //! any number of threads.
 
+use crate::cluster::hartigan;
+use crate::cluster::init::{kmeans_plus_plus, random_labels, Init};
+use crate::cluster::lloyd::{self, LloydVariant};
+use crate::cluster::partition::Partition;
+use crate::cluster::sweeps::Reporting;
 use crate::control::Control;
 use crate::error::{try_filled, KGroupsError, Result};
-use crate::hartigan;
-use crate::init::{kmeans_plus_plus, random_labels, Init};
 use crate::kernel::Kernel;
-use crate::lloyd::{self, LloydVariant};
-use crate::partition::Partition;
 use crate::rng::{derive_seeds, Rng};
 use crate::scale::times_pow2;
-use crate::sweeps::Reporting;
 use crate::validate;
 use rayon::prelude::*;
 

@@ -1,15 +1,15 @@
-//! The one sweep loop of the local searches: Hartigan ([`crate::hartigan`]) and Lloyd
-//! ([`crate::lloyd`]) differ only in what one sweep does; repeating sweeps, the objective
+//! The one sweep loop of the local searches: Hartigan ([`crate::cluster::hartigan`]) and Lloyd
+//! ([`crate::cluster::lloyd`]) differ only in what one sweep does; repeating sweeps, the objective
 //! history, progress events, cancellation and the stopping rule are written here once.
 
+use crate::cluster::partition::Partition;
 use crate::control::{Control, Progress};
 use crate::error::Result;
-use crate::partition::Partition;
 use crate::scale::times_pow2;
 
 /// A move is made only when its computed gain exceeds this multiple of the unit roundoff
 /// times the magnitude of the terms the gain is computed from (see
-/// [`crate::hartigan::best_move`]): the rounding error those few operations and the
+/// [`crate::cluster::hartigan::best_move`]): the rounding error those few operations and the
 /// accumulated cluster sums can make, so that rounding can never make a pair of moves cycle,
 /// while every move that truly gains more than rounding is made.
 pub(crate) const GAIN_TOLERANCE: f64 = 64.0 * f64::EPSILON;

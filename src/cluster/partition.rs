@@ -5,15 +5,15 @@
 //! The sums are stored in one of two ways. For a general kernel, as the k × n matrix `M`
 //! (a move updates two rows, O(n) dense or O(deg) sparse; sparse kernels keep it
 //! point-major, and as small integers when the sums are integers, see
-//! [`crate::compact_sums`]). For a low-rank kernel
+//! [`crate::cluster::compact_sums`]). For a low-rank kernel
 //! `G = Φ Φᵀ` (Nyström features, n × m), as the k weighted feature sums
 //! `S_l = Σ_{y∈C_l} w_y φ_y`, so that `m_l(i) = φ_i · S_l` costs O(m) and a move O(m).
 
-use crate::compact_sums::CompactSums;
+use crate::cluster::compact_sums::CompactSums;
+use crate::cluster::prefetch::prefetch_line;
 use crate::control::Control;
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::kernel::{check_cluster_sums_args, Kernel, SumsLayout};
-use crate::prefetch::prefetch_line;
 
 /// A partition of the points together with the sums that make evaluating a point O(k).
 /// Where `m_l(i)` comes from.
@@ -25,7 +25,7 @@ pub(crate) enum ClusterSums<'a> {
     /// `Mᵀ`, point-major: `sums[i * k + l] = m_l(i)` (sparse kernels, see
     /// [`crate::SumsLayout::PointMajor`]).
     PointMajor(Vec<f64>),
-    /// `Mᵀ` as small integers, the same numbers (see [`crate::compact_sums`]).
+    /// `Mᵀ` as small integers, the same numbers (see [`crate::cluster::compact_sums`]).
     PointMajorCompact(CompactSums),
     /// `S_l` (k × m, row-major) over the borrowed features Φ (n × m, row-major).
     Features {
@@ -358,7 +358,7 @@ impl<'a> Partition<'a> {
     /// The part of [`Partition::move_point`] that is not the sums: `Q_from`, `Q_to`, `s`,
     /// the counts and the label of point `i`, moved to `to`. Returns the cluster it left.
     /// The sums must then receive the move ([`Partition::move_sums`], at once or through
-    /// [`crate::pending_moves::MoveUpdates`]).
+    /// [`crate::cluster::pending_moves::MoveUpdates`]).
     pub fn move_totals(&mut self, i: usize, to: usize, weight: f64, diagonal: f64) -> usize {
         let from = self.labels[i];
         debug_assert_ne!(from, to);

@@ -7,11 +7,11 @@
 //! [`select_landmarks`] picks the m points whose kernel columns the Nyström features are
 //! built from.
 
+use crate::cluster::init::kmeans_plus_plus_centres;
+use crate::cluster::partition::dot;
 use crate::control::Control;
 use crate::error::{KGroupsError, Result};
-use crate::init::kmeans_plus_plus_centres;
 use crate::kernel::Kernel;
-use crate::partition::dot;
 use crate::rng::Rng;
 use crate::{Base, DataKernel, Points, Semimetric};
 use rayon::prelude::*;
@@ -132,7 +132,7 @@ pub enum LandmarkMethod {
 /// [`KGroupsError::Interrupted`] when `control` is cancelled.
 ///
 /// ```
-/// use kgroups::lowrank::{select_landmarks, LandmarkMethod};
+/// use kgroups::kernel::{select_landmarks, LandmarkMethod};
 /// use kgroups::{Control, Points, Semimetric};
 /// let data = [0.0, 0.1, 0.2, 10.0, 10.1];
 /// let points = Points::new(&data, 5, 1)?;

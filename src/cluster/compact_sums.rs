@@ -16,9 +16,9 @@
 
 use rayon::prelude::*;
 
+use crate::cluster::prefetch::prefetch_line;
 use crate::error::{try_filled_huge_pages, Result};
 use crate::kernel::Kernel;
-use crate::prefetch::prefetch_line;
 
 /// Whether `v` is an integer of the rule: one of magnitude below 2⁶³ (a truncating
 /// conversion, cheaper than `fract`, a library call on the baseline x86-64), and not −0.0,

@@ -220,7 +220,7 @@ impl<I: CsrIndex, T: KernelElement> Kernel for CsrKernel<'_, I, T> {
                     let (mut integer, mut largest) = (true, 0.0f64);
                     for v in values {
                         let v = v.widen();
-                        integer &= crate::compact_sums::is_integer(v);
+                        integer &= crate::cluster::compact_sums::is_integer(v);
                         largest = largest.max(v.abs());
                     }
                     (integer, largest)

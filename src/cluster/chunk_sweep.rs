@@ -14,13 +14,13 @@
 //!
 //! With a single chunk, a round is exactly one sweep of [`crate::fit`] on the same features.
 
+use crate::cluster::hartigan;
+use crate::cluster::lloyd::{best_cluster, keep_clusters_non_empty};
+use crate::cluster::partition::{dot, ClusterSums, Partition};
 use crate::control::Control;
 use crate::error::{out_of_memory, try_filled, KGroupsError, Result};
-use crate::hartigan;
+use crate::kernel::lowrank::FeatureKernel;
 use crate::kernel::{diagonal_values, Kernel};
-use crate::lloyd::{best_cluster, keep_clusters_non_empty};
-use crate::lowrank::FeatureKernel;
-use crate::partition::{dot, ClusterSums, Partition};
 use crate::validate;
 
 /// The local search one round runs on a chunk.

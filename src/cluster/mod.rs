@@ -1,0 +1,26 @@
+//! The clustering half of the flow: from a [`Kernel`](crate::Kernel) to a [`Clustering`].
+//!
+//! [`fit`] checks the [`Options`] once ([`restarts`]), then runs `n_init` independent starts:
+//! each chooses a first partition ([`init`]), builds its state (the [`partition`]: labels,
+//! cluster weights and terms, and the per-point cluster sums, kept compact by
+//! [`compact_sums`] where they are small integers), and repeats sweeps ([`sweeps`], the one
+//! loop) of Hartigan's method ([`hartigan`]) or Lloyd's ([`lloyd`]) until no point moves.
+//! How a sweep applies its moves to the sums lives in [`pending_moves`] (batched and
+//! prefetched, [`prefetch`]; dense moves split with a helper thread, [`move_helper`]).
+//! [`chunk_sweep`] runs one sweep on one chunk of the points for distributed runs.
+
+pub mod chunk_sweep;
+pub(crate) mod compact_sums;
+pub(crate) mod hartigan;
+pub mod init;
+pub(crate) mod lloyd;
+pub(crate) mod move_helper;
+pub(crate) mod partition;
+pub(crate) mod pending_moves;
+pub(crate) mod prefetch;
+pub(crate) mod restarts;
+pub(crate) mod sweeps;
+
+pub use init::Init;
+pub use lloyd::LloydVariant;
+pub use restarts::{fit, fit_checked, Algorithm, CheckedOptions, Clustering, Options};

@@ -12,7 +12,7 @@
 //! 20 ≤ D ≤ 1024 the pair kernel expands them, ‖x‖² + ‖y‖² − 2⟨x, y⟩ (half the arithmetic, and
 //! the dense builders evaluate four points against each load of the others), and recomputes
 //! from differences every pair where the expansion may have cancelled, so that the relative
-//! error stays below 1e-12 (the bound is derived at `rows::expansion_guard`). Either way a
+//! error stays below 1e-12 (the bound is derived at `data_rows::expansion_guard`). Either way a
 //! pair's value depends only on the two points, never on the vector width, the thread count or
 //! whether it is computed in a row or in a tile. The dense Gram builders
 //! ([`crate::gram`]), the matrix-free kernel ([`crate::DataKernel`]) and the statistics
@@ -29,6 +29,7 @@
 //! # Ok::<(), kgroups::KGroupsError>(())
 //! ```
 
+mod data_rows;
 mod exp;
 mod points;
 mod rows;
@@ -41,9 +42,8 @@ pub use points::Points;
 pub use rows::{semimetric_row, squared_distances_from};
 pub use semimetric::Semimetric;
 
-pub(crate) use rows::{
-    block_range, DataRows, GramRows, PairwiseRows, RunEpilogue, SemimetricRows, BLOCK,
-};
+pub(crate) use data_rows::DataRows;
+pub(crate) use rows::{block_range, GramRows, PairwiseRows, RunEpilogue, SemimetricRows, BLOCK};
 #[cfg_attr(not(target_arch = "x86_64"), allow(unused_imports))]
 pub(crate) use simd::{avx_vectors, note_taken, wide_vectors, VectorPath};
 #[cfg(test)]

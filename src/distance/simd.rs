@@ -2,7 +2,7 @@
 //! the distance evaluation, each with the reason it is sound.
 //!
 //! The hot loops (squared distances, or dot products for the expanded form, of one point or of
-//! a group of [`TILE_ROWS`](super::rows::TILE_ROWS) points to a run of points, then ρ) are
+//! a group of [`TILE_ROWS`](super::data_rows::TILE_ROWS) points to a run of points, then ρ) are
 //! compiled three times: as is (SSE2, the baseline of every x86-64 wheel), with AVX2 and FMA,
 //! and with AVX-512 besides, and [`wide_vectors`] and [`widest_vectors`] pick one at run time.
 //! All do the same IEEE operations in the same order, so their results are bit-identical; the
@@ -20,7 +20,8 @@
 //!   so a difference, a multiply and an add per coordinate kept the adders twice as busy as
 //!   a difference and a fused multiply-add.
 
-use super::rows::{mark_lost, DataRows, RunEpilogue};
+use super::data_rows::{mark_lost, DataRows};
+use super::rows::RunEpilogue;
 use super::semimetric::RhoOfSquared;
 
 /// Whether the CPU runs AVX-512 (foundation) besides AVX2 and FMA (detected once, then
@@ -215,7 +216,7 @@ unsafe fn rho_in_frame_avx512<E: RunEpilogue>(
     rows.rho_in_frame_portable(xa, norm_a, start, out, epilogue);
 }
 
-/// ρ of a group of [`TILE_ROWS`](super::rows::TILE_ROWS) points of `rows` against a run, each row then its epilogue
+/// ρ of a group of [`TILE_ROWS`](super::data_rows::TILE_ROWS) points of `rows` against a run, each row then its epilogue
 /// (see [`DataRows::rho_group_in_frame_portable`]), on the widest vectors the CPU has.
 #[inline]
 pub(super) fn rho_group_in_frame<E: RunEpilogue, F: Fn(usize) -> E>(
@@ -300,7 +301,7 @@ pub(super) fn squared_distances_to_transposed(
 
 /// `out[j] = ρ(marked(d2_j))` with `d2_j` the squared distance of
 /// [`squared_distances_to_transposed`] and `marked` turning one below the normal range into
-/// NaN ([`mark_lost`](super::rows::mark_lost)): the squared distances and ρ in one pass, ρ
+/// NaN ([`mark_lost`]): the squared distances and ρ in one pass, ρ
 /// taken while the sums are still in registers (so that ρ's latency, a square root for the
 /// standard energy distance, overlaps the next lanes' sums). The same values as the squared
 /// distances followed by a separate pass of ρ.

@@ -2,7 +2,8 @@
 
 #![allow(clippy::needless_range_loop)] // the naive reference loops index on purpose
 
-use super::rows::{squared_distance, squared_norm, EXPANSION_MAX_DIM, EXPANSION_MIN_DIM};
+use super::data_rows::{squared_norm, EXPANSION_MAX_DIM, EXPANSION_MIN_DIM};
+use super::rows::squared_distance;
 use super::*;
 use crate::control::Control;
 use crate::test_support::{assert_invalid, naive_d2, naive_rho, TestRng, SEMIMETRICS};

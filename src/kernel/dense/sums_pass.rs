@@ -1,0 +1,307 @@
+//! The pass that builds a dense kernel's cluster sums: the upper triangle read once in
+//! square tiles, by strips for few clusters or by the thread-independent pair schedule
+//! otherwise, each tile compared with its mirror in the same pass when the symmetry check is
+//! deferred to it.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::DenseKernel;
+use crate::cluster::prefetch::prefetch_run;
+use crate::control::Control;
+use crate::distance::block_range;
+use crate::error::{KGroupsError, Result};
+use crate::gram::tiles::for_each_block_pair;
+use crate::kernel::tile_sums::{add_strip_by_row_groups, add_tile, Labelled, StripSums, TiledSums};
+use crate::kernel::{check_cluster_sums_args, KernelElement};
+use crate::validate::symmetry;
+use rayon::prelude::*;
+
+impl<T: KernelElement> DenseKernel<'_, T> {
+    /// The cluster sums of [`Kernel::cluster_sums`](crate::Kernel::cluster_sums), read from the upper triangle only
+    /// (`G_ab` with `a ≤ b`, mirrored: each pair of entries is read once), in
+    /// [`SUMS_BLOCK`]-square tiles: for few clusters by strips of tiles in row order
+    /// ([`by_strips`]; without `check`, a strip's tiles right of the diagonal are read four
+    /// rows at a time across several, [`add_strip_by_row_groups`], the same bits), otherwise
+    /// in the thread-independent schedule of [`for_each_block_pair`]. With `check`, each
+    /// tile is also compared with its mirror while both are in cache: bit for bit first, by
+    /// the symmetry rule where the bits differ; a matrix that breaks the rule gets
+    /// [`symmetry::check_dense`]'s error.
+    pub(super) fn sums_pass(
+        &self,
+        labels: &[usize],
+        weights: &[f64],
+        k: usize,
+        control: &Control,
+        check: bool,
+    ) -> Result<Vec<f64>> {
+        let n = self.n;
+        check_cluster_sums_args(n, labels, weights, k)?;
+        control.checkpoint()?;
+        let roots = if check {
+            symmetry::root_diagonal(self.data, n)
+        } else {
+            Vec::new()
+        };
+        let broken = AtomicBool::new(false);
+        let by = Labelled { labels, weights, k };
+        // One tile: false once cancelled; a tile that breaks the rule stops the others.
+        let visit = |masked: &mut Vec<f64>,
+                     prefetch: bool,
+                     rows: Range<usize>,
+                     cols: Range<usize>,
+                     gathered: &mut [f64],
+                     scattered: Option<&mut [f64]>| {
+            if control.checkpoint().is_err() {
+                return false;
+            }
+            if broken.load(Ordering::Relaxed) {
+                return true;
+            }
+            let tile = Tile {
+                rows,
+                cols,
+                by,
+                prefetch,
+            };
+            let roots = check.then_some(&roots[..]);
+            if !self.tile_pass(&tile, roots, masked, gathered, scattered) {
+                broken.store(true, Ordering::Relaxed);
+            }
+            true
+        };
+        let (finished, sums) = if by_strips::<T>(k) {
+            let mut sums = StripSums::new(n, k, SUMS_BLOCK)?;
+            let finished = sums
+                .strips()
+                .into_par_iter()
+                .enumerate()
+                .map_init(Vec::new, |masked, (p, (gathered, scattered))| {
+                    let rows = block_range(p, SUMS_BLOCK, n);
+                    if !check {
+                        // Without the comparison with mirror tiles, the tiles right of the
+                        // diagonal are read four rows at a time across several tiles (the
+                        // same sums, read faster: see `add_strip_by_row_groups`).
+                        return visit(masked, false, rows.clone(), rows, gathered, None)
+                            && self.strip_pass(p, by, masked, gathered, scattered, control);
+                    }
+                    (p..n.div_ceil(SUMS_BLOCK)).all(|q| {
+                        let cols = block_range(q, SUMS_BLOCK, n);
+                        let part = (q > p).then(|| {
+                            StripSums::tile_part(scattered, p, q, k, SUMS_BLOCK, cols.len())
+                        });
+                        visit(masked, false, rows.clone(), cols, gathered, part)
+                    })
+                })
+                .reduce(|| true, |a, b| a && b);
+            (finished, Sums::Strips(sums))
+        } else {
+            let mut sums = TiledSums::new(n, k, SUMS_BLOCK)?;
+            let mut states = sums.blocks();
+            let finished = for_each_block_pair(&mut states, |masked, p, (gp, _), other| {
+                let rows = block_range(p, SUMS_BLOCK, n);
+                let cols = other
+                    .as_ref()
+                    .map_or(rows.clone(), |(q, _)| block_range(*q, SUMS_BLOCK, n));
+                let scattered_q = other.map(|(_, (_, sq))| &mut **sq);
+                visit(masked, true, rows, cols, gp, scattered_q)
+            });
+            drop(states);
+            (finished, Sums::Tiles(sums))
+        };
+        if !finished {
+            control.checkpoint()?;
+            return Err(KGroupsError::Interrupted); // the pass stops early only when cancelled
+        }
+        if broken.into_inner() {
+            symmetry::check_dense(self.data, n, "G")?;
+            return Err(KGroupsError::Internal(
+                "a tile failed the symmetry rule but the whole matrix passed it".into(),
+            ));
+        }
+        match sums {
+            Sums::Strips(sums) => sums.into_cluster_major(),
+            Sums::Tiles(sums) => sums.into_cluster_major(),
+        }
+    }
+
+    /// One tile of the pass, on the widest vectors the CPU has: with `roots` (the square
+    /// roots of the diagonal's magnitudes), first the symmetry rule against the tile's mirror
+    /// (false, and no sums, when it fails), then its sums ([`add_tile`]).
+    fn tile_pass(
+        &self,
+        tile: &Tile,
+        roots: Option<&[f64]>,
+        masked: &mut Vec<f64>,
+        gathered: &mut [f64],
+        scattered_cols: Option<&mut [f64]>,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if crate::distance::wide_vectors() {
+            // SAFETY: `tile_pass_avx2` requires only that the CPU supports AVX2, which
+            // `wide_vectors` has just detected at run time.
+            return unsafe { self.tile_pass_avx2(tile, roots, masked, gathered, scattered_cols) };
+        }
+        self.tile_pass_portable(tile, roots, masked, gathered, scattered_cols)
+    }
+
+    /// [`DenseKernel::tile_pass_portable`] compiled with AVX2: the same IEEE operations in the
+    /// same order (Rust never contracts `a * b + c` into an FMA), so the same bits, four lanes
+    /// per instruction instead of two.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 (the caller detects it first). The body is safe code; only
+    /// the instruction set it is compiled for needs the check.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn tile_pass_avx2(
+        &self,
+        tile: &Tile,
+        roots: Option<&[f64]>,
+        masked: &mut Vec<f64>,
+        gathered: &mut [f64],
+        scattered_cols: Option<&mut [f64]>,
+    ) -> bool {
+        self.tile_pass_portable(tile, roots, masked, gathered, scattered_cols)
+    }
+
+    /// The tiles of strip `p` right of its diagonal tile ([`add_strip_by_row_groups`]), on
+    /// the widest vectors the CPU has; false once cancelled.
+    fn strip_pass(
+        &self,
+        p: usize,
+        by: Labelled,
+        masks: &mut Vec<f64>,
+        gathered: &mut [f64],
+        scattered: &mut [f64],
+        control: &Control,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if crate::distance::wide_vectors() {
+            // SAFETY: `strip_pass_avx2` requires only that the CPU supports AVX2, which
+            // `wide_vectors` has just detected at run time.
+            return unsafe { self.strip_pass_avx2(p, by, masks, gathered, scattered, control) };
+        }
+        self.strip_pass_portable(p, by, masks, gathered, scattered, control)
+    }
+
+    /// [`DenseKernel::strip_pass_portable`] compiled with AVX2 (the same bits, as
+    /// [`DenseKernel::tile_pass_avx2`]).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 (the caller detects it first). The body is safe code; only
+    /// the instruction set it is compiled for needs the check.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn strip_pass_avx2(
+        &self,
+        p: usize,
+        by: Labelled,
+        masks: &mut Vec<f64>,
+        gathered: &mut [f64],
+        scattered: &mut [f64],
+        control: &Control,
+    ) -> bool {
+        self.strip_pass_portable(p, by, masks, gathered, scattered, control)
+    }
+
+    /// The body of [`DenseKernel::strip_pass`], compiled into both instruction sets.
+    #[inline(always)]
+    fn strip_pass_portable(
+        &self,
+        p: usize,
+        by: Labelled,
+        masks: &mut Vec<f64>,
+        gathered: &mut [f64],
+        scattered: &mut [f64],
+        control: &Control,
+    ) -> bool {
+        add_strip_by_row_groups(
+            |a| self.row(a),
+            p,
+            SUMS_BLOCK,
+            self.n,
+            by,
+            masks,
+            gathered,
+            scattered,
+            || control.checkpoint().is_ok(),
+        )
+    }
+
+    /// The body of [`DenseKernel::tile_pass`], compiled into both instruction sets.
+    #[inline(always)]
+    fn tile_pass_portable(
+        &self,
+        tile: &Tile,
+        roots: Option<&[f64]>,
+        masked: &mut Vec<f64>,
+        gathered: &mut [f64],
+        scattered_cols: Option<&mut [f64]>,
+    ) -> bool {
+        let (data, n) = (self.data, self.n);
+        let (rows, cols) = (tile.rows.clone(), tile.cols.clone());
+        if let Some(roots) = roots {
+            // Bit for bit first (cheap), by the rule only where the bits differ.
+            let tolerance = T::SYMMETRY_TOLERANCE;
+            let passes = !symmetry::tile_differs_bitwise(data, n, rows.clone(), cols.clone())
+                || !symmetry::tile_is_bad(data, n, rows.clone(), cols.clone(), tolerance, roots);
+            if !passes {
+                return false;
+            }
+        }
+        let row = |a: usize| {
+            if tile.prefetch && a + PREFETCH_ROWS < tile.rows.end {
+                prefetch_run(&data[(a + PREFETCH_ROWS) * n + cols.start..][..cols.len()]);
+            }
+            &data[a * n + cols.start..a * n + cols.end]
+        };
+        add_tile(
+            row,
+            rows,
+            tile.cols.clone(),
+            tile.by,
+            masked,
+            gathered,
+            scattered_cols,
+        );
+        true
+    }
+}
+
+/// Side of the tiles of the cluster-sums pass: each tile row is read as a 2 KiB run (long
+/// enough for the hardware prefetchers; 1 KiB runs left the pass waiting on memory), and the
+/// mirror rows a tile's comparison reads stay in L2. The value must not depend on the number
+/// of threads (it fixes the order of the sums).
+const SUMS_BLOCK: usize = 256;
+
+/// Whether the pass runs by strips ([`StripSums`]): when their per-tile parts, `k / (2 ·
+/// SUMS_BLOCK)` f64 per matrix entry, take at most 1/32 of the matrix's own memory (k ≤ 16
+/// for f64, k ≤ 8 for f32). Strips read the matrix in row order: at n = 10⁴, k = 10, the
+/// sums took 0.103 s against 0.129 s by the pair schedule (`cargo bench --bench core --
+/// dense_pass`), which needs no memory beyond the n × k sums.
+pub(super) fn by_strips<T>(k: usize) -> bool {
+    let part_bytes = k * std::mem::size_of::<f64>();
+    part_bytes * 32 <= 2 * SUMS_BLOCK * std::mem::size_of::<T>()
+}
+
+/// The sums of the pass: by strips for few clusters ([`by_strips`]), by the pair schedule
+/// otherwise.
+enum Sums {
+    Strips(StripSums),
+    Tiles(TiledSums),
+}
+
+/// A tile of the pass and what its sums are taken by.
+struct Tile<'s> {
+    rows: Range<usize>,
+    cols: Range<usize>,
+    by: Labelled<'s>,
+    /// Prefetch each row's run ahead: for tiles visited far apart, whose short runs start
+    /// cold; a strip's tiles continue their rows, which the hardware streams faster alone.
+    prefetch: bool,
+}
+
+/// Rows ahead whose run of the tile is prefetched: the runs are too short for the hardware
+/// prefetchers to reach full speed on their own.
+const PREFETCH_ROWS: usize = 4;

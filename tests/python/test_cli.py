@@ -173,6 +173,7 @@ def test_cluster_input_errors_are_one_line_with_status_2(
     assert err.startswith("kgroups-rs cluster: error: ") and message in err, err
 
 
+@pytest.mark.slow
 def test_cluster_errors_from_a_fresh_process(tmp_path: Path) -> None:
     missing = run_cli("cluster", str(tmp_path / "missing.csv"), "-k", "2")
     assert missing.returncode == 2
@@ -850,6 +851,7 @@ def test_dash_reads_standard_input(
     assert "<stdin>, line 2, column 2: 'x' is not a number" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_stdin_to_stdout_in_a_pipe_with_a_clean_warning(tmp_path: Path) -> None:
     """A fresh process as in a shell pipe: ``cat ids.csv | kgroups-rs cluster - -k 3``."""
     data, _ = _blobs_with_row_ids(1)
@@ -866,6 +868,7 @@ def test_stdin_to_stdout_in_a_pipe_with_a_clean_warning(tmp_path: Path) -> None:
     assert ".py:" not in out.stderr and "warnings.warn" not in out.stderr
 
 
+@pytest.mark.slow
 def test_a_reader_that_leaves_early_ends_the_command_quietly(tmp_path: Path) -> None:
     """``kgroups-rs cluster data.csv -k 2 | head -0``: standard output's reader is gone before
     the labels are written. The command stops with 141 (128 + SIGPIPE, as a shell reports a

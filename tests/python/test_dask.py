@@ -86,6 +86,7 @@ def test_conflicting_chunks_fall_back_and_never_lower_the_objective(client):
     assert res.objective == pytest.approx(q)
 
 
+@pytest.mark.slow
 def test_objective_never_decreases_over_many_chunks(client):
     rng = np.random.default_rng(5)
     n, m, k = 1200, 5, 6

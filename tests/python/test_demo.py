@@ -55,6 +55,7 @@ def test_demo_data_sets_follow_the_paper() -> None:
         make_parallel_cigars(1)
 
 
+@pytest.mark.slow
 def test_demo_prints_the_table_and_writes_the_figure(tmp_path: Path) -> None:
     pytest.importorskip("sklearn")
     pytest.importorskip("matplotlib")

@@ -378,6 +378,7 @@ def test_a_long_call_without_interrupt_returns() -> None:
     assert took < 5.0, f"a call calibrated to about 0.5 s took {took:.2f} s"
 
 
+@pytest.mark.slow
 def test_ctrl_c_tests_pass_in_a_suite_started_with_sigint_ignored() -> None:
     """A suite started as a background job (``bash .ci/run &``, ``nohup``) inherits SIGINT
     ignored; its Ctrl-C tests must still pass (conftest.py installs Python's handler)."""

@@ -48,6 +48,7 @@ def load(module: str = "") -> ModuleType:
     return importlib.import_module("experiments.reproduce" + (f".{module}" if module else ""))
 
 
+@pytest.mark.slow
 def test_quick_table1_lognormal(tmp_path: Path) -> None:
     sections = load().main(["--quick", "--only", "1", "--out", str(tmp_path), "--no-figures"])
     data = sections[1].data
@@ -77,6 +78,7 @@ def test_dermatology_is_vendored_and_loads() -> None:
     np.testing.assert_array_equal(np.bincount(y), [112, 61, 72, 49, 52, 20])
 
 
+@pytest.mark.slow
 def test_quick_fig3cd_eq58(tmp_path: Path) -> None:
     """Experiment 8 (TPAMI Fig. 3c-d), ``--quick``: n = 50 and 400, 8 trials, both mixtures.
 
@@ -106,6 +108,7 @@ def test_quick_fig3cd_eq58(tmp_path: Path) -> None:
     assert "Fig. 3c" in report and "Fig. 3d" in report and "Bayes" in report
 
 
+@pytest.mark.slow
 def test_quick_conference_table1(tmp_path: Path) -> None:
     """Experiment 9 (the conference paper's Table 1), ``--quick``: 4 trials per data set.
 

@@ -956,6 +956,7 @@ def test_ctrl_c_stops_the_cross_kernel() -> None:
     assert latency < LATENCY, f"KeyboardInterrupt came {latency:.2f} s after SIGINT (m = {m})"
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_gram_from_semimetric() -> None:
     """The validation passes and the tiles of a large R (n = 16 000: 2 GB). The call takes only
     about a second, so the interrupt must come well before it would have ended on its own

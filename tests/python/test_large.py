@@ -564,6 +564,7 @@ def test_ctrl_c_stops_nystrom_while_forming_features(mixture_1m: Float) -> None:
     assert latency < LATENCY, f"KeyboardInterrupt came {latency:.2f} s after the signal"
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_nystrom_while_clustering() -> None:
     """The interrupt is sent 0.3 s after the first sweep of a long multi-start run."""
     rng = np.random.default_rng(1)

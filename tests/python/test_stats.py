@@ -348,6 +348,7 @@ def problems(draw: Any) -> tuple[Float, Labels, Optional[Float], dict[str, Any]]
     return X, labels, weights, kw
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems())
 def test_property_identity_and_signs(problem: tuple[Float, Labels, Optional[Float], dict[str, Any]]) -> None:
@@ -553,6 +554,7 @@ def run_python(code: str, memory_limit_gib: Optional[float] = None) -> subproces
     )
 
 
+@pytest.mark.slow
 def test_every_point_its_own_cluster_in_bounded_memory() -> None:
     """k = n = 60 000: W and S need O(n + k) memory (no k x k table); the k x k matrix g of
     energy_statistics is a MemoryError naming its size, never an abort."""

@@ -21,6 +21,7 @@ pytest.importorskip("sklearn")  # the estimators' module imports it
 HERE = Path(__file__).parent
 
 
+@pytest.mark.slow
 def test_mypy_rejects_misspelt_options(tmp_path: Path) -> None:
     package_root = Path(kgroups_rs.__file__).resolve().parent.parent
     env = dict(os.environ)

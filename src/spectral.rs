@@ -463,5 +463,167 @@ fn residual_norms(
     total.iter().map(|t| t.sqrt()).collect()
 }
 
+/// The most Lloyd iterations of the rounding in the embedding ([`SpectralEmbedding::round`]).
+const MAX_ROUNDING_ITER: usize = 100;
+
+/// The spectral embedding of a kernel for `k` clusters ([`spectral_embedding`]), from which
+/// [`crate::Init::Spectral`] draws each start.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpectralEmbedding {
+    /// The top-k eigenpairs of `M = W^½ G W^½`.
+    pub pairs: Eigenpairs,
+    /// The embedding, `n × k` row-major: row `i` of the eigenvectors scaled to unit length
+    /// (a zero row stays zero).
+    pub rows: Vec<f64>,
+}
+
+/// The spectral embedding of Ng, Jordan and Weiss for `k` clusters: the top-k eigenvectors
+/// of `M = W^½ G W^½` ([`top_eigenpairs`], drawn with `seed`), each point's row normalised to
+/// unit length (a zero row stays zero). For a kernel made of k blocks that do not interact,
+/// every point of a block gets the same row, and different blocks orthogonal rows. Errors as
+/// [`top_eigenpairs`] (with `count = k`; argument `k`).
+///
+/// ```
+/// use kgroups::{spectral::spectral_embedding, Control, DenseKernel};
+/// // Two blocks of ones: the embedding puts each block on one point of the unit circle.
+/// let g = [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+/// let embedding = spectral_embedding(&DenseKernel::new(&g, 3)?, None, 2, 0, &Control::new())?;
+/// assert_eq!(embedding.rows[0..2], embedding.rows[2..4]);
+/// let cross = embedding.rows[0] * embedding.rows[4] + embedding.rows[1] * embedding.rows[5];
+/// assert!(cross.abs() < 1e-12);
+/// assert!((embedding.bound() - 3.0).abs() < 1e-12); // 2 + 1
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+pub fn spectral_embedding<K: Kernel>(
+    kernel: &K,
+    weights: Option<&[f64]>,
+    k: usize,
+    seed: u64,
+    control: &Control,
+) -> Result<SpectralEmbedding> {
+    validate::non_empty(kernel.n(), "G")?;
+    validate::k(k, kernel.n())?;
+    let pairs = top_eigenpairs(kernel, weights, k, seed, control)?;
+    let mut rows = pairs.vectors.clone();
+    rows.par_chunks_mut(k).for_each(|row| {
+        let norm = row.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if norm > 0.0 {
+            row.iter_mut().for_each(|x| *x /= norm);
+        }
+    });
+    Ok(SpectralEmbedding { pairs, rows })
+}
+
+impl SpectralEmbedding {
+    /// `λ_1 + … + λ_k`, an upper bound on the objective `Q = Σ_l Q_l / s_l` of every
+    /// partition into k clusters (with the weights of the embedding): `Q = tr(HᵀMH)` for the
+    /// `n × k` matrix `H` with orthonormal columns `H_il = √w_i / √s_l` for `i ∈ C_l`, and the
+    /// trace of `HᵀMH` is at most the sum of M's k largest eigenvalues (Ky Fan). Equal to
+    /// the best `Q` when the kernel is made of k blocks of rank one that do not interact.
+    pub fn bound(&self) -> f64 {
+        self.pairs.values.iter().sum()
+    }
+
+    /// A partition of the embedded points into k clusters, every cluster non-empty: weighted
+    /// k-means++ in the embedding (drawn from `rng`), then Lloyd's method there (each point to
+    /// its nearest weighted mean, ties to the lower cluster; a cluster left empty takes the
+    /// point farthest from its own mean) until nothing changes or 100 iterations. Errors when
+    /// `weights` does not have length n.
+    ///
+    /// ```
+    /// use kgroups::{rng::Rng, spectral::spectral_embedding, Control, DenseKernel};
+    /// let g = [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    /// let embedding = spectral_embedding(&DenseKernel::new(&g, 3)?, None, 2, 0, &Control::new())?;
+    /// let labels = embedding.round(&[1.0; 3], &mut Rng::new(4), &Control::new())?;
+    /// assert_eq!(labels[0], labels[1]);
+    /// assert_ne!(labels[0], labels[2]);
+    /// # Ok::<(), kgroups::KGroupsError>(())
+    /// ```
+    pub fn round(&self, weights: &[f64], rng: &mut Rng, control: &Control) -> Result<Vec<usize>> {
+        let (n, k) = (self.pairs.n, self.pairs.count);
+        validate::weights_len(weights, n, "weights")?;
+        let features = crate::FeatureKernel::new(&self.rows, n, k)?;
+        let mut labels = crate::init::kmeans_plus_plus(&features, k, weights, rng, control)?;
+        lloyd_in_embedding(&self.rows, n, k, weights, &mut labels, control)?;
+        Ok(labels)
+    }
+}
+
+/// Lloyd's method on the embedded points (`rows`, n × k) from `labels`, keeping every
+/// cluster non-empty (see [`SpectralEmbedding::round`]).
+fn lloyd_in_embedding(
+    rows: &[f64],
+    n: usize,
+    k: usize,
+    weights: &[f64],
+    labels: &mut [usize],
+    control: &Control,
+) -> Result<()> {
+    let squared =
+        |a: &[f64], b: &[f64]| -> f64 { a.iter().zip(b).map(|(x, y)| (x - y).powi(2)).sum() };
+    for _ in 0..MAX_ROUNDING_ITER {
+        control.checkpoint()?;
+        let mut means = vec![0.0; k * k];
+        let mut sizes = vec![0.0; k];
+        for (i, &label) in labels.iter().enumerate() {
+            sizes[label] += weights[i];
+            for (m, x) in means[label * k..(label + 1) * k]
+                .iter_mut()
+                .zip(&rows[i * k..(i + 1) * k])
+            {
+                *m += weights[i] * x;
+            }
+        }
+        for (mean, &size) in means.chunks_exact_mut(k).zip(&sizes) {
+            if size > 0.0 {
+                mean.iter_mut().for_each(|m| *m /= size);
+            }
+        }
+        let mut next: Vec<(usize, f64)> = rows
+            .par_chunks(k)
+            .map(|row| {
+                let mut best = (0, f64::INFINITY);
+                for (l, mean) in means.chunks_exact(k).enumerate() {
+                    if sizes[l] > 0.0 {
+                        let d = squared(row, mean);
+                        if d < best.1 {
+                            best = (l, d);
+                        }
+                    }
+                }
+                best
+            })
+            .collect();
+        // Empty clusters, in order, each take the point farthest from its own mean among
+        // clusters that keep another point.
+        let mut counts = vec![0usize; k];
+        next.iter().for_each(|&(l, _)| counts[l] += 1);
+        for empty in 0..k {
+            if counts[empty] > 0 {
+                continue;
+            }
+            let far = (0..n)
+                .filter(|&i| counts[next[i].0] > 1)
+                .fold(None, |best: Option<usize>, i| match best {
+                    Some(b) if next[b].1 >= next[i].1 => Some(b),
+                    _ => Some(i),
+                })
+                .ok_or_else(|| KGroupsError::Internal("k > n in the spectral rounding".into()))?;
+            counts[next[far].0] -= 1;
+            next[far] = (empty, 0.0);
+            counts[empty] = 1;
+        }
+        let changed = labels.iter().zip(&next).any(|(&label, &(l, _))| label != l);
+        labels
+            .iter_mut()
+            .zip(&next)
+            .for_each(|(label, &(l, _))| *label = l);
+        if !changed {
+            break;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests;

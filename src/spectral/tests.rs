@@ -352,3 +352,310 @@ proptest! {
         assert_matches_dense(&kernel, weights, &pairs);
     }
 }
+
+// ---- Init::Spectral ----
+
+use crate::{fit, Algorithm, Init, LloydVariant, Options};
+
+/// Two concentric rings (radii 1 and 2, a little noise) and the symmetrised 8-nearest-
+/// neighbour graph of their points, as a dense 0/1 matrix (zero diagonal).
+fn rings_knn(n: usize, seed: u64) -> (Vec<f64>, Vec<usize>) {
+    let mut rng = TestRng(seed);
+    let truth: Vec<usize> = (0..n).map(|i| i % 2).collect();
+    let x: Vec<[f64; 2]> = truth
+        .iter()
+        .map(|&ring| {
+            let angle = 2.0 * std::f64::consts::PI * rng.next_f64();
+            let radius = 1.0 + ring as f64 + 0.05 * rng.normal_ish();
+            [radius * angle.cos(), radius * angle.sin()]
+        })
+        .collect();
+    let mut g = vec![0.0; n * n];
+    for a in 0..n {
+        let mut order: Vec<(f64, usize)> = (0..n)
+            .filter(|&b| b != a)
+            .map(|b| ((x[a][0] - x[b][0]).powi(2) + (x[a][1] - x[b][1]).powi(2), b))
+            .collect();
+        order.sort_by(|p, q| p.0.total_cmp(&q.0));
+        for &(_, b) in &order[..8] {
+            g[a * n + b] = 1.0;
+            g[b * n + a] = 1.0;
+        }
+    }
+    (g, truth)
+}
+
+fn same_partition(a: &[usize], b: &[usize]) -> bool {
+    let mut map = std::collections::HashMap::new();
+    a.iter()
+        .zip(b)
+        .all(|(x, y)| *map.entry(*x).or_insert(*y) == *y)
+        && {
+            let mut back = std::collections::HashMap::new();
+            b.iter()
+                .zip(a)
+                .all(|(x, y)| *back.entry(*x).or_insert(*y) == *y)
+        }
+}
+
+fn algorithms() -> [Algorithm; 2] {
+    [Algorithm::Hartigan, Algorithm::Lloyd(LloydVariant::Batch)]
+}
+
+#[test]
+fn spectral_init_recovers_rings_and_reports_its_bound() {
+    let n = 300;
+    let (a, truth) = rings_knn(n, 3);
+    // Normalised cut as kernel k-groups: G = D⁻¹ A D⁻¹ with the degrees as weights, so that
+    // M = D^-½ A D^-½ (the normalised affinity of Ng, Jordan and Weiss).
+    let degrees: Vec<f64> = a.chunks_exact(n).map(|row| row.iter().sum()).collect();
+    let mut g = a.clone();
+    for i in 0..n {
+        for j in 0..n {
+            g[i * n + j] /= degrees[i] * degrees[j];
+        }
+    }
+    let kernel = DenseKernel::new(&g, n).unwrap();
+    for algorithm in algorithms() {
+        let options = Options {
+            algorithm,
+            init: Init::Spectral,
+            weights: Some(&degrees),
+            // M's eigenvalues are at least −1: this shift makes the kernel PSD for Lloyd.
+            shift: 1.0,
+            ..Options::default()
+        };
+        let result = fit(&kernel, 2, &options, &Control::new()).unwrap();
+        assert!(same_partition(&result.labels, &truth), "{algorithm:?}");
+        let bound = result.spectral_bound.expect("the bound is reported");
+        // Two components: M's top eigenvalues are 1 and 1, the bound 2 + 2σ is attained.
+        assert!((bound - 4.0).abs() < 1e-9, "{bound}");
+        assert!(
+            (result.objective - bound).abs() < 1e-9,
+            "{}",
+            result.objective
+        );
+        let plain = fit(
+            &kernel,
+            2,
+            &Options {
+                init: Init::KMeansPlusPlus,
+                ..options
+            },
+            &Control::new(),
+        )
+        .unwrap();
+        assert_eq!(plain.spectral_bound, None);
+    }
+}
+
+#[test]
+fn bound_holds_on_random_kernels_with_weights_and_shift() {
+    for seed in 0..6u64 {
+        let n = 90;
+        let mut g = rbf(&three_groups(n, 100 + seed));
+        if seed % 2 == 1 {
+            // Indefinite: the bound is Ky Fan's and needs no PSD kernel.
+            g.iter_mut().for_each(|v| *v -= 0.3);
+        }
+        let kernel = DenseKernel::new(&g, n).unwrap();
+        let w = random_weights(n, 200 + seed);
+        for (k, weights, shift) in [
+            (2, None, 0.0),
+            (3, Some(w.as_slice()), 0.0),
+            (4, Some(w.as_slice()), 1.5),
+        ] {
+            for algorithm in algorithms() {
+                let options = Options {
+                    algorithm,
+                    init: Init::Spectral,
+                    weights,
+                    shift,
+                    n_init: 3,
+                    seed,
+                    ..Options::default()
+                };
+                let result = fit(&kernel, k, &options, &Control::new()).unwrap();
+                let bound = result.spectral_bound.unwrap();
+                assert!(
+                    result.objective <= bound + 1e-9 * bound.abs(),
+                    "seed {seed}, k {k}: Q = {} > {bound}",
+                    result.objective
+                );
+                // The bound is on every partition: k-means++ too, and the caller's labels.
+                let other = fit(
+                    &kernel,
+                    k,
+                    &Options {
+                        init: Init::Random,
+                        ..options
+                    },
+                    &Control::new(),
+                )
+                .unwrap();
+                assert!(other.objective <= bound + 1e-9 * bound.abs());
+                // The bound with the shift is the one without plus kσ.
+                let unshifted = fit(
+                    &kernel,
+                    k,
+                    &Options {
+                        shift: 0.0,
+                        ..options
+                    },
+                    &Control::new(),
+                )
+                .unwrap();
+                let difference = bound - unshifted.spectral_bound.unwrap();
+                assert!((difference - k as f64 * shift).abs() < 1e-9 * bound.abs());
+            }
+        }
+    }
+}
+
+#[test]
+fn bound_is_attained_on_blocks_that_do_not_interact() {
+    // G = blockdiag(c_l 11ᵀ): M's top eigenvalues are c_l s_l, the partition into the blocks
+    // has Q = Σ c_l s_l, the bound is tight.
+    let sizes = [7usize, 12, 5, 9];
+    let levels = [1.0, 0.5, 2.0, 0.8];
+    let n: usize = sizes.iter().sum();
+    let mut g = vec![0.0; n * n];
+    let mut truth = vec![];
+    let mut start = 0;
+    for (l, (&size, &c)) in sizes.iter().zip(&levels).enumerate() {
+        for a in start..start + size {
+            for b in start..start + size {
+                g[a * n + b] = c;
+            }
+            truth.push(l);
+        }
+        start += size;
+    }
+    let kernel = DenseKernel::new(&g, n).unwrap();
+    let w = random_weights(n, 5);
+    for (weights, shift) in [
+        (None, 0.0),
+        (Some(w.as_slice()), 0.0),
+        (Some(w.as_slice()), -0.25),
+    ] {
+        for algorithm in algorithms() {
+            let options = Options {
+                algorithm,
+                init: Init::Spectral,
+                weights,
+                shift,
+                ..Options::default()
+            };
+            let result = fit(&kernel, 4, &options, &Control::new()).unwrap();
+            assert!(same_partition(&result.labels, &truth));
+            let bound = result.spectral_bound.unwrap();
+            assert!(
+                (result.objective - bound).abs() < 1e-10 * bound.abs(),
+                "Q = {} vs {bound}",
+                result.objective
+            );
+            // The value itself: Σ c_l s_l + kσ.
+            let expected: f64 = (0..n)
+                .map(|i| levels[truth[i]] * weights.map_or(1.0, |w| w[i]))
+                .sum::<f64>()
+                + 4.0 * shift;
+            assert!((bound - expected).abs() < 1e-10 * expected.abs());
+        }
+    }
+}
+
+#[test]
+fn spectral_starts_are_seeded_and_thread_count_independent() {
+    let n = 400;
+    let (g, _) = rings_knn(n, 9);
+    let g32: Vec<f32> = g.iter().map(|&v| v as f32).collect();
+    let kernel = DenseKernel::new(&g32, n).unwrap();
+    let w = random_weights(n, 1);
+    let options = Options {
+        init: Init::Spectral,
+        n_init: 4,
+        seed: 77,
+        weights: Some(&w),
+        shift: 9.0,
+        ..Options::default()
+    };
+    let run = || fit(&kernel, 5, &options, &Control::new()).unwrap();
+    let one = in_pool(1, run);
+    let three = in_pool(3, run);
+    assert_eq!(one, three);
+    // Starts differ in their rounding only: other seeds, possibly other partitions, the same bound.
+    let other = fit(
+        &kernel,
+        5,
+        &Options {
+            seed: 78,
+            ..options
+        },
+        &Control::new(),
+    )
+    .unwrap();
+    let (a, b) = (one.spectral_bound.unwrap(), other.spectral_bound.unwrap());
+    assert!((a - b).abs() < 1e-9 * a.abs());
+}
+
+#[test]
+fn rounding_fills_every_cluster_even_with_coinciding_points() {
+    // Two blocks but k = 4: the embedding has only two distinct directions... plus zeros.
+    let n = 10;
+    let mut g = vec![0.0; n * n];
+    for a in 0..n {
+        for b in 0..n {
+            if (a < 5) == (b < 5) {
+                g[a * n + b] = 1.0;
+            }
+        }
+    }
+    let kernel = DenseKernel::new(&g, n).unwrap();
+    for seed in 0..10 {
+        let options = Options {
+            init: Init::Spectral,
+            seed,
+            max_iter: 1,
+            ..Options::default()
+        };
+        let result = fit(&kernel, 4, &options, &Control::new()).unwrap();
+        assert!(validate::labels(&result.labels, n, 4, "init").is_ok());
+    }
+    let zero = vec![0.0; 16];
+    let kernel = DenseKernel::new(&zero, 4).unwrap();
+    let result = fit(
+        &kernel,
+        3,
+        &Options {
+            init: Init::Spectral,
+            ..Options::default()
+        },
+        &Control::new(),
+    )
+    .unwrap();
+    assert!(validate::labels(&result.labels, 4, 3, "init").is_ok());
+    assert_eq!(result.spectral_bound, Some(0.0));
+}
+
+#[test]
+fn spectral_init_checks_a_deferred_kernel_first() {
+    let asymmetric = [2.0, 1.9, 0.0, 1.5, 2.0, 0.0, 0.0, 0.0, 2.0];
+    let kernel = DenseKernel::with_deferred_check(&asymmetric, 3).unwrap();
+    let options = Options {
+        init: Init::Spectral,
+        ..Options::default()
+    };
+    assert_invalid(
+        fit(&kernel, 2, &options, &Control::new()),
+        "G",
+        "not symmetric",
+    );
+    let g = rbf(&three_groups(5, 1));
+    let kernel = DenseKernel::new(&g, 5).unwrap();
+    assert_invalid(fit(&kernel, 6, &options, &Control::new()), "k", "n = 5");
+    let cancel = AtomicBool::new(true);
+    assert_eq!(
+        fit(&kernel, 2, &options, &Control::new().with_cancel(&cancel)),
+        Err(KGroupsError::Interrupted)
+    );
+}

@@ -488,7 +488,8 @@ pub struct SpectralEmbedding {
 /// // Two blocks of ones: the embedding puts each block on one point of the unit circle.
 /// let g = [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0];
 /// let embedding = spectral_embedding(&DenseKernel::new(&g, 3)?, None, 2, 0, &Control::new())?;
-/// assert_eq!(embedding.rows[0..2], embedding.rows[2..4]);
+/// let (first, second) = (&embedding.rows[0..2], &embedding.rows[2..4]);
+/// assert!(first.iter().zip(second).all(|(a, b)| (a - b).abs() < 1e-12));
 /// let cross = embedding.rows[0] * embedding.rows[4] + embedding.rows[1] * embedding.rows[5];
 /// assert!(cross.abs() < 1e-12);
 /// assert!((embedding.bound() - 3.0).abs() < 1e-12); // 2 + 1

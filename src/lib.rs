@@ -40,7 +40,8 @@
 //! (the trait, the four kinds, the CSR renumbering [`kernel::csr::reorder`], Nyström
 //! landmarks), [`distance`] and [`gram`] (semimetric rows and Gram matrices, written into
 //! caller-owned buffers too), [`stats`] (energy statistics), [`one_d`] (the exact 1-D
-//! solver), [`assignment`] (matching labels), [`init`] (initial labels on their own),
+//! solver), [`assignment`] (matching labels), [`init`] (initial labels on their own), [`spectral`] (top eigenpairs of `W^½ G W^½` and the
+//! spectral start), [`linalg`] (small dense eigen-solver and orthonormalisation),
 //! [`chunk_sweep`] (one round of a distributed run), [`rng`] (the seeded generator whose
 //! streams the results depend on), [`error`] and [`validate`] (the argument checks, shared
 //! with the Python binding so that both refuse a value with the same message). The clustering
@@ -54,6 +55,7 @@ pub mod distance;
 pub mod error;
 pub mod gram;
 pub mod kernel;
+pub mod linalg;
 pub mod one_d;
 pub mod rng;
 mod scale;
@@ -63,7 +65,7 @@ pub mod validate;
 #[cfg(test)]
 pub(crate) mod test_support;
 
-pub use cluster::{chunk_sweep, init};
+pub use cluster::{chunk_sweep, init, spectral};
 pub use cluster::{
     fit, fit_checked, Algorithm, CheckedOptions, Clustering, Init, LloydVariant, Options,
 };

@@ -33,7 +33,7 @@ __version__: str
 # Private aliases: stub-only names (stubtest checks that every public name exists at runtime).
 _ProgressCallback = Callable[[int, int, int, float], None]
 _Algorithm = Literal["hartigan", "lloyd", "lloyd-online"]
-_InitMethod = Literal["k-means++", "random"]
+_InitMethod = Literal["k-means++", "random", "spectral"]
 _Semimetric = Literal["power", "exponential", "gaussian"]
 _Base = Literal["mean", "origin", "centered"]
 _Landmarks = Literal["k-means++", "uniform"]
@@ -84,6 +84,8 @@ class Clustering:
     def best_start(self) -> int: ...
     @property
     def n_distinct_clusters(self) -> int: ...
+    @property
+    def spectral_bound(self) -> Optional[float]: ...
 
 def cluster_dense(
     g: _FloatMatrix, k: int, options: FitOptions, check_symmetry: bool = True

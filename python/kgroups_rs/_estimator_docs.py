@@ -27,9 +27,12 @@ PARAMS_DOC = """
         clusters. The value used is ``sigma_``. Only for these two kernels: with "energy" or
         "precomputed", any sigma (a rule included) raises ValueError in ``fit`` rather than
         being ignored. The user guide's "Choosing the bandwidth" compares them.
-    init : {"k-means++", "random"} or array_like of shape (n_samples,), default "k-means++"
-        Initial partition: feature-space k-means++, uniform random labels, or the initial
-        labels themselves (then ``n_init`` must be 1).
+    init : {"k-means++", "random", "spectral"} or array_like of shape (n_samples,), \
+default "k-means++"
+        Initial partition: feature-space k-means++, uniform random labels, the spectral
+        embedding (top-k eigenvectors of ``W^1/2 G W^1/2``, rows normalised, rounded by
+        k-means++; see :func:`kgroups_rs.kernel_kgroups`), or the initial labels themselves
+        (then ``n_init`` must be 1).
     n_init : int, default 5
         Independent starts, run in parallel; the best objective wins. The functions such
         as :func:`kgroups_rs.kernel_kgroups` default to 1 (see Notes).

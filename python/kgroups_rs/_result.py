@@ -68,6 +68,13 @@ class ClusteringResult:
         kernel that is not positive semidefinite, such as a graph's adjacency matrix;
         Hartigan's method only when rounding hides the true gains (weights spanning hundreds
         of orders of magnitude). None otherwise.
+    spectral_bound : float or None
+        With ``init="spectral"``: the sum of the ``k`` largest eigenvalues of
+        ``W^1/2 G W^1/2`` (``G`` with its diagonal shift, if any), an upper bound on the
+        objective ``Q`` of every partition into ``k`` clusters, so ``objective <=
+        spectral_bound`` (equal when the kernel is ``k`` non-interacting blocks of rank one);
+        ``objective / spectral_bound`` near 1 means the search found nearly the best partition
+        for a positive kernel. None for the other initialisations.
     n_clusters : int
         The number of clusters ``k`` (a property: the largest label plus one; every cluster
         holds at least one point).
@@ -90,6 +97,7 @@ class ClusteringResult:
     n_distinct_clusters: Optional[int] = None
     best_start: Optional[int] = None
     cycle_length: Optional[int] = None
+    spectral_bound: Optional[float] = None
 
     @classmethod
     def _from_core(cls, core: Clustering, *, approximate: bool = False) -> ClusteringResult:
@@ -107,6 +115,7 @@ class ClusteringResult:
             n_distinct_clusters=core.n_distinct_clusters,
             best_start=core.best_start,
             cycle_length=core.cycle_length,
+            spectral_bound=core.spectral_bound,
         )
 
     @property

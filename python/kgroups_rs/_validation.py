@@ -177,9 +177,10 @@ def as_init(init: Any) -> tuple[str, Optional[npt.NDArray[np.int64]]]:
     """Split ``init`` into a method name and optional 1-D int64 labels; their length and
     values are checked by the core."""
     if isinstance(init, str):
-        if init not in ("k-means++", "random"):
+        if init not in ("k-means++", "random", "spectral"):
             raise ValueError(
-                f"init must be 'k-means++', 'random' or an array of n labels, got {init!r}"
+                "init must be 'k-means++', 'random', 'spectral' or an array of n labels, "
+                f"got {init!r}"
             )
         return init, None
     labels = np.asarray(init)
@@ -196,7 +197,7 @@ def as_init(init: Any) -> tuple[str, Optional[npt.NDArray[np.int64]]]:
 
 
 #: The initialisations named by a string.
-InitMethod = Literal["k-means++", "random"]
+InitMethod = Literal["k-means++", "random", "spectral"]
 
 
 class SupportsArray(Protocol):

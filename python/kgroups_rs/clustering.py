@@ -67,10 +67,14 @@ def kernel_kgroups(
         runs — the result would be meaningless (though never a crash).
     k : int
         Number of clusters, ``1 <= k <= n``.
-    init : {"k-means++", "random"} or array_like of int, default "k-means++"
+    init : {"k-means++", "random", "spectral"} or array_like of int, default "k-means++"
         "k-means++": weighted greedy k-means++ in feature space, ``d2(i, c) = G_ii + G_cc
-        - 2 G_ic``; "random": uniform labels with no cluster empty; or the n initial
-        labels in ``0..k-1`` with every cluster non-empty (then ``n_init`` must be 1).
+        - 2 G_ic``; "random": uniform labels with no cluster empty; "spectral": the rows
+        of the top-k eigenvectors of ``W^1/2 G W^1/2``, normalised to unit length (Ng,
+        Jordan and Weiss), rounded by k-means++ and Lloyd there (the eigenvectors are
+        computed once, each start rounds with its own seed; the result's
+        ``spectral_bound`` bounds the objective); or the n initial labels in ``0..k-1``
+        with every cluster non-empty (then ``n_init`` must be 1).
     algorithm : {"hartigan", "lloyd", "lloyd-online"}, default "hartigan"
         The search: "hartigan" is kernel k-groups as described above; "lloyd" and
         "lloyd-online" are kernel k-means (see :func:`kernel_kmeans`), which minimise the

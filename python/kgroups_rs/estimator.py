@@ -220,7 +220,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         # (1.0) and None are always valid.
         "alpha": [Interval(Real, 0, 2, closed="right")],
         "sigma": [Interval(Real, 0, np.inf, closed="neither"), StrOptions({"mean", "median"}), None],
-        "init": [StrOptions({"k-means++", "random"}), "array-like"],
+        "init": [StrOptions({"k-means++", "random", "spectral"}), "array-like"],
         "n_init": [Interval(Integral, 1, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         # Not scikit-learn's "random_state" (ints < 2**32, RandomState, None): the core takes

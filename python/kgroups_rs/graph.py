@@ -245,10 +245,12 @@ def graph_partition(
         The graph objective to maximise.
     algorithm : {"hartigan", "lloyd", "lloyd-online"}
         Kernel k-groups (default), or batch or online kernel k-means.
-    init : {"random", "k-means++"} or array of labels, default "random"
+    init : {"random", "k-means++", "spectral"} or array of labels, default "random"
         Random labels are the default: on an adjacency matrix (zero diagonal) feature-space
         k-means++ degenerates (``d2(i, c) = -2 A_ic``) and seeds badly; from random labels
-        Hartigan recovers planted partitions.
+        Hartigan recovers planted partitions. "spectral" starts from the spectral embedding
+        of ``W^1/2 G W^1/2`` (for normalised cut, ``D^-1/2 A D^-1/2``: Ng, Jordan and
+        Weiss), the usual choice for non-convex shapes such as rings.
     shift : float, default 0
         Diagonal shift ``shift * W^-1`` of the kernel (finite; applied in the formulas,
         see above).

@@ -15,6 +15,12 @@ pub enum Init<'a> {
     KMeansPlusPlus,
     /// Uniform random labels with every cluster non-empty.
     Random,
+    /// Spectral: the rows of the top-k eigenvectors of `W^½ G W^½`, normalised to unit length
+    /// (Ng, Jordan and Weiss), rounded to k clusters by k-means++ and Lloyd's method in that
+    /// k-dimensional embedding ([`crate::spectral`]). The eigenvectors are computed once per
+    /// fit, each start rounds them with its own seed, and the result reports the bound
+    /// `λ_1 + … + λ_k ≥ Q` ([`crate::Clustering::spectral_bound`]).
+    Spectral,
     /// The caller's labels (length n, values in `0..k`, every cluster non-empty: the rule
     /// of [`crate::validate::labels`], argument `init`).
     Labels(&'a [usize]),

@@ -7,6 +7,7 @@
 //! loop) of Hartigan's method ([`hartigan`]) or Lloyd's ([`lloyd`]) until no point moves.
 //! How a sweep applies its moves to the sums lives in [`pending_moves`] (batched and
 //! prefetched, [`prefetch`]; dense moves split with a helper thread, [`move_helper`]).
+//! [`spectral`] computes the top eigenpairs of the weighted kernel and the spectral start.
 //! [`chunk_sweep`] runs one sweep on one chunk of the points for distributed runs.
 
 pub mod chunk_sweep;
@@ -19,6 +20,7 @@ pub(crate) mod partition;
 pub(crate) mod pending_moves;
 pub(crate) mod prefetch;
 pub(crate) mod restarts;
+pub mod spectral;
 pub(crate) mod sweeps;
 
 pub use init::Init;

@@ -7,6 +7,7 @@ use crate::cluster::hartigan;
 use crate::cluster::init::{kmeans_plus_plus, random_labels, Init};
 use crate::cluster::lloyd::{self, LloydVariant};
 use crate::cluster::partition::Partition;
+use crate::cluster::spectral::{spectral_embedding, SpectralEmbedding};
 use crate::cluster::sweeps::Reporting;
 use crate::control::Control;
 use crate::error::{try_filled, KGroupsError, Result};
@@ -105,6 +106,11 @@ pub struct Clustering {
     /// (up to rounding) count once. Fewer than k means the data have fewer than k distinct
     /// points, or that the local search ended with clusters on top of each other.
     pub n_distinct_clusters: usize,
+    /// With [`Init::Spectral`]: `λ_1 + … + λ_k`, the sum of the k largest eigenvalues of
+    /// `W^½ (G + σ W⁻¹) W^½` (with the shift `σ`), an upper bound on the objective of every
+    /// partition into k clusters, and so on `objective` (see
+    /// [`crate::spectral::SpectralEmbedding::bound`]); `None` for the other initialisations.
+    pub spectral_bound: Option<f64>,
 }
 
 impl<'a> Options<'a> {
@@ -289,11 +295,24 @@ fn fit_starts<K: Kernel, S: Kernel>(
     }
     // A kernel whose validation was deferred (a dense matrix checked in its first pass) is
     // checked in the single start's first pass, or before several starts run on it.
-    let check_in_first_pass = kernel.has_deferred_check() && options.n_init == 1;
+    let spectral = matches!(options.init, Init::Spectral);
+    let check_in_first_pass = kernel.has_deferred_check() && options.n_init == 1 && !spectral;
     if kernel.has_deferred_check() && !check_in_first_pass {
         kernel.check_deferred(control)?;
     }
     let exponent = options.weight_exponent;
+    // The spectral embedding is computed once; each start rounds it with its own seed.
+    let embedding = if spectral {
+        Some(spectral_embedding(
+            kernel,
+            Some(&options.weights),
+            options.k,
+            options.seed,
+            control,
+        )?)
+    } else {
+        None
+    };
     let seeds = derive_seeds(options.seed, options.n_init);
     // Reduce as results arrive (memory O(threads · n), not O(n_init · n)). The choice is a
     // total order — larger objective, then lower start index — so it does not depend on
@@ -315,6 +334,7 @@ fn fit_starts<K: Kernel, S: Kernel>(
                 seed,
                 control,
                 check_in_first_pass,
+                embedding.as_ref(),
             )
         })
         .try_reduce_with(|a, b| {
@@ -324,7 +344,10 @@ fn fit_starts<K: Kernel, S: Kernel>(
         })
         .transpose()?;
     let best = best.ok_or_else(|| KGroupsError::Internal("no start produced a result".into()))?;
-    with_shift(scale_back(best, exponent)?, options)
+    let mut result = with_shift(scale_back(best, exponent)?, options)?;
+    result.spectral_bound =
+        embedding.map(|e| times_pow2(e.bound(), exponent) + options.k as f64 * options.shift);
+    Ok(result)
 }
 
 /// The result for the kernel `G + σ W⁻¹` from the result for `G`, at the caller's scale:
@@ -422,6 +445,7 @@ fn run_start<K: Kernel, S: Kernel>(
     seed: u64,
     control: &Control,
     check_kernel: bool,
+    embedding: Option<&SpectralEmbedding>,
 ) -> Result<Clustering> {
     let (k, weights) = (options.k, &options.weights[..]);
     control.checkpoint()?;
@@ -431,6 +455,10 @@ fn run_start<K: Kernel, S: Kernel>(
         Init::Labels(labels) => Ok(labels.to_vec()),
         Init::Random => random_labels(kernel.n(), k, &mut rng),
         Init::KMeansPlusPlus => kmeans_plus_plus(kernel, k, weights, &mut rng, control),
+        Init::Spectral => match embedding {
+            Some(embedding) => embedding.round(weights, &mut rng, control),
+            None => Err(KGroupsError::Internal("no spectral embedding".into())),
+        },
     };
     let labels = match labels {
         Err(error) if check_kernel => {
@@ -549,5 +577,6 @@ fn local_search<K: Kernel>(
         objective_history: stats.objective_history,
         best_start: reporting.start,
         n_distinct_clusters,
+        spectral_bound: None,
     })
 }

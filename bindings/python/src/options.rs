@@ -19,6 +19,7 @@ use pyo3::types::PyString;
 enum InitChoice {
     KMeansPlusPlus,
     Random,
+    Spectral,
     Labels(Vec<usize>),
 }
 
@@ -106,6 +107,7 @@ impl FitOptions {
             init: match &self.init {
                 InitChoice::KMeansPlusPlus => Init::KMeansPlusPlus,
                 InitChoice::Random => Init::Random,
+                InitChoice::Spectral => Init::Spectral,
                 InitChoice::Labels(labels) => Init::Labels(labels),
             },
             weights,
@@ -134,7 +136,7 @@ fn parse_algorithm(algorithm: &str) -> PyResult<Algorithm> {
     }
 }
 
-/// `init`: "k-means++" (also when absent), "random", or an int64 array of labels.
+/// `init`: "k-means++" (also when absent), "random", "spectral", or an int64 array of labels.
 fn parse_init(init: Option<&Bound<'_, PyAny>>) -> PyResult<InitChoice> {
     let Some(init) = init else {
         return Ok(InitChoice::KMeansPlusPlus);
@@ -143,10 +145,12 @@ fn parse_init(init: Option<&Bound<'_, PyAny>>) -> PyResult<InitChoice> {
         return match &*name.to_cow()? {
             "k-means++" => Ok(InitChoice::KMeansPlusPlus),
             "random" => Ok(InitChoice::Random),
+            "spectral" => Ok(InitChoice::Spectral),
             other => Err(KGroupsError::invalid(
                 "init",
                 format!(
-                    "unknown init {other:?}; use 'k-means++', 'random' or an array of n labels"
+                    "unknown init {other:?}; use 'k-means++', 'random', 'spectral' or an array \
+                     of n labels"
                 ),
             )
             .into_py_err()),

@@ -29,6 +29,8 @@ pub(super) struct Clustering {
     best_start: usize,
     #[pyo3(get)]
     n_distinct_clusters: usize,
+    #[pyo3(get)]
+    spectral_bound: Option<f64>,
 }
 
 impl Clustering {
@@ -47,6 +49,7 @@ impl Clustering {
             cluster_terms: c.cluster_terms.into_pyarray(py).unbind(),
             best_start: c.best_start,
             n_distinct_clusters: c.n_distinct_clusters,
+            spectral_bound: c.spectral_bound,
         }
     }
 }

@@ -117,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--algorithm", choices=ALGORITHMS, default="hartigan",
                     help="hartigan = kernel k-groups (default); lloyd / lloyd-online = "
                     "kernel k-means, batch / online")
-    cl.add_argument("--init", choices=("k-means++", "random"), default="k-means++",
+    cl.add_argument("--init", choices=("k-means++", "random", "spectral"), default="k-means++",
                     help="initialisation (default k-means++)")
     cl.add_argument("--n-init", type=_positive_int, default=5,
                     help="independent starts; the best is kept (default 5)")

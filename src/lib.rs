@@ -47,6 +47,7 @@ pub mod rng;
 mod scale;
 pub mod sparse;
 pub mod stats;
+pub mod significance;
 mod sweeps;
 pub mod validate;
 

@@ -1,0 +1,467 @@
+//! The leading eigenpairs of a weighted kernel, `M = W^½ G W^½` with `W = diag(weights)`,
+//! for every [`Kernel`] (dense, sparse, computed from data, low-rank), and the spectral
+//! initialisation built on them.
+//!
+//! The eigenpairs come from a restarted block Krylov method: a random block `V` of `b`
+//! orthonormal columns (`b` = the eigenpairs asked for plus an oversampling) is extended to
+//! the orthonormal basis of `[V, MV, M²V, …]`, the Rayleigh–Ritz step (the eigen-decomposition
+//! of the small projected matrix `QᵀMQ`, [`crate::linalg::symmetric_eigen`]) gives the Ritz
+//! pairs, and the method restarts from the best `b` Ritz vectors until every wanted pair's
+//! residual `‖M v − λ v‖` is small. Rayleigh–Ritz keeps the algebraically largest
+//! eigenvalues, so kernels that are not positive semidefinite (graphs) are handled without
+//! a shift. Products `M V` are computed row by row through the kernel, each row of the
+//! result by one task, and every reduction adds fixed chunks in a fixed order: the result is
+//! the same for any number of threads.
+
+use crate::error::{try_filled, KGroupsError, Result};
+use crate::linalg::{orthonormalize_against, orthonormalize_columns, symmetric_eigen};
+use crate::linalg::{times_small, transpose_times};
+use crate::rng::Rng;
+use crate::{validate, Control, Kernel};
+use rayon::prelude::*;
+
+/// The default relative residual tolerance of [`top_eigenpairs`].
+pub const DEFAULT_TOLERANCE: f64 = 1e-8;
+
+/// The default number of restarts of [`top_eigenpairs`].
+pub const DEFAULT_MAX_RESTARTS: usize = 200;
+
+/// The leading eigenpairs of `M = W^½ G W^½` ([`top_eigenpairs`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Eigenpairs {
+    /// The `count` largest eigenvalues, in descending order.
+    pub values: Vec<f64>,
+    /// The eigenvectors, `n × count` row-major: column `j` (`vectors[i * count + j]`) is the
+    /// unit eigenvector of `values[j]`, with its entry of largest magnitude (the first such)
+    /// positive. Row `i` is point `i`'s coordinates in the spectral embedding.
+    pub vectors: Vec<f64>,
+    /// The number of points `n`.
+    pub n: usize,
+    /// The number of eigenpairs, `count`.
+    pub count: usize,
+    /// `‖M v_j − λ_j v_j‖₂` of each pair, as computed at the last restart.
+    pub residuals: Vec<f64>,
+    /// Whether every residual met the tolerance: `residual ≤ tolerance · ‖M‖`, with `‖M‖`
+    /// estimated by the largest Ritz value's magnitude. Always true when `n` is small
+    /// enough for the basis to span the whole space (the decomposition is then exact up to
+    /// rounding).
+    pub converged: bool,
+    /// Restarts run (1 when the first basis sufficed).
+    pub n_restarts: usize,
+    /// Products of `M` with an `n × b` block computed.
+    pub n_products: usize,
+}
+
+/// How [`top_eigenpairs_with`] iterates.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EigenOptions {
+    /// Stop when every wanted pair's residual `‖M v − λ v‖` is at most `tolerance` times
+    /// the largest Ritz value's magnitude (an estimate of `‖M‖`). The eigenvalues are then
+    /// accurate to about `tolerance² · ‖M‖² / gap`, the vectors to `tolerance · ‖M‖ / gap`
+    /// (gap: the distance to the rest of the spectrum). Finite, `> 0`.
+    pub tolerance: f64,
+    /// The most restarts; the result says whether it converged before. At least 1.
+    pub max_restarts: usize,
+}
+
+impl Default for EigenOptions {
+    fn default() -> Self {
+        EigenOptions {
+            tolerance: DEFAULT_TOLERANCE,
+            max_restarts: DEFAULT_MAX_RESTARTS,
+        }
+    }
+}
+
+/// The `count` algebraically largest eigenvalues of `M = W^½ G W^½` (`G` the kernel,
+/// `W = diag(weights)`, all 1 when `weights` is `None`) and their eigenvectors, by a
+/// restarted block Krylov method started from a random block drawn with `seed`
+/// (see the [module documentation](self)), with the default [`EigenOptions`].
+///
+/// The eigenvalues of `M` bound the clustering objective: for every partition into `k`
+/// clusters, `Q = Σ_l Q_l / s_l ≤ λ_1 + … + λ_k` (`Q` is the trace of `HᵀMH` for an `n × k`
+/// `H` with orthonormal columns).
+///
+/// Deterministic for a given seed, and the same for any number of threads. Stops with
+/// [`KGroupsError::Interrupted`] when `control` is cancelled (checked between the rows of
+/// every product). Errors when `count` is 0 or above n (argument `count`), or a weight is not
+/// finite and `> 0` or their number is not n (argument `weights`).
+///
+/// ```
+/// use kgroups::{spectral::top_eigenpairs, Control, DenseKernel};
+/// // Two blocks of ones: eigenvalues 3 (the first three points) and 2 (the last two).
+/// let mut g = vec![0.0; 25];
+/// for (a, b) in [(0, 3), (3, 5)] {
+///     for i in a..b {
+///         for j in a..b {
+///             g[i * 5 + j] = 1.0;
+///         }
+///     }
+/// }
+/// let pairs = top_eigenpairs(&DenseKernel::new(&g, 5)?, None, 2, 0, &Control::new())?;
+/// assert!((pairs.values[0] - 3.0).abs() < 1e-12 && (pairs.values[1] - 2.0).abs() < 1e-12);
+/// let first: Vec<f64> = (0..5).map(|i| pairs.vectors[i * 2]).collect();
+/// assert!(first[..3].iter().all(|v| (v - 3f64.sqrt().recip()).abs() < 1e-12));
+/// assert!(first[3..].iter().all(|v| v.abs() < 1e-12));
+/// assert!(pairs.converged);
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+pub fn top_eigenpairs<K: Kernel>(
+    kernel: &K,
+    weights: Option<&[f64]>,
+    count: usize,
+    seed: u64,
+    control: &Control,
+) -> Result<Eigenpairs> {
+    top_eigenpairs_with(
+        kernel,
+        weights,
+        count,
+        seed,
+        &EigenOptions::default(),
+        control,
+    )
+}
+
+/// [`top_eigenpairs`] with the tolerance and the most restarts given by `options`
+/// (arguments `tolerance` and `max_restarts` in the errors).
+///
+/// ```
+/// use kgroups::spectral::{top_eigenpairs_with, EigenOptions};
+/// use kgroups::{Control, DenseKernel};
+/// let g = [2.0, 1.0, 1.0, 2.0];
+/// let options = EigenOptions { tolerance: 1e-12, max_restarts: 10 };
+/// let pairs = top_eigenpairs_with(&DenseKernel::new(&g, 2)?, Some(&[1.0, 1.0]), 1, 7, &options, &Control::new())?;
+/// assert!((pairs.values[0] - 3.0).abs() < 1e-12);
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+pub fn top_eigenpairs_with<K: Kernel>(
+    kernel: &K,
+    weights: Option<&[f64]>,
+    count: usize,
+    seed: u64,
+    options: &EigenOptions,
+    control: &Control,
+) -> Result<Eigenpairs> {
+    let n = kernel.n();
+    let block = count.saturating_add(count.clamp(8, 32)).min(n);
+    let depth = (96 / block.max(1)).clamp(3, 8);
+    krylov(
+        kernel,
+        weights,
+        count,
+        seed,
+        options,
+        Plan { block, depth },
+        control,
+    )
+}
+
+/// The block width `b` and the number of blocks per restart of the Krylov method.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Plan {
+    pub(crate) block: usize,
+    pub(crate) depth: usize,
+}
+
+/// The restarted block Krylov method of [`top_eigenpairs_with`], with the block width and
+/// depth given (tests choose small ones to exercise the restarts on small kernels).
+pub(crate) fn krylov<K: Kernel>(
+    kernel: &K,
+    weights: Option<&[f64]>,
+    count: usize,
+    seed: u64,
+    options: &EigenOptions,
+    plan: Plan,
+    control: &Control,
+) -> Result<Eigenpairs> {
+    let n = kernel.n();
+    validate::non_empty(n, "G")?;
+    if count == 0 || count > n {
+        return Err(KGroupsError::invalid(
+            "count",
+            format!("count must be between 1 and n = {n} (the number of points), got {count}"),
+        ));
+    }
+    if !(options.tolerance.is_finite() && options.tolerance > 0.0) {
+        return Err(KGroupsError::invalid(
+            "tolerance",
+            format!(
+                "tolerance must be finite and > 0, got {}",
+                options.tolerance
+            ),
+        ));
+    }
+    if options.max_restarts == 0 {
+        return Err(KGroupsError::invalid(
+            "max_restarts",
+            "max_restarts must be at least 1, got 0",
+        ));
+    }
+    // Weights scaled by an exact power of two 2^-e (the eigenvalues scale by 2^e, restored
+    // at the end), so that extreme scales neither overflow nor underflow.
+    let (sqrt_weights, exponent) = match weights {
+        None => (try_filled(n, 1.0, "weights", "the point weights")?, 0),
+        Some(weights) => {
+            let (mut scaled, exponent) = validate::scaled_weights(weights, n, "weights")?;
+            scaled.iter_mut().for_each(|w| *w = w.sqrt());
+            (scaled, exponent)
+        }
+    };
+    let scale_back = 2f64.powi(exponent);
+    let b = plan.block.clamp(count, n);
+    let depth = plan.depth.max(2);
+
+    let mut v = try_filled(n * b, 0.0, "count", "the Krylov block")?;
+    let mut rng = Rng::new(seed);
+    v.iter_mut().for_each(|x| *x = rng.next_f64() - 0.5);
+    orthonormalize_columns(&mut v, n, b)?;
+
+    let mut n_products = 0;
+    let mut restart = 0;
+    loop {
+        restart += 1;
+        control.checkpoint()?;
+        // The basis Q = [Q_0 = V, Q_1, …] of the Krylov space and the products P_s = M Q_s.
+        let mut basis: Vec<(Vec<f64>, usize)> = vec![(std::mem::take(&mut v), b)];
+        let mut products: Vec<Vec<f64>> = Vec::with_capacity(depth);
+        let mut used = b;
+        loop {
+            let (q, width) = basis
+                .last()
+                .map(|(q, w)| (q.as_slice(), *w))
+                .unwrap_or((&[], 0));
+            let product = apply(kernel, &sqrt_weights, q, width, control)?;
+            n_products += 1;
+            if basis.len() == depth || used == n {
+                products.push(product);
+                break;
+            }
+            let next_width = b.min(n - used);
+            let mut next = try_filled(n * next_width, 0.0, "count", "the Krylov basis")?;
+            for (row, source) in next
+                .chunks_exact_mut(next_width)
+                .zip(product.chunks_exact(width))
+            {
+                row.copy_from_slice(&source[..next_width]);
+            }
+            products.push(product);
+            let prior: Vec<(&[f64], usize)> =
+                basis.iter().map(|(q, w)| (q.as_slice(), *w)).collect();
+            orthonormalize_against(&prior, &mut next, n, next_width)?;
+            basis.push((next, next_width));
+            used += next_width;
+            control.checkpoint()?;
+        }
+
+        // Rayleigh–Ritz: T = Qᵀ M Q (symmetrised), T = S Θ Sᵀ.
+        let offsets: Vec<usize> = basis
+            .iter()
+            .scan(0, |offset, (_, w)| {
+                let start = *offset;
+                *offset += w;
+                Some(start)
+            })
+            .collect();
+        let mut projected = try_filled(used * used, 0.0, "count", "the projected matrix")?;
+        for (s, (q, ws)) in basis.iter().enumerate() {
+            for (t, (_, wt)) in basis.iter().enumerate() {
+                let block = transpose_times(q, *ws, &products[t], *wt, n)?;
+                for a in 0..*ws {
+                    for c in 0..*wt {
+                        projected[(offsets[s] + a) * used + offsets[t] + c] = block[a * wt + c];
+                    }
+                }
+            }
+        }
+        for a in 0..used {
+            for c in 0..a {
+                let mean = 0.5 * (projected[a * used + c] + projected[c * used + a]);
+                projected[a * used + c] = mean;
+                projected[c * used + a] = mean;
+            }
+        }
+        let (theta, s) = symmetric_eigen(&projected, used)?;
+        // The leading b Ritz vectors U = Q S_b and M U = P S_b.
+        let mut ritz = try_filled(n * b, 0.0, "count", "the Ritz vectors")?;
+        let mut ritz_image = try_filled(n * b, 0.0, "count", "the Ritz vectors")?;
+        for (s_index, (q, ws)) in basis.iter().enumerate() {
+            let mut coefficients = vec![0.0; ws * b];
+            for a in 0..*ws {
+                for c in 0..b {
+                    coefficients[a * b + c] = s[(offsets[s_index] + a) * used + c];
+                }
+            }
+            let part = times_small(q, n, *ws, &coefficients, b)?;
+            let image = times_small(&products[s_index], n, *ws, &coefficients, b)?;
+            add_into(&mut ritz, &part);
+            add_into(&mut ritz_image, &image);
+        }
+        let residuals = residual_norms(&ritz, &ritz_image, &theta[..b], n, b, count);
+        let norm_estimate = theta.iter().fold(0.0f64, |m, t| m.max(t.abs()));
+        let complete = used == n;
+        let converged = complete
+            || residuals
+                .iter()
+                .all(|&r| r <= options.tolerance * norm_estimate);
+        if converged || restart >= options.max_restarts {
+            return Ok(finish(
+                ritz,
+                &theta[..count],
+                &residuals,
+                n,
+                b,
+                count,
+                scale_back,
+                Outcome {
+                    converged,
+                    n_restarts: restart,
+                    n_products,
+                },
+            ));
+        }
+        v = ritz;
+        orthonormalize_columns(&mut v, n, b)?;
+    }
+}
+
+/// How the iteration ended.
+struct Outcome {
+    converged: bool,
+    n_restarts: usize,
+    n_products: usize,
+}
+
+/// The first `count` columns of the Ritz block (`n × b`) as [`Eigenpairs`], signs fixed and
+/// the eigenvalues scaled back by `scale_back`.
+#[allow(clippy::too_many_arguments)] // the pieces of one result, assembled once
+fn finish(
+    ritz: Vec<f64>,
+    values: &[f64],
+    residuals: &[f64],
+    n: usize,
+    b: usize,
+    count: usize,
+    scale_back: f64,
+    outcome: Outcome,
+) -> Eigenpairs {
+    let mut vectors = vec![0.0; n * count];
+    for (out, row) in vectors.chunks_exact_mut(count).zip(ritz.chunks_exact(b)) {
+        out.copy_from_slice(&row[..count]);
+    }
+    for j in 0..count {
+        let peak = (0..n).fold(0, |best, i| {
+            if vectors[i * count + j].abs() > vectors[best * count + j].abs() {
+                i
+            } else {
+                best
+            }
+        });
+        if vectors[peak * count + j] < 0.0 {
+            (0..n).for_each(|i| vectors[i * count + j] = -vectors[i * count + j]);
+        }
+    }
+    Eigenpairs {
+        values: values.iter().map(|v| v * scale_back).collect(),
+        vectors,
+        n,
+        count,
+        residuals: residuals.iter().map(|r| r * scale_back).collect(),
+        converged: outcome.converged,
+        n_restarts: outcome.n_restarts,
+        n_products: outcome.n_products,
+    }
+}
+
+/// `M V` for the `n × width` block `v`, `M = W^½ G W^½` (`sqrt_weights` = the diagonal of
+/// `W^½`): through the features for a low-rank kernel (`W^½ Φ (Φᵀ W^½ V)`), otherwise row by
+/// row, each output row summed by one task in the order of the kernel's row.
+fn apply<K: Kernel>(
+    kernel: &K,
+    sqrt_weights: &[f64],
+    v: &[f64],
+    width: usize,
+    control: &Control,
+) -> Result<Vec<f64>> {
+    let n = kernel.n();
+    let mut weighted = try_filled(n * width, 0.0, "count", "the Krylov block")?;
+    weighted
+        .par_chunks_mut(width)
+        .zip(v.par_chunks(width))
+        .zip(sqrt_weights.par_iter())
+        .for_each(|((out, row), &w)| {
+            out.iter_mut().zip(row).for_each(|(o, x)| *o = w * x);
+        });
+    let mut product = if let Some((features, m)) = kernel.features() {
+        let small = transpose_times(features, m, &weighted, width, n)?;
+        control.checkpoint()?;
+        times_small(features, n, m, &small, width)?
+    } else {
+        let mut product = try_filled(n * width, 0.0, "count", "the Krylov block")?;
+        product
+            .par_chunks_mut(width)
+            .enumerate()
+            .try_for_each(|(i, out)| {
+                control.checkpoint()?;
+                kernel.for_each_in_row(i, |y, g| {
+                    let source = &weighted[y * width..(y + 1) * width];
+                    for (o, s) in out.iter_mut().zip(source) {
+                        *o += g * s;
+                    }
+                });
+                Ok::<(), KGroupsError>(())
+            })?;
+        product
+    };
+    product
+        .par_chunks_mut(width)
+        .zip(sqrt_weights.par_iter())
+        .for_each(|(out, &w)| out.iter_mut().for_each(|o| *o *= w));
+    Ok(product)
+}
+
+/// `target += part`, entry by entry.
+fn add_into(target: &mut [f64], part: &[f64]) {
+    target
+        .par_iter_mut()
+        .zip(part.par_iter())
+        .for_each(|(t, p)| *t += p);
+}
+
+/// `‖M u_j − θ_j u_j‖₂` for the first `count` columns of the Ritz block `u` (`n × b`) and
+/// its image `mu = M u`, summed over fixed chunks of rows in order.
+fn residual_norms(
+    u: &[f64],
+    mu: &[f64],
+    theta: &[f64],
+    n: usize,
+    b: usize,
+    count: usize,
+) -> Vec<f64> {
+    const ROWS: usize = 512;
+    let partials: Vec<Vec<f64>> = u
+        .par_chunks(ROWS * b)
+        .zip(mu.par_chunks(ROWS * b))
+        .map(|(uc, mc)| {
+            let mut acc = vec![0.0; count];
+            for (ur, mr) in uc.chunks_exact(b).zip(mc.chunks_exact(b)) {
+                for j in 0..count {
+                    let r = mr[j] - theta[j] * ur[j];
+                    acc[j] += r * r;
+                }
+            }
+            acc
+        })
+        .collect();
+    let mut total = vec![0.0; count];
+    for partial in &partials {
+        for (t, p) in total.iter_mut().zip(partial) {
+            *t += p;
+        }
+    }
+    debug_assert!(u.len() == n * b);
+    total.iter().map(|t| t.sqrt()).collect()
+}
+
+#[cfg(test)]
+mod tests;

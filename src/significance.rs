@@ -385,9 +385,15 @@ fn median(values: &mut [f64]) -> f64 {
 /// `dim > n` from the `n × n` matrix `Y Yᵀ / (n − 1)`, which has the same nonzero eigenvalues
 /// (the rest are 0): the smaller matrix either way.
 fn covariance_eigenvalues(centred: &[f64], n: usize, dim: usize) -> Result<Vec<f64>> {
-    // The rows whose pairwise dot products make the smaller matrix: the columns of Y (dim
-    // rows of n values) or the rows of Y.
-    let (rows, m, len) = if dim <= n {
+    eigenvalues_from(centred, n, dim, dim <= n)
+}
+
+/// [`covariance_eigenvalues`] from the `dim × dim` covariance (`by_columns`) or from the
+/// `n × n` matrix `Y Yᵀ / (n − 1)`.
+fn eigenvalues_from(centred: &[f64], n: usize, dim: usize, by_columns: bool) -> Result<Vec<f64>> {
+    // The rows whose pairwise dot products make the matrix: the columns of Y (dim rows of n
+    // values) or the rows of Y.
+    let (rows, m, len) = if by_columns {
         let mut columns = crate::error::try_filled(n * dim, 0.0, "X", "the transposed data")?;
         for i in 0..n {
             for j in 0..dim {
@@ -413,6 +419,7 @@ fn covariance_eigenvalues(centred: &[f64], n: usize, dim: usize) -> Result<Vec<f
         });
     let (mut values, _) = crate::linalg::symmetric_eigen(&product, m)
         .map_err(|e| KGroupsError::Internal(format!("covariance eigenvalues: {e}")))?;
+    values.truncate(dim);
     values.resize(dim, 0.0);
     Ok(values)
 }

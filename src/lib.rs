@@ -46,10 +46,10 @@ mod prefetch;
 pub mod restarts;
 pub mod rng;
 mod scale;
+pub mod significance;
 pub mod sparse;
 pub mod spectral;
 pub mod stats;
-pub mod significance;
 mod sweeps;
 pub mod validate;
 

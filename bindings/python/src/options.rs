@@ -125,7 +125,9 @@ impl FitOptions {
             shift: self.shift,
         };
         let progress = self.progress.as_ref().map(|p| p.bind(py));
-        run_detached(py, self.n_threads, progress, |control| job(&options, control))
+        run_detached(py, self.n_threads, progress, |control| {
+            job(&options, control)
+        })
     }
 }
 

@@ -25,7 +25,7 @@ type SignificanceTuple<'py> = (
 );
 
 /// SigClust-style significance test of the k-group energy partition of X (n × D, float64,
-/// C order); `covariance` is "hard-threshold" or "sample".
+/// C order); `covariance` is "sample", "debiased" or "hard-threshold".
 #[pyfunction(name = "cluster_significance")]
 fn significance<'py>(
     x: PyReadonlyArray2<'py, f64>,
@@ -38,9 +38,10 @@ fn significance<'py>(
     let covariance = match covariance {
         "hard-threshold" => NullCovariance::HardThreshold,
         "sample" => NullCovariance::Sample,
+        "debiased" => NullCovariance::Debiased,
         other => {
             return Err(PyValueError::new_err(format!(
-                "unknown covariance {other:?}; use 'hard-threshold' or 'sample'"
+                "unknown covariance {other:?}; use 'sample', 'debiased' or 'hard-threshold'"
             )))
         }
     };

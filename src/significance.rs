@@ -12,19 +12,27 @@
 //! compact, well separated groups. T does not change under translation, rotation or a common
 //! scale of the data.
 //!
-//! **Null.** A Gaussian fitted to the data: the eigenvalues `λ_1 ≥ … ≥ λ_D` of the sample
-//! covariance (divisor n − 1), with the background noise variance `σ_b² = (MAD / 0.6745)²`,
-//! MAD the median absolute deviation from their median of all n·D entries of the
-//! column-centred data, and every eigenvalue below `σ_b²` raised to it (SigClust's hard
-//! thresholding, [`NullCovariance::HardThreshold`]), or the eigenvalues as they are
-//! ([`NullCovariance::Sample`]), or, the default, eigenvalues corrected for the spread of
-//! sample eigenvalues ([`NullCovariance::Debiased`]). Hard thresholding assumes many
-//! dimensions of common noise; with few dimensions of unequal variance it makes the null
-//! rounder than the data, which `benches/bench_significance.py` shows as a rejection rate
-//! far above the level. Each null data set is n points drawn from
-//! `N(0, diag(λ̃))`: since T is invariant under rotation and translation, this is the same
-//! test as drawing from `N(mean, V diag(λ̃) Vᵀ)` with the sample eigenvectors V, and no
-//! eigenvector is needed.
+//! **Null.** One Gaussian, of any mean and covariance. By default
+//! ([`NullCovariance::Conditional`]) the test conditions on the data's sample mean and
+//! covariance, which are sufficient for the Gaussian: given them, the centred data matrix of
+//! an i.i.d. Gaussian sample is `U Λ^{1/2} Vᵀ` (`Λ`, `V` the sample covariance's eigenvalues
+//! times n − 1 and eigenvectors) with `U` a uniformly random orthonormal frame orthogonal to
+//! the ones vector, whatever the true mean and covariance. Since T depends only on the
+//! distances between the points, every null data set is `U Λ^{1/2}` with a fresh random
+//! frame U (`min(D, n − 1)` columns): it has exactly the data's sample covariance, and the
+//! p-value is exactly uniform under the null, for any n and D. No covariance is estimated.
+//!
+//! SigClust's own null is kept for comparison: n points from `N(0, diag(λ̃))` (the same test
+//! as drawing from `N(mean, V diag(λ̃) Vᵀ)`, T being invariant under rotation and
+//! translation), with `λ̃` the sample covariance's eigenvalues (divisor n − 1) as they are
+//! ([`NullCovariance::Sample`]), corrected for the spread of sample eigenvalues
+//! ([`NullCovariance::Debiased`]), or with every eigenvalue below the background noise
+//! variance `σ_b² = (MAD / 0.6745)²` raised to it ([`NullCovariance::HardThreshold`], MAD the
+//! median absolute deviation from their median of all n·D entries of the column-centred
+//! data). These plug-in nulls are conservative (the null's spread of T includes the spread
+//! of the sample eigenvalues, which the observed T shares), except the hard threshold with
+//! few dimensions of unequal variance: the MAD pools them, the null is rounder than the data,
+//! and a single elongated Gaussian is rejected far too often (`benches/bench_significance.py`).
 //!
 //! **p-value.** `p = (1 + #{i : T_i ≤ T}) / (n_null + 1)` over the null statistics T_i (a
 //! valid Monte Carlo p-value: under the null it is uniform on the multiples of
@@ -56,6 +64,16 @@ const ENERGY: Semimetric = Semimetric::Power { alpha: 1.0 };
 /// The covariance of the Gaussian null.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum NullCovariance {
+    /// Every null data set has exactly the data's sample mean and covariance: an exact test
+    /// of "the n points are an i.i.d. sample of one Gaussian, of any mean and covariance".
+    /// Given its sample mean and covariance (sufficient statistics), such a sample's centred
+    /// data matrix is `U Λ^{1/2} Vᵀ` with `U` a uniformly random orthonormal `n × r` frame
+    /// orthogonal to the ones vector (times `sqrt(n − 1)`), `r = min(D, n − 1)`, whatever the
+    /// true mean and covariance; T depends only on the distances, so the null data sets are
+    /// `sqrt(n − 1) U Λ^{1/2}` with fresh frames, and the p-value is exactly uniform under
+    /// the null (up to ties). The default.
+    #[default]
+    Conditional,
     /// The sample covariance's eigenvalues as they are: the data's shape. Conservative
     /// where the sample eigenvalues are more spread than the true ones (many dimensions,
     /// near-isotropic data).
@@ -67,8 +85,7 @@ pub enum NullCovariance {
     HardThreshold,
     /// The sample covariance's eigenvalues corrected for their spread: the eigenvalues whose
     /// samples of n points have, on average, the data's sample eigenvalues (see
-    /// [`debiased_eigenvalues`]). The default: the best calibrated of the three.
-    #[default]
+    /// [`debiased_eigenvalues`]).
     Debiased,
 }
 
@@ -90,7 +107,7 @@ impl Default for SignificanceOptions<'_> {
         SignificanceOptions {
             n_null: 999,
             fit: Options::default(),
-            covariance: NullCovariance::Debiased,
+            covariance: NullCovariance::Conditional,
         }
     }
 }
@@ -156,7 +173,7 @@ pub fn cluster_significance(
     options: &SignificanceOptions,
     control: &Control,
 ) -> Result<Significance> {
-    let (n, dim) = (points.n(), points.dim());
+    let n = points.n();
     check(points, k, options)?;
     let quiet = control.without_progress();
     let null = NullModel::fit(points, options.covariance, options.fit.seed, &quiet)?;
@@ -172,12 +189,12 @@ pub fn cluster_significance(
         .map(|(i, &seed)| {
             quiet.checkpoint()?;
             let mut rng = Rng::new(seed);
-            let data = null.draw(n, &mut rng)?;
+            let (data, width) = null.draw(n, &mut rng)?;
             let fit_options = Options {
                 seed: rng.next_u64(),
                 ..options.fit
             };
-            let replicate = Points::new(&data, n, dim)?;
+            let replicate = Points::new(&data, n, width)?;
             let statistic = clustered_statistic(replicate, k, &fit_options, &quiet)?.statistic;
             control.report(Progress {
                 start: i,
@@ -294,8 +311,11 @@ struct NullModel {
     null_eigenvalues: Vec<f64>,
     /// `σ_b²` in the data's units.
     background_variance: f64,
-    /// The null's standard deviations in the units of the scaled data (what is drawn).
+    /// The null's standard deviations in the units of the scaled data (what is drawn), or for
+    /// [`NullCovariance::Conditional`] the factors of the frame's columns.
     scaled_sd: Vec<f64>,
+    /// Whether the null data sets are drawn conditionally on the sample covariance.
+    conditional: bool,
 }
 
 impl NullModel {
@@ -325,30 +345,47 @@ impl NullModel {
         }
         let null: Vec<f64> = match covariance {
             NullCovariance::HardThreshold => sample.iter().map(|&v| v.max(background)).collect(),
-            NullCovariance::Sample => sample.clone(),
+            NullCovariance::Sample | NullCovariance::Conditional => sample.clone(),
             NullCovariance::Debiased => debiased_eigenvalues(&sample, n, seed, control)?,
         };
-        let scaled_sd = null.iter().map(|v| v.sqrt()).collect();
+        let conditional = covariance == NullCovariance::Conditional;
+        let scaled_sd = if conditional {
+            // The columns of a random orthonormal frame have unit norm: times sqrt(n − 1)
+            // they have unit sample variance. Only the rank min(D, n − 1) is drawn.
+            let rank = dim.min(n - 1);
+            let root = ((n - 1) as f64).sqrt();
+            null[..rank].iter().map(|v| root * v.sqrt()).collect()
+        } else {
+            null.iter().map(|v| v.sqrt()).collect()
+        };
         let square = scale * scale;
         Ok(NullModel {
             sample_eigenvalues: sample.iter().map(|v| v * square).collect(),
             null_eigenvalues: null.iter().map(|v| v * square).collect(),
             background_variance: background * square,
             scaled_sd,
+            conditional,
         })
     }
 
-    /// n points from `N(0, diag(λ̃))` (scaled units), row-major.
-    fn draw(&self, n: usize, rng: &mut Rng) -> Result<Vec<f64>> {
-        let dim = self.scaled_sd.len();
-        let mut data = crate::error::try_filled(n * dim, 0.0, "X", "a null data set")?;
+    /// One null data set of n points (scaled units), row-major, and its number of columns:
+    /// `N(0, diag(λ̃))`, or for [`NullCovariance::Conditional`] a uniformly random
+    /// orthonormal frame of `min(D, n − 1)` columns orthogonal to the ones vector (Gaussian
+    /// columns orthonormalised against it, in order), column j times `sqrt((n − 1) λ_j)`.
+    fn draw(&self, n: usize, rng: &mut Rng) -> Result<(Vec<f64>, usize)> {
+        let width = self.scaled_sd.len();
+        let mut data = crate::error::try_filled(n * width, 0.0, "X", "a null data set")?;
         fill_standard_normal(rng, &mut data);
-        for row in data.chunks_exact_mut(dim) {
+        if self.conditional {
+            let ones = crate::error::try_filled(n, 1.0 / (n as f64).sqrt(), "X", "a unit vector")?;
+            crate::linalg::orthonormalize_against(&[(&ones, 1)], &mut data, n, width)?;
+        }
+        for row in data.chunks_exact_mut(width) {
             for (v, sd) in row.iter_mut().zip(&self.scaled_sd) {
                 *v *= sd;
             }
         }
-        Ok(data)
+        Ok((data, width))
     }
 }
 

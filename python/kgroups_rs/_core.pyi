@@ -112,7 +112,7 @@ def cluster_significance(
     x: npt.NDArray[np.float64],
     k: int,
     n_null: int,
-    covariance: Literal["sample", "debiased", "hard-threshold"],
+    covariance: Literal["conditional", "sample", "debiased", "hard-threshold"],
     options: FitOptions,
 ) -> tuple[
     float,

@@ -18,8 +18,8 @@ from ._validation import RandomState, as_count, check_n_threads, seed_from_rando
 
 __all__ = ["SignificanceResult", "cluster_significance"]
 
-Covariance = Literal["sample", "debiased", "hard-threshold"]
-_COVARIANCES = ("sample", "debiased", "hard-threshold")
+Covariance = Literal["conditional", "sample", "debiased", "hard-threshold"]
+_COVARIANCES = ("conditional", "sample", "debiased", "hard-threshold")
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,8 @@ class SignificanceResult:
     sample_eigenvalues : ndarray of shape (D,)
         Eigenvalues of the data's sample covariance, descending (0 beyond rank n - 1).
     null_eigenvalues : ndarray of shape (D,)
-        Variances of the null Gaussian along its axes, descending.
+        Variances of the null Gaussian along its axes, descending (for "conditional", the
+        sample eigenvalues: every null data set has exactly them).
     background_variance : float
         The background noise variance ``sigma_b^2 = (MAD / 0.6745)^2``.
     covariance : str
@@ -78,7 +79,7 @@ def cluster_significance(
     k: int = 2,
     *,
     n_null: int = 999,
-    covariance: Covariance = "debiased",
+    covariance: Covariance = "conditional",
     random_state: RandomState = None,
     n_init: int = 5,
     init: str = "k-means++",
@@ -100,25 +101,33 @@ def cluster_significance(
     compact, well separated groups, and does not change under translation, rotation or a
     common scale of the data.
 
-    **Null.** One Gaussian fitted to ``X``, given by the variances along its axes (the null
-    data sets are drawn from ``N(0, diag(lambda))``: ``T`` does not change under rotation and
-    translation, so this is the same test as drawing from the fitted Gaussian itself). From
-    the eigenvalues ``lambda_1 >= ... >= lambda_D`` of the sample covariance (divisor
-    n - 1):
+    **Null.** One Gaussian, of any mean and covariance. ``covariance="conditional"`` (the
+    default) gives an exact test: it conditions on the data's sample mean and covariance,
+    which are sufficient for a Gaussian. Given them, the centred data of an i.i.d. Gaussian
+    sample are ``U diag(sqrt((n - 1) lambda)) V^T`` (``lambda``, ``V``: the sample
+    covariance's eigenvalues and eigenvectors) with ``U`` a uniformly random orthonormal frame
+    orthogonal to the ones vector, whatever the true mean and covariance. ``T`` depends only
+    on the distances between points, so each null data set is
+    ``sqrt(n - 1) U diag(sqrt(lambda))`` with a fresh random frame ``U`` of ``min(D, n - 1)``
+    columns: it has exactly the data's sample covariance, and the p-value is exactly uniform
+    under the null (up to ties), for any n and D. No covariance is estimated.
 
-    - ``"debiased"`` (default): the eigenvalues whose samples of n points have, on average,
-      the data's sample eigenvalues (fixed point of ``lambda <- max(0, lambda + sample -
-      mean sample eigenvalues of N(0, diag(lambda)))``, 8 steps of 32 seeded draws). Sample
-      eigenvalues are more spread than the true ones, and a null drawn from them spreads them
-      once more, which makes the test conservative; this removes that bias to first order.
-    - ``"sample"``: the sample eigenvalues as they are (more conservative).
-    - ``"hard-threshold"``: SigClust's estimate: every sample eigenvalue below the background
+    SigClust's own null (Liu et al. 2008) is available for comparison: n points from
+    ``N(0, diag(lambda~))`` (the same test as drawing from the fitted Gaussian itself, ``T``
+    being invariant under rotation and translation), with ``lambda~``
+
+    - ``"sample"``: the sample eigenvalues (divisor n - 1);
+    - ``"debiased"``: the eigenvalues whose samples of n points have, on average, the data's
+      sample eigenvalues (fixed point of ``lambda <- max(0, lambda + sample - mean sample
+      eigenvalues of N(0, diag(lambda)))``, 8 steps of 32 seeded draws);
+    - ``"hard-threshold"``: SigClust's estimate, every sample eigenvalue below the background
       noise variance ``sigma_b^2 = (MAD / 0.6745)^2`` (MAD: the median absolute deviation of
-      all n * D entries of the column-centred data) is raised to it. It assumes that most
-      directions carry noise of one common variance (the high-dimensional setting SigClust
-      was built for). With few dimensions of unequal variance the MAD pools them, the null
-      becomes rounder than the data, and the test rejects a single elongated Gaussian far too
-      often (``benches/bench_significance.py`` measures it).
+      all n * D entries of the column-centred data) raised to it.
+
+    These plug-in nulls are conservative: the spread of ``T`` under them includes the spread
+    of the sample eigenvalues, which the observed ``T`` shares. The hard threshold is the
+    exception with few dimensions of unequal variance: the MAD pools them, the null is rounder
+    than the data, and a single elongated Gaussian is rejected far too often.
 
     Every null data set is clustered exactly as the data were (same ``k``, ``init``,
     ``n_init``, ``algorithm``, ``max_iter``; its own seed derived up front).
@@ -127,12 +136,11 @@ def cluster_significance(
     clustered than the null's data sets), with its Monte Carlo standard error
     ``sqrt(p (1 - p) / n_null)``. The smallest possible value is ``1 / (n_null + 1)``.
 
-    **Calibration** (``benches/bench_significance.py``): under one Gaussian the rejection
-    rate at 0.05 is at or below the level for every shape measured (n 50 and 200, D 2 and
-    10, isotropic and anisotropic); below it (conservative) with more dimensions. The test
-    is not calibrated for data far from Gaussian: a single lognormal cloud is
-    "significantly" clustered against a Gaussian null, which is what the test asks (is it
-    one Gaussian?) but not "more than one group".
+    **Calibration** (``benches/bench_significance.py``): under one Gaussian the conditional
+    test rejects at the nominal rate, within Monte Carlo error, for every shape measured (n 50
+    and 200, D 2, 10 and 200, isotropic and anisotropic). Like every test of this null it is
+    not a test of "more than one group" for data far from Gaussian: a single lognormal cloud
+    is rejected as "not one Gaussian".
 
     Parameters
     ----------
@@ -142,7 +150,7 @@ def cluster_significance(
         Groups to test, ``2 <= k <= n``.
     n_null : int, default 999
         Null data sets drawn and clustered (each costs one clustering of n points).
-    covariance : {"debiased", "sample", "hard-threshold"}, default "debiased"
+    covariance : {"conditional", "debiased", "sample", "hard-threshold"}, default "conditional"
         The null's covariance (see above).
     random_state : None, int, numpy Generator or RandomState
         Seed of the data's clustering and, through seeds derived from it up front, of every
@@ -192,7 +200,10 @@ def cluster_significance(
     n_init = as_count(n_init, "n_init")
     max_iter = as_count(max_iter, "max_iter")
     if covariance not in _COVARIANCES:
-        raise ValueError(f"unknown covariance {covariance!r}; use 'sample', 'debiased' or 'hard-threshold'")
+        raise ValueError(
+            f"unknown covariance {covariance!r}; use 'conditional', 'sample', 'debiased' or "
+            "'hard-threshold'"
+        )
     if not isinstance(init, str):
         raise TypeError(
             "init must be 'k-means++' or 'random': each null data set draws its own start, so "

@@ -30,7 +30,7 @@ fn options(n_null: usize, seed: u64) -> SignificanceOptions<'static> {
             n_init: 2,
             ..Options::default()
         },
-        covariance: NullCovariance::Debiased,
+        covariance: NullCovariance::Conditional,
     }
 }
 
@@ -346,7 +346,11 @@ fn debiased_eigenvalues_undo_the_spread_of_sample_eigenvalues() {
     let mut debiased_error = 0.0;
     for seed in 0..5 {
         let data = gaussian(n, &[1.0; 6], 0.0, 50 + seed);
-        let result = run(&data, dim, 2, &options(1, seed)).unwrap();
+        let debiased = SignificanceOptions {
+            covariance: NullCovariance::Debiased,
+            ..options(1, seed)
+        };
+        let result = run(&data, dim, 2, &debiased).unwrap();
         let (s, d) = (&result.sample_eigenvalues, &result.null_eigenvalues);
         assert!(d.windows(2).all(|w| w[0] >= w[1]));
         assert!(d[0] < s[0] && d[dim - 1] > s[dim - 1], "{s:?} {d:?}");
@@ -359,4 +363,76 @@ fn debiased_eigenvalues_undo_the_spread_of_sample_eigenvalues() {
         debiased_error < 0.5 * sample_error,
         "{debiased_error} {sample_error}"
     );
+}
+
+/// Every conditional null data set has exactly the data's sample covariance eigenvalues
+/// (and mean zero), in min(D, n − 1) columns.
+#[test]
+fn conditional_null_data_sets_keep_the_sample_covariance() {
+    for (n, dim) in [(30, 3), (8, 12)] {
+        let data = gaussian(n, &vec![1.5; dim], 0.0, 21);
+        let points = Points::new(&data, n, dim).unwrap();
+        let control = Control::new();
+        let null = NullModel::fit(points, NullCovariance::Conditional, 0, &control).unwrap();
+        let (replicate, width) = null.draw(n, &mut Rng::new(4)).unwrap();
+        assert_eq!(width, dim.min(n - 1));
+        let mut centred = replicate.clone();
+        centre_columns(&mut centred, n, width);
+        for (a, b) in centred.iter().zip(&replicate) {
+            assert!((a - b).abs() < 1e-12);
+        }
+        let drawn = covariance_eigenvalues(&replicate, n, width).unwrap();
+        // the null's values are in the data's units, the draw in the scaled units
+        let scale = data.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        for (d, s) in drawn.iter().zip(&null.sample_eigenvalues) {
+            assert!(
+                (d * scale * scale - s).abs() < 1e-9 * null.sample_eigenvalues[0],
+                "{drawn:?}"
+            );
+        }
+    }
+}
+
+/// The conditional test is exact: over many single Gaussians (isotropic and elongated), its
+/// p-values are uniform on the multiples of 1/(n_null + 1); the plug-in "sample" null is
+/// conservative (its p-values pile up near the middle and the top).
+#[test]
+fn conditional_pvalues_are_uniform_under_the_null() {
+    let (n, dim, sets) = (40, 4, 120);
+    let mut conditional = Vec::new();
+    let mut sample = Vec::new();
+    for i in 0..sets {
+        let sd = if i % 2 == 0 {
+            [1.0; 4]
+        } else {
+            [3.0, 1.0, 0.5, 0.2]
+        };
+        let data = gaussian(n, &sd, 0.0, 1000 + i);
+        let opts = SignificanceOptions {
+            fit: Options {
+                seed: i,
+                ..Options::default()
+            },
+            ..options(19, i)
+        };
+        conditional.push(run(&data, dim, 2, &opts).unwrap().pvalue);
+        let plain = SignificanceOptions {
+            covariance: NullCovariance::Sample,
+            ..opts
+        };
+        sample.push(run(&data, dim, 2, &plain).unwrap().pvalue);
+    }
+    let fraction_at_most = |ps: &[f64], level: f64| {
+        ps.iter().filter(|&&p| p <= level + 1e-12).count() as f64 / ps.len() as f64
+    };
+    // Uniform on {0.05, 0.10, ..., 1}: P(p ≤ 0.25) = 0.25, P(p ≤ 0.5) = 0.5; binomial sd for
+    // 120 sets ≈ 0.04 and 0.046, so ±0.13 is about three sd.
+    for level in [0.25, 0.5] {
+        let f = fraction_at_most(&conditional, level);
+        assert!(
+            (f - level).abs() < 0.13,
+            "P(p <= {level}) = {f}: {conditional:?}"
+        );
+    }
+    assert!(fraction_at_most(&sample, 0.25) < fraction_at_most(&conditional, 0.25));
 }

@@ -37,7 +37,7 @@ def test_separated_blobs_get_the_smallest_pvalue() -> None:
     assert result.labels.dtype == np.int64
     assert result.null_eigenvalues.shape == (3,)
     assert np.all(np.diff(result.sample_eigenvalues) <= 0)
-    assert result.covariance == "debiased"
+    assert result.covariance == "conditional"
 
 
 def test_statistic_is_energy_within_over_total() -> None:
@@ -52,10 +52,10 @@ def test_statistic_is_energy_within_over_total() -> None:
 
 
 def test_a_single_elongated_gaussian_is_rarely_rejected() -> None:
-    """The default null keeps the data's shape (so does "sample"); SigClust's hard threshold, whose background
-    variance pools the long and the short axis in two dimensions, makes the null round and
-    rejects this single Gaussian at nearly every seed (what a null that ignores anisotropy
-    does)."""
+    """The default null keeps the data's covariance (so does "sample"); SigClust's hard
+    threshold, whose background variance pools the long and the short axis in two
+    dimensions, makes the null round and rejects this single Gaussian at nearly every seed
+    (what a null that ignores anisotropy does)."""
     sample, hard = [], []
     for seed in range(10):
         X = elongated_gaussian(80, 100 + seed)
@@ -94,6 +94,30 @@ def test_more_dimensions_than_points() -> None:
     # rank n - 1 = 19: beyond it the sample eigenvalues are 0 and the null's are sigma_b^2
     assert np.all(result.sample_eigenvalues[19:] == 0)
     assert np.all(result.null_eigenvalues[19:] == result.background_variance)
+
+
+def test_conditional_null_in_more_dimensions_than_points() -> None:
+    X = blobs(10, 50, 12.0, 2)
+    result = kgroups_rs.cluster_significance(X, 2, n_null=19, random_state=0)
+    assert result.pvalue == pytest.approx(1 / 20)
+    np.testing.assert_array_equal(result.null_eigenvalues, result.sample_eigenvalues)
+    noise = np.random.default_rng(3).normal(size=(20, 50))
+    assert kgroups_rs.cluster_significance(noise, 2, n_null=19, random_state=0).pvalue > 0.05
+
+
+def test_conditional_pvalues_are_uniform_for_one_gaussian() -> None:
+    """The default test is exact: over 100 single Gaussians (isotropic and elongated) its
+    p-values are uniform on the multiples of 1/20 (binomial sd of the fractions below about
+    0.045; the bounds are three sd)."""
+    pvalues = []
+    for i in range(100):
+        rng = np.random.default_rng(i)
+        sd = [1.0, 1.0, 1.0] if i % 2 else [3.0, 1.0, 0.3]
+        X = rng.normal(size=(40, 3)) * sd
+        pvalues.append(kgroups_rs.cluster_significance(X, 2, n_null=19, random_state=i, n_init=1).pvalue)
+    p = np.array(pvalues)
+    assert abs(np.mean(p <= 0.25 + 1e-12) - 0.25) < 0.13, p
+    assert abs(np.mean(p <= 0.5 + 1e-12) - 0.5) < 0.15, p
 
 
 def test_k_three_and_one_dimensional_input() -> None:

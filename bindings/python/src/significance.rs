@@ -25,7 +25,7 @@ type SignificanceTuple<'py> = (
 );
 
 /// SigClust-style significance test of the k-group energy partition of X (n × D, float64,
-/// C order); `covariance` is "sample", "debiased" or "hard-threshold".
+/// C order); `covariance` is "conditional", "sample", "debiased" or "hard-threshold".
 #[pyfunction(name = "cluster_significance")]
 fn significance<'py>(
     x: PyReadonlyArray2<'py, f64>,
@@ -37,11 +37,12 @@ fn significance<'py>(
     let py = x.py();
     let covariance = match covariance {
         "hard-threshold" => NullCovariance::HardThreshold,
+        "conditional" => NullCovariance::Conditional,
         "sample" => NullCovariance::Sample,
         "debiased" => NullCovariance::Debiased,
         other => {
             return Err(PyValueError::new_err(format!(
-                "unknown covariance {other:?}; use 'sample', 'debiased' or 'hard-threshold'"
+                "unknown covariance {other:?}; use 'conditional', 'sample', 'debiased' or 'hard-threshold'"
             )))
         }
     };

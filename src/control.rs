@@ -55,6 +55,22 @@ impl<'a> Control<'a> {
         self
     }
 
+    /// The same cancellation without the progress callback: for work nested inside a run
+    /// that reports its own, coarser progress.
+    ///
+    /// ```
+    /// use kgroups::Control;
+    /// let report = |_: &kgroups::Progress| panic!("not called");
+    /// let quiet = Control::new().with_progress(&report).without_progress();
+    /// assert!(quiet.report(kgroups::Progress { start: 0, sweep: 1, moves_in_sweep: 0, objective: 0.0 }).is_ok());
+    /// ```
+    pub fn without_progress(self) -> Self {
+        Control {
+            cancel: self.cancel,
+            progress: None,
+        }
+    }
+
     /// `Err(Interrupted)` if cancellation was requested.
     #[inline]
     pub fn checkpoint(&self) -> Result<()> {

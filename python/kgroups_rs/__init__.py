@@ -7,7 +7,8 @@
   :class:`ClusteringResult`.
 - Kernels: :func:`energy_gram`, :func:`gram_from_semimetric`, :func:`bandwidth`.
 - Statistics: :func:`energy_statistics`, :func:`within_dispersion`,
-  :func:`between_statistic`, :func:`energy_distance`, :func:`clustering_accuracy`.
+  :func:`between_statistic`, :func:`energy_distance`, :func:`clustering_accuracy`;
+  :func:`cluster_significance` tests whether a partition is more than noise.
 - scikit-learn estimators :class:`KernelKGroups` and :class:`KernelKMeans` (imported on
   first use, so the package works without scikit-learn).
 """
@@ -24,6 +25,7 @@ from .graph import graph_kernel, graph_partition
 from .large import kernel_kgroups_from_data, kernel_kgroups_nystrom, nystrom_features
 from .neighbors import knn_kernel
 from .one_d import kgroups_1d
+from .significance import SignificanceResult, cluster_significance
 from .stats import (
     EnergyStatistics,
     between_statistic,
@@ -44,9 +46,11 @@ __all__ = [
     "KernelKGroups",
     "KernelInputWarning",
     "KernelKMeans",
+    "SignificanceResult",
     "__version__",
     "bandwidth",
     "between_statistic",
+    "cluster_significance",
     "clustering_accuracy",
     "energy_distance",
     "energy_gram",

@@ -14,6 +14,7 @@ __all__ = [
     "cluster_csr",
     "cluster_data",
     "cluster_features",
+    "cluster_significance",
     "select_landmarks",
     "energy_gram",
     "gram_from_semimetric",
@@ -109,6 +110,24 @@ def cluster_data(
     options: FitOptions,
 ) -> Clustering: ...
 def cluster_features(features: npt.NDArray[np.float64], k: int, options: FitOptions) -> Clustering: ...
+def cluster_significance(
+    x: npt.NDArray[np.float64],
+    k: int,
+    n_null: int,
+    covariance: Literal["conditional", "sample", "debiased", "hard-threshold"],
+    options: FitOptions,
+) -> tuple[
+    float,
+    float,
+    float,
+    Clustering,
+    npt.NDArray[np.float64],
+    float,
+    float,
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    float,
+]: ...
 def check_kernel(g: npt.NDArray[np.float64], n_threads: Optional[int] = None) -> None: ...
 def check_csr_kernel(
     indptr: npt.NDArray[np.integer[Any]],

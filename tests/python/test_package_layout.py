@@ -24,6 +24,7 @@ PUBLIC = {
     "large": ["kernel_kgroups_from_data", "kernel_kgroups_nystrom", "nystrom_features"],
     "neighbors": ["knn_kernel"],
     "one_d": ["kgroups_1d"],
+    "significance": ["SignificanceResult", "cluster_significance"],
     "stats": [
         "EnergyStatistics", "between_statistic", "energy_distance", "energy_statistics", "within_dispersion",
     ],

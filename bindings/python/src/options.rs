@@ -96,6 +96,16 @@ impl FitOptions {
         py: Python<'_>,
         search: impl FnOnce(&Options, &Control) -> kgroups::Result<kgroups::Clustering> + Send,
     ) -> PyResult<Clustering> {
+        let result = self.run_job(py, search)?;
+        Ok(Clustering::new(py, result))
+    }
+
+    /// [`FitOptions::run`] for a job that returns anything (a significance test, …).
+    pub(super) fn run_job<T: Send>(
+        &self,
+        py: Python<'_>,
+        job: impl FnOnce(&Options, &Control) -> kgroups::Result<T> + Send,
+    ) -> PyResult<T> {
         let weights = (self.weights.as_ref())
             .map(|w| w.bind(py).try_readonly())
             .transpose()?;
@@ -117,10 +127,9 @@ impl FitOptions {
             shift: self.shift,
         };
         let progress = self.progress.as_ref().map(|p| p.bind(py));
-        let result = run_detached(py, self.n_threads, progress, |control| {
-            search(&options, control)
-        })?;
-        Ok(Clustering::new(py, result))
+        run_detached(py, self.n_threads, progress, |control| {
+            job(&options, control)
+        })
     }
 }
 

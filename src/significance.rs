@@ -1,0 +1,543 @@
+//! Are the groups real? A Monte Carlo test of "one group" against the k-group partition
+//! that kernel k-groups finds, with SigClust's Gaussian null (Liu, Hayes, Nobel & Marron
+//! 2008; Huang, Liu, Yuan & Marron 2015) and every null data set clustered exactly as the
+//! data were.
+//!
+//! **Statistic.** The data are clustered with the energy kernel of ρ(x, y) = ‖x − y‖ (the
+//! library's default energy kernel) into k groups; the statistic is the within-cluster energy
+//! dispersion of that partition relative to the total,
+//! `T = W_k / W_1`, with `W_k = Σ_j (1 / (2 n_j)) Σ_{a,b ∈ C_j} ‖x_a − x_b‖` (the `within` of
+//! [`crate::energy_statistics`], the `W` that kernel k-groups minimises) and
+//! `W_1 = (1 / (2 n)) Σ_{a,b} ‖x_a − x_b‖` (its `total`). `0 ≤ T ≤ 1`; a small T means
+//! compact, well separated groups. T does not change under translation, rotation or a common
+//! scale of the data.
+//!
+//! **Null.** One Gaussian, of any mean and covariance. By default
+//! ([`NullCovariance::Conditional`]) the test conditions on the data's sample mean and
+//! covariance, which are sufficient for the Gaussian: given them, the centred data matrix of
+//! an i.i.d. Gaussian sample is `U Λ^{1/2} Vᵀ` (`Λ`, `V` the sample covariance's eigenvalues
+//! times n − 1 and eigenvectors) with `U` a uniformly random orthonormal frame orthogonal to
+//! the ones vector, whatever the true mean and covariance. Since T depends only on the
+//! distances between the points, every null data set is `U Λ^{1/2}` with a fresh random
+//! frame U (`min(D, n − 1)` columns): it has exactly the data's sample covariance, and the
+//! p-value is exactly uniform under the null, for any n and D. No covariance is estimated.
+//!
+//! SigClust's own null is kept for comparison: n points from `N(0, diag(λ̃))` (the same test
+//! as drawing from `N(mean, V diag(λ̃) Vᵀ)`, T being invariant under rotation and
+//! translation), with `λ̃` the sample covariance's eigenvalues (divisor n − 1) as they are
+//! ([`NullCovariance::Sample`]), corrected for the spread of sample eigenvalues
+//! ([`NullCovariance::Debiased`]), or with every eigenvalue below the background noise
+//! variance `σ_b² = (MAD / 0.6745)²` raised to it ([`NullCovariance::HardThreshold`], MAD the
+//! median absolute deviation from their median of all n·D entries of the column-centred
+//! data). These plug-in nulls are conservative (the null's spread of T includes the spread
+//! of the sample eigenvalues, which the observed T shares), except the hard threshold with
+//! few dimensions of unequal variance: the MAD pools them, the null is rounder than the data,
+//! and a single elongated Gaussian is rejected far too often (`benches/bench_significance.py`).
+//!
+//! **p-value.** `p = (1 + #{i : T_i ≤ T}) / (n_null + 1)` over the null statistics T_i (a
+//! valid Monte Carlo p-value: under the null it is uniform on the multiples of
+//! `1 / (n_null + 1)` up to ties), with its Monte Carlo standard error
+//! `sqrt(p (1 − p) / n_null)`.
+//!
+//! Every null data set gets its seed up front from the one seed, and the null fits run in
+//! parallel on rayon: the result is the same for any number of threads.
+
+use crate::rng::{derive_seeds, splitmix64, Rng};
+use crate::stats::{energy_statistics, PairwiseSource};
+use crate::validate;
+use crate::{
+    fit, Base, Clustering, Control, DataKernel, Init, KGroupsError, Options, Points, Progress,
+    Result, Semimetric,
+};
+use rayon::prelude::*;
+
+/// Φ⁻¹(3/4): the MAD of a normal sample divided by this estimates its standard deviation.
+const NORMAL_MAD: f64 = 0.674_489_750_196_081_7;
+
+/// Mixed into the seed before the null data sets' seeds are derived from it, so that they do
+/// not repeat the seeds of the data's own starts.
+const NULL_STREAM: u64 = 0x5349_4743_4C55_5354;
+
+/// The energy kernel of the test: ρ(x, y) = ‖x − y‖.
+const ENERGY: Semimetric = Semimetric::Power { alpha: 1.0 };
+
+/// The covariance of the Gaussian null.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NullCovariance {
+    /// Every null data set has exactly the data's sample mean and covariance: an exact test
+    /// of "the n points are an i.i.d. sample of one Gaussian, of any mean and covariance".
+    /// Given its sample mean and covariance (sufficient statistics), such a sample's centred
+    /// data matrix is `U Λ^{1/2} Vᵀ` with `U` a uniformly random orthonormal `n × r` frame
+    /// orthogonal to the ones vector (times `sqrt(n − 1)`), `r = min(D, n − 1)`, whatever the
+    /// true mean and covariance; T depends only on the distances, so the null data sets are
+    /// `sqrt(n − 1) U Λ^{1/2}` with fresh frames, and the p-value is exactly uniform under
+    /// the null (up to ties). The default.
+    #[default]
+    Conditional,
+    /// The sample covariance's eigenvalues as they are: the data's shape. Conservative
+    /// where the sample eigenvalues are more spread than the true ones (many dimensions,
+    /// near-isotropic data).
+    Sample,
+    /// SigClust's estimate: the sample covariance's eigenvalues, those below the background
+    /// noise variance `σ_b²` raised to it. Meant for many dimensions of common noise; with
+    /// few dimensions of unequal variance the MAD pools them, the null becomes rounder than
+    /// the data and the test rejects a single elongated Gaussian far too often.
+    HardThreshold,
+    /// The sample covariance's eigenvalues corrected for their spread: the eigenvalues whose
+    /// samples of n points have, on average, the data's sample eigenvalues (see
+    /// [`debiased_eigenvalues`]).
+    Debiased,
+}
+
+/// Options of [`cluster_significance`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SignificanceOptions<'a> {
+    /// Null data sets drawn and clustered (≥ 1).
+    pub n_null: usize,
+    /// The clustering run on the data and on every null data set: `algorithm`, `init`,
+    /// `n_init` and `max_iter` are used; the data's fit uses `seed` itself, the null data
+    /// sets seeds derived from it. No weights, no initial labels, no diagonal shift.
+    pub fit: Options<'a>,
+    /// The null's covariance.
+    pub covariance: NullCovariance,
+}
+
+impl Default for SignificanceOptions<'_> {
+    fn default() -> Self {
+        SignificanceOptions {
+            n_null: 999,
+            fit: Options::default(),
+            covariance: NullCovariance::Conditional,
+        }
+    }
+}
+
+/// The result of [`cluster_significance`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Significance {
+    /// The observed statistic `T = W_k / W_1` of the data's partition.
+    pub statistic: f64,
+    /// `W_k`, the within-cluster energy dispersion of the data's partition.
+    pub within: f64,
+    /// `W_1`, the total energy dispersion of the data.
+    pub total: f64,
+    /// The data's clustering (its `labels` are the partition tested).
+    pub clustering: Clustering,
+    /// The statistic of each null data set, in the order of their seeds.
+    pub null_statistics: Vec<f64>,
+    /// `(1 + #{T_i ≤ T}) / (n_null + 1)`.
+    pub pvalue: f64,
+    /// The Monte Carlo standard error of `pvalue`, `sqrt(p (1 − p) / n_null)`.
+    pub pvalue_se: f64,
+    /// The eigenvalues of the data's sample covariance, descending (D values; beyond the
+    /// rank n − 1 they are 0).
+    pub sample_eigenvalues: Vec<f64>,
+    /// The variances of the null Gaussian along its axes, descending (D values).
+    pub null_eigenvalues: Vec<f64>,
+    /// The background noise variance `σ_b²` (computed for either covariance choice).
+    pub background_variance: f64,
+}
+
+/// Tests whether the k-group partition kernel k-groups finds in `points` is more than a
+/// Gaussian carved into k pieces (see the module documentation for the statistic, the null
+/// and the p-value).
+///
+/// Progress: after each null data set is clustered, `control` receives
+/// `Progress { start: i, sweep: 1, moves_in_sweep: 0, objective: T_i }` (i the data set's
+/// index; they arrive in any order); the fits themselves report nothing. Cancellation is
+/// checked within every fit.
+///
+/// Cost: `n_null + 1` clusterings of n points (each O(n² D) for the kernel's sums), run in
+/// parallel, and the eigenvalues of a `min(n, D)²` matrix.
+///
+/// Errors: `k < 2` or `k > n` (argument `k`), `n_null = 0` (`n_null`), points that all
+/// coincide (`X`), weights, initial labels or a diagonal shift in `options.fit` (`weights`,
+/// `init`, `shift`), the errors of [`Options::check`]; [`KGroupsError::Interrupted`] on
+/// cancellation.
+///
+/// ```
+/// use kgroups::significance::{cluster_significance, SignificanceOptions};
+/// use kgroups::{Control, Points};
+/// // Two tight groups of five points on a line, far apart.
+/// let x: Vec<f64> = (0..10).map(|i| if i < 5 { i as f64 * 0.01 } else { 10.0 + i as f64 * 0.01 }).collect();
+/// let points = Points::new(&x, 10, 1)?;
+/// let options = SignificanceOptions { n_null: 19, ..SignificanceOptions::default() };
+/// let result = cluster_significance(points, 2, &options, &Control::new())?;
+/// assert_eq!(result.pvalue, 1.0 / 20.0);
+/// assert!(result.statistic < 0.01);
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+pub fn cluster_significance(
+    points: Points,
+    k: usize,
+    options: &SignificanceOptions,
+    control: &Control,
+) -> Result<Significance> {
+    let n = points.n();
+    check(points, k, options)?;
+    let quiet = control.without_progress();
+    let null = NullModel::fit(points, options.covariance, options.fit.seed, &quiet)?;
+    quiet.checkpoint()?;
+    let observed = clustered_statistic(points, k, &options.fit, &quiet)?;
+    let seeds = derive_seeds(
+        splitmix64(&mut (options.fit.seed ^ NULL_STREAM)),
+        options.n_null,
+    );
+    let null_statistics = seeds
+        .par_iter()
+        .enumerate()
+        .map(|(i, &seed)| {
+            quiet.checkpoint()?;
+            let mut rng = Rng::new(seed);
+            let (data, width) = null.draw(n, &mut rng)?;
+            let fit_options = Options {
+                seed: rng.next_u64(),
+                ..options.fit
+            };
+            let replicate = Points::new(&data, n, width)?;
+            let statistic = clustered_statistic(replicate, k, &fit_options, &quiet)?.statistic;
+            control.report(Progress {
+                start: i,
+                sweep: 1,
+                moves_in_sweep: 0,
+                objective: statistic,
+            })?;
+            Ok(statistic)
+        })
+        .collect::<Result<Vec<f64>>>()?;
+    let as_small = null_statistics
+        .iter()
+        .filter(|&&t| t <= observed.statistic)
+        .count();
+    let pvalue = (1 + as_small) as f64 / (options.n_null + 1) as f64;
+    let pvalue_se = (pvalue * (1.0 - pvalue) / options.n_null as f64).sqrt();
+    Ok(Significance {
+        statistic: observed.statistic,
+        within: observed.within,
+        total: observed.total,
+        clustering: observed.clustering,
+        null_statistics,
+        pvalue,
+        pvalue_se,
+        sample_eigenvalues: null.sample_eigenvalues,
+        null_eigenvalues: null.null_eigenvalues,
+        background_variance: null.background_variance,
+    })
+}
+
+/// The caller's values that [`cluster_significance`] refuses before any work.
+fn check(points: Points, k: usize, options: &SignificanceOptions) -> Result<()> {
+    let n = points.n();
+    if k < 2 {
+        return Err(KGroupsError::invalid(
+            "k",
+            format!("k must be at least 2 (the test compares k groups with one), got {k}"),
+        ));
+    }
+    validate::k(k, n)?;
+    validate::count(options.n_null, 1, usize::MAX, None, "n_null")?;
+    let fit = &options.fit;
+    if fit.weights.is_some() {
+        return Err(KGroupsError::invalid(
+            "weights",
+            "point weights are not supported by the significance test (its null draws unweighted points)",
+        ));
+    }
+    if let Init::Labels(_) = fit.init {
+        return Err(KGroupsError::invalid(
+            "init",
+            "initial labels cannot be used: every null data set must be clustered as the data were, from a start it draws itself",
+        ));
+    }
+    if fit.shift != 0.0 {
+        return Err(KGroupsError::invalid(
+            "shift",
+            "the significance test clusters with the energy kernel, which needs no diagonal shift; use 0",
+        ));
+    }
+    fit.check(n, k)?;
+    let first = points.get(0).unwrap_or(&[]);
+    if (1..n).all(|i| points.get(i) == Some(first)) {
+        return Err(KGroupsError::invalid(
+            "X",
+            format!("all {n} points coincide: there is no spread to split into groups"),
+        ));
+    }
+    Ok(())
+}
+
+/// The partition found in one data set and its statistic.
+struct Observed {
+    clustering: Clustering,
+    statistic: f64,
+    within: f64,
+    total: f64,
+}
+
+/// Clusters `points` with the energy kernel (matrix-free, translation invariant base) and
+/// returns the partition with `T = W_k / W_1`.
+fn clustered_statistic(
+    points: Points,
+    k: usize,
+    options: &Options,
+    control: &Control,
+) -> Result<Observed> {
+    let kernel = DataKernel::new(points, ENERGY, Base::Mean)?;
+    let clustering = fit(&kernel, k, options, control)?;
+    let source = PairwiseSource::Data {
+        points,
+        semimetric: ENERGY,
+    };
+    let stats = energy_statistics(&source, &clustering.labels, k, None, false, control)?;
+    if stats.total <= 0.0 {
+        return Err(KGroupsError::invalid(
+            "X",
+            "all points coincide: there is no spread to split into groups",
+        ));
+    }
+    Ok(Observed {
+        clustering,
+        statistic: stats.within / stats.total,
+        within: stats.within,
+        total: stats.total,
+    })
+}
+
+/// SigClust's Gaussian null fitted to a data set.
+struct NullModel {
+    /// Eigenvalues of the sample covariance, descending, in the data's units.
+    sample_eigenvalues: Vec<f64>,
+    /// The null's variances, descending, in the data's units.
+    null_eigenvalues: Vec<f64>,
+    /// `σ_b²` in the data's units.
+    background_variance: f64,
+    /// The null's standard deviations in the units of the scaled data (what is drawn), or for
+    /// [`NullCovariance::Conditional`] the factors of the frame's columns.
+    scaled_sd: Vec<f64>,
+    /// Whether the null data sets are drawn conditionally on the sample covariance.
+    conditional: bool,
+}
+
+impl NullModel {
+    /// Fits the null to `points` (not all coinciding).
+    fn fit(
+        points: Points,
+        covariance: NullCovariance,
+        seed: u64,
+        control: &Control,
+    ) -> Result<NullModel> {
+        let (n, dim) = (points.n(), points.dim());
+        let data = points.data();
+        // Divided by the largest magnitude first, so that no square or sum overflows; the
+        // statistic does not depend on the scale, and the reported values are scaled back.
+        let scale = data.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let mut centred = crate::error::try_filled(n * dim, 0.0, "X", "the centred data")?;
+        for j in 0..dim {
+            let mean = (0..n).map(|i| data[i * dim + j] / scale).sum::<f64>() / n as f64;
+            for i in 0..n {
+                centred[i * dim + j] = data[i * dim + j] / scale - mean;
+            }
+        }
+        let background = (median_absolute_deviation(&centred)? / NORMAL_MAD).powi(2);
+        let mut sample = covariance_eigenvalues(&centred, n, dim)?;
+        for v in sample.iter_mut() {
+            *v = v.max(0.0);
+        }
+        let null: Vec<f64> = match covariance {
+            NullCovariance::HardThreshold => sample.iter().map(|&v| v.max(background)).collect(),
+            NullCovariance::Sample | NullCovariance::Conditional => sample.clone(),
+            NullCovariance::Debiased => debiased_eigenvalues(&sample, n, seed, control)?,
+        };
+        let conditional = covariance == NullCovariance::Conditional;
+        let scaled_sd = if conditional {
+            // The columns of a random orthonormal frame have unit norm: times sqrt(n − 1)
+            // they have unit sample variance. Only the rank min(D, n − 1) is drawn.
+            let rank = dim.min(n - 1);
+            let root = ((n - 1) as f64).sqrt();
+            null[..rank].iter().map(|v| root * v.sqrt()).collect()
+        } else {
+            null.iter().map(|v| v.sqrt()).collect()
+        };
+        let square = scale * scale;
+        Ok(NullModel {
+            sample_eigenvalues: sample.iter().map(|v| v * square).collect(),
+            null_eigenvalues: null.iter().map(|v| v * square).collect(),
+            background_variance: background * square,
+            scaled_sd,
+            conditional,
+        })
+    }
+
+    /// One null data set of n points (scaled units), row-major, and its number of columns:
+    /// `N(0, diag(λ̃))`, or for [`NullCovariance::Conditional`] a uniformly random
+    /// orthonormal frame of `min(D, n − 1)` columns orthogonal to the ones vector (Gaussian
+    /// columns orthonormalised against it, in order), column j times `sqrt((n − 1) λ_j)`.
+    fn draw(&self, n: usize, rng: &mut Rng) -> Result<(Vec<f64>, usize)> {
+        let width = self.scaled_sd.len();
+        let mut data = crate::error::try_filled(n * width, 0.0, "X", "a null data set")?;
+        fill_standard_normal(rng, &mut data);
+        if self.conditional {
+            let ones = crate::error::try_filled(n, 1.0 / (n as f64).sqrt(), "X", "a unit vector")?;
+            crate::linalg::orthonormalize_against(&[(&ones, 1)], &mut data, n, width)?;
+        }
+        for row in data.chunks_exact_mut(width) {
+            for (v, sd) in row.iter_mut().zip(&self.scaled_sd) {
+                *v *= sd;
+            }
+        }
+        Ok((data, width))
+    }
+}
+
+/// Fixed-point steps of [`debiased_eigenvalues`].
+const DEBIAS_STEPS: usize = 8;
+/// Gaussian samples drawn per step to estimate the expected sample eigenvalues.
+const DEBIAS_DRAWS: usize = 32;
+/// Mixed into the seed for the draws of [`debiased_eigenvalues`].
+const DEBIAS_STREAM: u64 = 0x4445_4249_4153_4544;
+
+/// Eigenvalues `λ` whose samples of n points have, on average, the sample eigenvalues
+/// `sample` (descending): the fixed point of `λ ← max(0, λ + sample − m(λ))`, with `m(λ)` the
+/// mean sample eigenvalues (rank by rank) of [`DEBIAS_DRAWS`] samples of `N(0, diag(λ))`,
+/// [`DEBIAS_STEPS`] steps from `λ = sample`. Sample eigenvalues are more spread than the true
+/// ones (the largest too large, the smallest too small), and a null drawn from them spreads
+/// them once more; this removes that bias to first order. Seeded, and the same for any
+/// number of threads (the draws' eigenvalues are added in draw order).
+fn debiased_eigenvalues(
+    sample: &[f64],
+    n: usize,
+    seed: u64,
+    control: &Control,
+) -> Result<Vec<f64>> {
+    let dim = sample.len();
+    let seeds = derive_seeds(seed ^ DEBIAS_STREAM, DEBIAS_STEPS * DEBIAS_DRAWS);
+    let mut lambda = sample.to_vec();
+    for step in seeds.chunks_exact(DEBIAS_DRAWS) {
+        control.checkpoint()?;
+        let sd: Vec<f64> = lambda.iter().map(|v| v.sqrt()).collect();
+        let draws = step
+            .par_iter()
+            .map(|&draw_seed| {
+                let mut data = crate::error::try_filled(n * dim, 0.0, "X", "a Gaussian sample")?;
+                fill_standard_normal(&mut Rng::new(draw_seed), &mut data);
+                for row in data.chunks_exact_mut(dim) {
+                    for (v, s) in row.iter_mut().zip(&sd) {
+                        *v *= s;
+                    }
+                }
+                centre_columns(&mut data, n, dim);
+                covariance_eigenvalues(&data, n, dim)
+            })
+            .collect::<Result<Vec<Vec<f64>>>>()?;
+        for (j, value) in lambda.iter_mut().enumerate() {
+            let mean = draws.iter().map(|d| d[j].max(0.0)).sum::<f64>() / DEBIAS_DRAWS as f64;
+            *value = (*value + sample[j] - mean).max(0.0);
+        }
+        // The ranks stay ordered.
+        lambda.sort_by(|a, b| b.total_cmp(a));
+    }
+    Ok(lambda)
+}
+
+/// Subtracts each column's mean from the row-major `n × dim` data.
+fn centre_columns(data: &mut [f64], n: usize, dim: usize) {
+    for j in 0..dim {
+        let mean = (0..n).map(|i| data[i * dim + j]).sum::<f64>() / n as f64;
+        for i in 0..n {
+            data[i * dim + j] -= mean;
+        }
+    }
+}
+
+/// Fills `out` with independent standard normal values by the Box–Muller transform: each
+/// pair of uniforms `u_1 ∈ (0, 1]`, `u_2 ∈ [0, 1)` gives `r cos θ` and `r sin θ` with
+/// `r = sqrt(−2 ln u_1)`, `θ = 2π u_2` (the last value of an odd length is the cosine one).
+///
+/// ```
+/// use kgroups::rng::Rng;
+/// use kgroups::significance::fill_standard_normal;
+/// let mut z = vec![0.0; 10_000];
+/// fill_standard_normal(&mut Rng::new(3), &mut z);
+/// let mean = z.iter().sum::<f64>() / 1e4;
+/// let var = z.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / 1e4;
+/// assert!(mean.abs() < 0.05 && (var - 1.0).abs() < 0.05);
+/// ```
+pub fn fill_standard_normal(rng: &mut Rng, out: &mut [f64]) {
+    for pair in out.chunks_mut(2) {
+        let u1 = 1.0 - rng.next_f64();
+        let u2 = rng.next_f64();
+        let r = (-2.0 * u1.ln()).sqrt();
+        let theta = std::f64::consts::TAU * u2;
+        pair[0] = r * theta.cos();
+        if let Some(second) = pair.get_mut(1) {
+            *second = r * theta.sin();
+        }
+    }
+}
+
+/// The median of `|v − median(v)|` over all values (non-empty).
+fn median_absolute_deviation(values: &[f64]) -> Result<f64> {
+    let mut work = values.to_vec();
+    let centre = median(&mut work);
+    for v in work.iter_mut() {
+        *v = (*v - centre).abs();
+    }
+    Ok(median(&mut work))
+}
+
+/// The median of `values` (non-empty; reorders them): the middle value, or the mean of the
+/// two middle values of an even count.
+fn median(values: &mut [f64]) -> f64 {
+    let len = values.len();
+    let upper = len / 2;
+    let (below, &mut high, _) = values.select_nth_unstable_by(upper, f64::total_cmp);
+    if len % 2 == 1 {
+        return high;
+    }
+    let low = below.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
+    0.5 * (low + high)
+}
+
+/// The eigenvalues of the sample covariance `Yᵀ Y / (n − 1)` of the centred `n × dim` data
+/// `Y` (n ≥ 2), descending, `dim` values. For `dim ≤ n` from the `dim × dim` covariance; for
+/// `dim > n` from the `n × n` matrix `Y Yᵀ / (n − 1)`, which has the same nonzero eigenvalues
+/// (the rest are 0): the smaller matrix either way.
+fn covariance_eigenvalues(centred: &[f64], n: usize, dim: usize) -> Result<Vec<f64>> {
+    eigenvalues_from(centred, n, dim, dim <= n)
+}
+
+/// [`covariance_eigenvalues`] from the `dim × dim` covariance (`by_columns`) or from the
+/// `n × n` matrix `Y Yᵀ / (n − 1)`.
+fn eigenvalues_from(centred: &[f64], n: usize, dim: usize, by_columns: bool) -> Result<Vec<f64>> {
+    // The rows whose pairwise dot products make the matrix: the columns of Y (dim rows of n
+    // values) or the rows of Y.
+    let (rows, m, len) = if by_columns {
+        let mut columns = crate::error::try_filled(n * dim, 0.0, "X", "the transposed data")?;
+        for i in 0..n {
+            for j in 0..dim {
+                columns[j * n + i] = centred[i * dim + j];
+            }
+        }
+        (columns, dim, n)
+    } else {
+        (centred.to_vec(), n, dim)
+    };
+    let mut product = crate::error::try_filled(m * m, 0.0, "X", "the covariance matrix")?;
+    let divisor = (n - 1) as f64;
+    product.par_chunks_mut(m).enumerate().for_each(|(a, out)| {
+        let row_a = &rows[a * len..(a + 1) * len];
+        for (b, entry) in out.iter_mut().enumerate() {
+            let row_b = &rows[b * len..(b + 1) * len];
+            let dot: f64 = row_a.iter().zip(row_b).map(|(x, y)| x * y).sum();
+            *entry = dot / divisor;
+        }
+    });
+    let (mut values, _) = crate::linalg::symmetric_eigen(&product, m)
+        .map_err(|e| KGroupsError::Internal(format!("covariance eigenvalues: {e}")))?;
+    values.truncate(dim);
+    values.resize(dim, 0.0);
+    Ok(values)
+}
+
+#[cfg(test)]
+mod tests;

@@ -55,6 +55,15 @@ impl<'a> Control<'a> {
         self
     }
 
+    /// The same cancellation without the progress callback: for the many small fits of a
+    /// longer computation that reports its own progress.
+    pub fn cancel_only(&self) -> Control<'a> {
+        Control {
+            cancel: self.cancel,
+            progress: None,
+        }
+    }
+
     /// `Err(Interrupted)` if cancellation was requested.
     #[inline]
     pub fn checkpoint(&self) -> Result<()> {

@@ -46,6 +46,7 @@ mod prefetch;
 pub mod restarts;
 pub mod rng;
 mod scale;
+pub mod select;
 pub mod sparse;
 pub mod spectral;
 pub mod stats;

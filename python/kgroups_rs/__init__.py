@@ -6,6 +6,7 @@
   and :func:`kernel_kgroups_nystrom` (low-rank, millions of points), all returning a
   :class:`ClusteringResult`.
 - Kernels: :func:`energy_gram`, :func:`gram_from_semimetric`, :func:`bandwidth`.
+- Choosing k and the kernel: :func:`select_k`.
 - Statistics: :func:`energy_statistics`, :func:`within_dispersion`,
   :func:`between_statistic`, :func:`energy_distance`, :func:`clustering_accuracy`.
 - scikit-learn estimators :class:`KernelKGroups` and :class:`KernelKMeans` (imported on
@@ -24,6 +25,7 @@ from .graph import graph_kernel, graph_partition
 from .large import kernel_kgroups_from_data, kernel_kgroups_nystrom, nystrom_features
 from .neighbors import knn_kernel
 from .one_d import kgroups_1d
+from .selection import SelectionResult, select_k
 from .stats import (
     EnergyStatistics,
     between_statistic,
@@ -44,6 +46,7 @@ __all__ = [
     "KernelKGroups",
     "KernelInputWarning",
     "KernelKMeans",
+    "SelectionResult",
     "__version__",
     "bandwidth",
     "between_statistic",
@@ -61,6 +64,7 @@ __all__ = [
     "kgroups_1d",
     "knn_kernel",
     "nystrom_features",
+    "select_k",
     "within_dispersion",
 ]
 

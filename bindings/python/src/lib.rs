@@ -21,6 +21,7 @@ mod kernels;
 mod one_d;
 mod options;
 mod results;
+mod select;
 mod stats;
 
 use pyo3::prelude::*;
@@ -35,6 +36,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     one_d::register(m)?;
     dask::register(m)?;
     assignment::register(m)?;
+    select::register(m)?;
     m.add("__version__", pep440_version(env!("CARGO_PKG_VERSION")))?;
     Ok(())
 }

@@ -68,7 +68,7 @@ class SelectionResult:
 
     def to_pandas(self) -> Any:
         """The table as a pandas DataFrame indexed by k (needs pandas)."""
-        import pandas as pd
+        import pandas as pd  # type: ignore[import-untyped]
 
         return pd.DataFrame(self.table).set_index("k")
 

@@ -126,3 +126,22 @@ def test_ctrl_c_stops_select_k_within_a_second() -> None:
     latency, stall = interrupted_while_counting(call, 1.0)
     assert stall < 0.5, f"select_k held the GIL for {stall:.2f} s"
     assert latency < 1.0, f"KeyboardInterrupt came {latency:.2f} s after SIGINT"
+
+
+def test_estimator_with_n_clusters_auto() -> None:
+    pytest.importorskip("sklearn")
+    X = _blobs(3)
+    model = kgroups_rs.KernelKGroups(n_clusters="auto", random_state=0).fit(X)
+    assert model.n_clusters_ == 3
+    assert model.selection_ is not None and model.selection_.k == 3
+    assert model.transform(X).shape == (120, 3)
+    assert kgroups_rs.clustering_accuracy(np.repeat(np.arange(3), 40), model.labels_) == 1.0
+    fixed = kgroups_rs.KernelKMeans(n_clusters=2, random_state=0).fit(X)
+    assert fixed.n_clusters_ == 2 and fixed.selection_ is None
+    G = kgroups_rs.energy_gram(X)
+    precomputed = kgroups_rs.KernelKGroups(n_clusters="auto", kernel="precomputed", random_state=0)
+    assert precomputed.fit(G).n_clusters_ >= 2
+    with pytest.raises(ValueError, match="kernel='energy'"):
+        kgroups_rs.KernelKGroups(n_clusters="auto", kernel="gaussian").fit(X)
+    with pytest.raises(ValueError, match="sample_weight"):
+        kgroups_rs.KernelKGroups(n_clusters="auto").fit(X, sample_weight=np.ones(120))

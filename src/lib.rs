@@ -59,6 +59,7 @@ pub mod linalg;
 pub mod one_d;
 pub mod rng;
 mod scale;
+pub mod select;
 pub mod significance;
 pub mod stats;
 pub mod validate;

@@ -6,6 +6,7 @@
   and :func:`kernel_kgroups_nystrom` (low-rank, millions of points), all returning a
   :class:`ClusteringResult`.
 - Kernels: :func:`energy_gram`, :func:`gram_from_semimetric`, :func:`bandwidth`.
+- Choosing k and the kernel: :func:`select_k`.
 - Statistics: :func:`energy_statistics`, :func:`within_dispersion`,
   :func:`between_statistic`, :func:`energy_distance`, :func:`clustering_accuracy`;
   :func:`cluster_significance` tests whether a partition is more than noise.
@@ -26,6 +27,7 @@ from .large import kernel_kgroups_from_data, kernel_kgroups_nystrom, nystrom_fea
 from .neighbors import knn_kernel
 from .one_d import kgroups_1d
 from .significance import SignificanceResult, cluster_significance
+from .selection import SelectionResult, select_k
 from .stats import (
     EnergyStatistics,
     between_statistic,
@@ -47,6 +49,7 @@ __all__ = [
     "KernelInputWarning",
     "KernelKMeans",
     "SignificanceResult",
+    "SelectionResult",
     "__version__",
     "bandwidth",
     "between_statistic",
@@ -65,6 +68,7 @@ __all__ = [
     "kgroups_1d",
     "knn_kernel",
     "nystrom_features",
+    "select_k",
     "within_dispersion",
 ]
 

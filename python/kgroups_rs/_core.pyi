@@ -224,3 +224,50 @@ def dask_chunk_round(
     npt.NDArray[np.int64],
 ]: ...
 def dask_feature_objective(sums: npt.NDArray[np.float64], sizes: npt.NDArray[np.float64]) -> float: ...
+
+# Choosing k and the kernel (kgroups_rs.select_k).
+@final
+class SelectionResult:
+    @property
+    def k(self) -> int: ...
+    @property
+    def labels(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def kernel(self) -> Optional[str]: ...
+    @property
+    def rule(self) -> str: ...
+    @property
+    def table(self) -> dict[str, npt.NDArray[Any]]: ...
+    @property
+    def energy_structure(self) -> float: ...
+    @property
+    def self_tuning_structure(self) -> Optional[float]: ...
+    @property
+    def n_statistics(self) -> int: ...
+
+def select_k(
+    x: npt.NDArray[np.float64],
+    k_min: int,
+    k_max: int,
+    kernel: str,
+    n_refs: int,
+    n_init: int,
+    n_pairs: int,
+    max_statistics_points: int,
+    seed: int,
+    n_threads: Optional[int] = None,
+    progress: Optional[Callable[[int, int, int, float], None]] = None,
+) -> SelectionResult: ...
+def select_k_precomputed(
+    g: npt.NDArray[np.float64],
+    k_min: int,
+    k_max: int,
+    n_init: int,
+    n_pairs: int,
+    seed: int,
+    n_threads: Optional[int] = None,
+    progress: Optional[Callable[[int, int, int, float], None]] = None,
+) -> SelectionResult: ...
+def knn_affinity(
+    x: npt.NDArray[np.float64], n_neighbors: int, n_threads: Optional[int] = None
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...

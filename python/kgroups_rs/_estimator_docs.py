@@ -2,8 +2,12 @@
 :class:`~kgroups_rs.KernelKMeans` share (numpydoc sections, joined into their docstrings)."""
 
 PARAMS_DOC = """
-    n_clusters : int, default 2
-        Number of clusters ``k``, ``1 <= k <= n_samples``.
+    n_clusters : int or "auto", default 2
+        Number of clusters ``k``, ``1 <= k <= n_samples``; or ``"auto"``: chosen by
+        :func:`kgroups_rs.select_k` for k = 1 ... min(10, n_samples) (the energy kernel's gap
+        statistic with ``kernel="energy"``, the most stable k with ``kernel="precomputed"``;
+        not available for the other kernels nor with ``sample_weight``), then the estimator
+        fits that many clusters itself.
     kernel : {"energy", "exponential", "gaussian", "precomputed"}, default "energy"
         The semimetric of negative type generating the kernel:
         "energy" ``rho = ||x - y||**alpha``; "exponential" ``2 - 2 exp(-||x - y|| / (2 sigma))``;
@@ -58,6 +62,11 @@ default "k-means++"
 ATTRIBUTES_DOC = """
     Attributes
     ----------
+    n_clusters_ : int
+        The number of clusters fitted (``n_clusters``, or the one chosen for ``"auto"``).
+    selection_ : SelectionResult or None
+        With ``n_clusters="auto"``: :func:`kgroups_rs.select_k`'s result (its per-k table
+        in ``selection_.table``); None otherwise.
     labels_ : ndarray of int64, shape (n_samples,)
         Cluster of each training point, ``0 .. n_clusters - 1``.
     objective_ : float

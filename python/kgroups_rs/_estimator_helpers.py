@@ -105,3 +105,28 @@ def nearest_mean(K: Any, assign: _Float, mean_sq_norms: _Float) -> _Int:
     label."""
     scores = mean_sq_norms[None, :] - 2.0 * _kernel_times(K, assign)
     return np.asarray(np.argmin(scores, axis=1), dtype=np.int64)
+
+
+def select_n_clusters(
+    X: Any, w: Optional[npt.NDArray[np.float64]], kernel: str, random_state: Any, n_threads: Optional[int]
+) -> Any:
+    """``n_clusters="auto"``: :func:`~kgroups_rs.select_k` on the training data ``X`` (points
+    for ``kernel="energy"``, the kernel matrix for ``"precomputed"``), k = 1 ... min(10, n)."""
+    from .selection import select_k
+
+    if kernel not in ("energy", "precomputed"):
+        raise ValueError(f"n_clusters='auto' needs kernel='energy' or 'precomputed', got kernel={kernel!r}")
+    if w is not None:
+        raise ValueError("n_clusters='auto' does not take sample_weight")
+    if hasattr(X, "tocsr"):
+        raise ValueError("n_clusters='auto' needs a dense precomputed kernel")
+    n = X.shape[0]
+    if n < 2:
+        raise ValueError(f"n_clusters='auto' needs at least 2 samples, got {n}")
+    return select_k(
+        np.asarray(X, dtype=np.float64),
+        range(1, min(10, n) + 1),
+        kernel=kernel,  # type: ignore[arg-type]
+        random_state=random_state,
+        n_threads=n_threads,
+    )

@@ -33,7 +33,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from numbers import Integral, Real
-from typing import Any, Literal, Optional, TypeVar, cast
+from typing import Any, Literal, Optional, TypeVar, Union, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -67,6 +67,7 @@ from ._estimator_helpers import (
     mean_distances,
     nearest_mean,
     power_of_two_scale,
+    select_n_clusters,
 )
 from ._kernel_options import KERNEL_SEMIMETRICS, Sigma, check_semimetric_parameters
 from ._result import ClusteringResult
@@ -77,6 +78,7 @@ from .clustering import kernel_kgroups
 from .exceptions import ConvergenceWarning, KernelInputWarning
 from .gram import bandwidth, energy_gram
 from .large import kernel_kgroups_from_data
+from .selection import SelectionResult
 
 __all__ = [
     "KernelKGroups",
@@ -214,7 +216,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
     # weights, a square precomputed kernel) or on two parameters together (init labels need
     # n_init = 1; a deprecated variant must agree with algorithm) is checked in fit.
     _parameter_constraints: dict[str, list[Any]] = {
-        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "n_clusters": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "kernel": [StrOptions(set(_KERNELS))],
         # Checked whatever the kernel, as scikit-learn checks every parameter; the default
         # (1.0) and None are always valid.
@@ -240,7 +242,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         "kernel_storage": [StrOptions(set(_STORAGES))],
     }
 
-    n_clusters: int
+    n_clusters: Union[int, Literal["auto"]]
     kernel: Kernel
     alpha: float
     sigma: Sigma
@@ -253,6 +255,8 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
     # Precision of the dense training kernel that fit builds (the command line's --dtype).
     _kernel_dtype: np.dtype[Any] = np.dtype(np.float64)
     # Fitted attributes (documented in the subclasses) and the private state of predict.
+    n_clusters_: int
+    selection_: Optional[SelectionResult]
     labels_: _Int
     objective_: float
     within_: float
@@ -436,8 +440,13 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         w = check_sample_weight(sample_weight, n)
         support = None if w is None or bool(np.all(w > 0)) else np.flatnonzero(w > 0)
         n_fit = n if support is None else support.size
-        # scikit-learn's Interval(Integral) admits True; the package's counts do not.
-        k = as_count(self.n_clusters, "n_clusters")
+        # "auto" (the only string the constraints admit) asks select_k; as_count refuses the
+        # True that scikit-learn's Interval(Integral) admits.
+        self.selection_ = None
+        if isinstance(self.n_clusters, str):
+            self.selection_ = select_n_clusters(X, w, self.kernel, self.random_state, self._threads())
+        k = as_count(self.n_clusters, "n_clusters") if self.selection_ is None else self.selection_.k
+        self.n_clusters_ = k
         if k > n_fit:
             extra = "" if support is None else " with positive sample_weight"
             raise ValueError(
@@ -499,7 +508,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         """The fitted attributes of ``result``, run with the weights ``w_run * 2**-exponent``."""
         labels = np.asarray(result.labels, dtype=np.int64)
         s, self._assign, self._mean_sq_norms = cluster_means(
-            labels, w_run, result.cluster_terms, int(self.n_clusters)
+            labels, w_run, result.cluster_terms, self.n_clusters_
         )
         objective = float(np.ldexp(result.objective, exponent))
         within = float(np.ldexp(result.within, exponent))
@@ -593,7 +602,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
     def _distances(self, X: _Float) -> _Float:
         """:meth:`transform` of validated points, as an array whatever ``set_output`` says."""
         Xc = X - self.shift_
-        out = np.empty((Xc.shape[0], int(self.n_clusters)), dtype=np.float64)
+        out = np.empty((Xc.shape[0], self.n_clusters_), dtype=np.float64)
         step = max(1, BLOCK_ELEMENTS // max(1, self._X_fit.shape[0]))
         for start in range(0, Xc.shape[0], step):
             rows = slice(start, start + step)
@@ -695,7 +704,7 @@ class KernelKGroups(_KernelClustering):
 
     def __init__(
         self,
-        n_clusters: int = 2,
+        n_clusters: Union[int, Literal["auto"]] = 2,
         *,
         kernel: Kernel = "energy",
         alpha: float = 1.0,
@@ -752,7 +761,7 @@ class KernelKMeans(_KernelClustering):
 
     def __init__(
         self,
-        n_clusters: int = 2,
+        n_clusters: Union[int, Literal["auto"]] = 2,
         *,
         kernel: Kernel = "energy",
         alpha: float = 1.0,

@@ -385,7 +385,8 @@ def _invalid(name: str, allowed: str) -> str:
         ({"kernel": "gaussian", "sigma": "mode"}, ValueError, _invalid("sigma", "a float .*")),
         ({"kernel": "exponential", "sigma": float("nan")}, ValueError, _invalid("sigma", "a float .*")),
         ({"kernel": "gaussian", "sigma": float("inf")}, ValueError, _invalid("sigma", "a float .*")),
-        ({"n_clusters": 0}, ValueError, _invalid("n_clusters", r"an int in the range \[1, inf\)")),
+        ({"n_clusters": 0}, ValueError,
+         _invalid("n_clusters", r"an int in the range \[1, inf\) or a str among \{.auto.\}")),
         ({"n_clusters": 2.0}, TypeError, _invalid("n_clusters", "an int .*")),
         ({"n_clusters": 11}, ValueError, "n_clusters = 11 must be <= n_samples = 10"),
         # scikit-learn's Interval(Integral) admits True; the package's counts do not

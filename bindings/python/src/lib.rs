@@ -21,6 +21,7 @@ mod kernels;
 mod one_d;
 mod options;
 mod results;
+mod select;
 mod significance;
 mod stats;
 
@@ -37,6 +38,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     dask::register(m)?;
     assignment::register(m)?;
     significance::register(m)?;
+    select::register(m)?;
     m.add("__version__", pep440_version(env!("CARGO_PKG_VERSION")))?;
     Ok(())
 }

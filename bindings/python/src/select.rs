@@ -1,0 +1,196 @@
+//! Choosing k and the kernel: `select_k` over points or a precomputed kernel, and the kNN
+//! affinity it builds (exposed for tests against scikit-learn).
+
+use super::arrays::{points, square};
+use super::detach::run_detached;
+use kgroups::select::{self, KernelChoice, SelectOptions, Selection};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// The outcome of `select_k`, converted once.
+#[pyclass(frozen, module = "kgroups_rs._core")]
+pub(super) struct SelectionResult {
+    #[pyo3(get)]
+    k: usize,
+    #[pyo3(get)]
+    labels: Py<PyArray1<i64>>,
+    #[pyo3(get)]
+    kernel: Option<&'static str>,
+    #[pyo3(get)]
+    rule: &'static str,
+    /// Column name → float64 array (k as int64).
+    #[pyo3(get)]
+    table: Py<PyDict>,
+    #[pyo3(get)]
+    energy_structure: f64,
+    #[pyo3(get)]
+    self_tuning_structure: Option<f64>,
+    #[pyo3(get)]
+    n_statistics: usize,
+}
+
+impl SelectionResult {
+    fn new(py: Python<'_>, s: Selection) -> PyResult<Self> {
+        let t = s.table;
+        let table = PyDict::new(py);
+        let ks: Vec<i64> = t.k.iter().map(|&k| k as i64).collect();
+        table.set_item("k", ks.into_pyarray(py))?;
+        for (name, column) in [
+            ("within", t.within),
+            ("log_within", t.log_within),
+            ("expected_log_within_box", t.expected_log_within_box),
+            ("expected_log_within_pc", t.expected_log_within_pc),
+            ("gap_box", t.gap_box),
+            ("se_box", t.se_box),
+            ("gap_pc", t.gap_pc),
+            ("se_pc", t.se_pc),
+            ("stability", t.stability),
+            ("eigenvalue", t.eigenvalue),
+            ("relative_eigengap", t.relative_eigengap),
+        ] {
+            table.set_item(name, column.into_pyarray(py))?;
+        }
+        // Labels are below k <= n, which fits in i64.
+        let labels: Vec<i64> = s.labels.iter().map(|&l| l as i64).collect();
+        Ok(SelectionResult {
+            k: s.k,
+            labels: labels.into_pyarray(py).unbind(),
+            kernel: s.kernel.map(|k| k.name()),
+            rule: s.rule.name(),
+            table: table.unbind(),
+            energy_structure: s.structure.energy,
+            self_tuning_structure: s.structure.self_tuning,
+            n_statistics: s.n_statistics,
+        })
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn options(
+    k_min: usize,
+    k_max: usize,
+    kernel: &str,
+    n_refs: usize,
+    n_init: usize,
+    n_pairs: usize,
+    max_statistics_points: usize,
+    seed: u64,
+) -> PyResult<SelectOptions> {
+    let kernel = match kernel {
+        "auto" => KernelChoice::Auto,
+        "energy" => KernelChoice::Energy,
+        "knn" => KernelChoice::Knn,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "kernel must be 'auto', 'energy' or 'knn', got {other:?}"
+            )))
+        }
+    };
+    Ok(SelectOptions {
+        k_min,
+        k_max,
+        kernel,
+        n_refs,
+        n_init,
+        n_pairs,
+        max_statistics_points,
+        seed,
+    })
+}
+
+/// Choose k and the kernel for the points X (n × D, float64, C order).
+#[pyfunction]
+#[pyo3(signature = (x, k_min, k_max, kernel, n_refs, n_init, n_pairs, max_statistics_points, seed, n_threads=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn select_k(
+    py: Python<'_>,
+    x: PyReadonlyArray2<'_, f64>,
+    k_min: usize,
+    k_max: usize,
+    kernel: &str,
+    n_refs: usize,
+    n_init: usize,
+    n_pairs: usize,
+    max_statistics_points: usize,
+    seed: u64,
+    n_threads: Option<usize>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<SelectionResult> {
+    let raw = points(&x, "X")?;
+    let options = options(
+        k_min,
+        k_max,
+        kernel,
+        n_refs,
+        n_init,
+        n_pairs,
+        max_statistics_points,
+        seed,
+    )?;
+    let progress = progress.map(|p| p.into_bound(py));
+    let selection = run_detached(py, n_threads, progress.as_ref(), |control| {
+        select::select_k(&raw.check()?, &options, control)
+    })?;
+    SelectionResult::new(py, selection)
+}
+
+/// Choose k for a precomputed kernel matrix G (n × n, float64, symmetric) by stability.
+#[pyfunction]
+#[pyo3(signature = (g, k_min, k_max, n_init, n_pairs, seed, n_threads=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn select_k_precomputed(
+    py: Python<'_>,
+    g: PyReadonlyArray2<'_, f64>,
+    k_min: usize,
+    k_max: usize,
+    n_init: usize,
+    n_pairs: usize,
+    seed: u64,
+    n_threads: Option<usize>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<SelectionResult> {
+    let (data, n) = square(&g, "G")?;
+    let options = options(k_min, k_max, "auto", 1, n_init, n_pairs, 2, seed)?;
+    let progress = progress.map(|p| p.into_bound(py));
+    let selection = run_detached(py, n_threads, progress.as_ref(), |control| {
+        select::select_k_precomputed(data, n, &options, control)
+    })?;
+    SelectionResult::new(py, selection)
+}
+
+/// The kNN connectivity affinity of X (union-symmetrised, zero diagonal) as CSR arrays
+/// `(indptr, indices, data)` (int64, int64, float64).
+#[pyfunction]
+#[pyo3(signature = (x, n_neighbors, n_threads=None))]
+#[allow(clippy::type_complexity)]
+fn knn_affinity<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'_, f64>,
+    n_neighbors: usize,
+    n_threads: Option<usize>,
+) -> PyResult<(
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<f64>>,
+)> {
+    let raw = points(&x, "X")?;
+    let a = run_detached(py, n_threads, None, |control| {
+        select::neighbors::knn_affinity(&raw.check()?, n_neighbors, control)
+    })?;
+    let to_i64 = |v: Vec<usize>| v.into_iter().map(|i| i as i64).collect::<Vec<i64>>();
+    Ok((
+        to_i64(a.indptr).into_pyarray(py),
+        to_i64(a.indices).into_pyarray(py),
+        a.data.into_pyarray(py),
+    ))
+}
+
+pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<SelectionResult>()?;
+    m.add_function(wrap_pyfunction!(select_k, m)?)?;
+    m.add_function(wrap_pyfunction!(select_k_precomputed, m)?)?;
+    m.add_function(wrap_pyfunction!(knn_affinity, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,222 @@
+"""Choosing the number of groups k and the kernel: :func:`select_k`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Optional, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from . import _core
+from ._progress import ProgressCallback
+from ._validation import (
+    RandomState,
+    as_float_array,
+    check_int,
+    check_n_threads,
+    seed_from_random_state,
+)
+
+__all__ = ["SelectionResult", "select_k"]
+
+SelectKernel = Literal["auto", "energy", "knn", "precomputed"]
+_KERNELS = ("auto", "energy", "knn", "precomputed")
+
+#: The statistics are computed on a seeded subsample of this many points beyond it.
+MAX_STATISTICS_POINTS = 2000
+
+
+@dataclass(frozen=True)
+class SelectionResult:
+    """The outcome of :func:`select_k`.
+
+    Attributes
+    ----------
+    k : int
+        The chosen number of groups (1: no structure found).
+    labels : ndarray of int64, shape (n,)
+        Each point's group at that k, ``0 .. k-1``.
+    kernel : {"energy", "knn"} or None
+        The kernel of the partition: the energy kernel, the kNN graph (normalised cut), or
+        None for k = 1 and for a precomputed kernel.
+    rule : str
+        What gave k: ``"energy_gap"``, ``"knn_relative_eigengap"``, ``"no_structure"`` or
+        ``"stability"``.
+    table : dict of str to ndarray
+        One entry per k of the range 1 .. max(k) (NaN where not computed): ``k``;
+        ``within`` (W_k) and ``log_within``; ``expected_log_within_box`` and
+        ``expected_log_within_pc`` (E*[log W_k] over the references on the data's box and
+        on its principal-component box); ``gap_box``, ``se_box``, ``gap_pc``, ``se_pc``
+        (Gap(k) and s_k); ``stability``; ``eigenvalue`` and ``relative_eigengap``.
+    energy_structure : float
+        Gap(2) - s_2 - Gap(1) of the energy kernel (positive: it sees structure).
+    self_tuning_structure : float or None
+        The same for the self-tuning probe, when it was run.
+    n_statistics : int
+        The number of points the statistics were computed on.
+    """
+
+    k: int
+    labels: npt.NDArray[np.int64]
+    kernel: Optional[str]
+    rule: str
+    table: dict[str, npt.NDArray[Any]]
+    energy_structure: float
+    self_tuning_structure: Optional[float]
+    n_statistics: int
+
+    def to_pandas(self) -> Any:
+        """The table as a pandas DataFrame indexed by k (needs pandas)."""
+        import pandas as pd  # type: ignore[import-untyped]
+
+        return pd.DataFrame(self.table).set_index("k")
+
+
+def _k_range(k: Any, n: int) -> tuple[int, int]:
+    """``(k_min, k_max)`` from a range or a sequence of consecutive integers."""
+    if isinstance(k, range):
+        values = list(k)
+    else:
+        try:
+            values = [check_int(v, "k", 1) for v in k]
+        except TypeError as error:
+            raise TypeError(f"k must be a range or a sequence of consecutive integers: {error}") from None
+    if len(values) < 2 or any(b != a + 1 for a, b in zip(values, values[1:])):
+        raise ValueError(f"k must hold at least two consecutive integers (such as range(1, 11)), got {k!r}")
+    k_min, k_max = int(values[0]), int(values[-1])
+    if k_min < 1:
+        raise ValueError(f"k must start at 1 or more, got {k_min}")
+    if k_max > n:
+        raise ValueError(f"k reaches {k_max}, beyond the number of points n = {n}")
+    return k_min, k_max
+
+
+def select_k(
+    X: Any,
+    k: Any = range(1, 11),
+    *,
+    kernel: SelectKernel = "auto",
+    n_refs: int = 10,
+    n_init: int = 3,
+    n_pairs: int = 5,
+    random_state: RandomState = None,
+    n_threads: Optional[int] = None,
+    progress: Union[ProgressCallback, None] = None,
+) -> SelectionResult:
+    """Choose the number of groups and the kernel, and partition the points.
+
+    The statistics, for k in the range ``k``:
+
+    - **The gap statistic of the energy kernel.** ``W_k`` is the energy within-cluster
+      dispersion of kernel k-groups' partition into k groups (rho = Euclidean distance,
+      nothing fitted). ``n_refs`` reference data sets are drawn uniformly on the data's
+      bounding box and on the box of its principal components; ``Gap(k)`` is the mean of
+      ``log W_k`` over the references minus the data's ``log W_k``, and its standard error
+      ``s_k`` is the references' standard deviation times the square root of
+      ``1 + 1 / n_refs``.
+    - **The structure test** of a kernel: it sees more than one group when
+      ``Gap(2) - s_2`` exceeds ``Gap(1)`` (principal-component box). The self-tuning
+      affinity (``exp(-|x_a - x_b|^2 / (sigma_a sigma_b))``, ``sigma_i`` the distance to the
+      7th neighbour) serves as a second probe, with ``W`` its normalised cut plus one and
+      each reference put through the same construction.
+    - **The relative eigen-gap** of the kNN graph (10 neighbours, connectivity, union):
+      with ``lambda_k = 1 - mu_k`` from the top eigenvalues ``mu`` of ``D^-1/2 A D^-1/2``,
+      the k >= 2 with the largest ``(lambda_{k+1} - lambda_k) / lambda_{k+1}``.
+    - **Stability**: the mean adjusted Rand index, over ``n_pairs`` pairs of 80 %
+      subsamples, of the two partitions on their common points (reported only).
+
+    The rule (``kernel="auto"``): when the energy kernel sees structure, the energy kernel
+    with k by Tibshirani's 1-SE rule (the smallest k with ``Gap(k) >= Gap(k+1) -
+    s_{k+1}``); else, when the self-tuning kernel sees structure, the kNN graph with k at
+    its largest relative eigen-gap; else one group. ``kernel="energy"`` uses the energy gap
+    only; ``kernel="knn"`` the self-tuning test and the kNN eigen-gap only. With
+    ``kernel="precomputed"``, ``X`` is a kernel matrix G, no reference can be drawn, and k
+    is the most stable k >= 2.
+
+    On more than 2 000 points the statistics are computed on a seeded subsample of 2 000;
+    the partition at the chosen k always covers every point. Every reference, subsample and
+    start gets its seed from ``random_state`` up front, so the result does not depend on
+    ``n_threads``.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, D), or (n, n) for ``kernel="precomputed"``
+        The data (finite), or a symmetric kernel matrix.
+    k : range or sequence of consecutive ints, default range(1, 11)
+        The k considered (at least two values, within 1 .. n). Starting at 1 allows the
+        answer "one group".
+    kernel : {"auto", "energy", "knn", "precomputed"}, default "auto"
+        Which kernels may be chosen.
+    n_refs : int, default 10
+        Reference data sets per box.
+    n_init : int, default 3
+        k-means++ starts per k on the data (the references get one fewer, at least 1).
+    n_pairs : int, default 5
+        Subsample pairs of the stability column (0: not computed; at least 1 for
+        ``"precomputed"``).
+    random_state : int, numpy Generator or None
+        Seed of every reference, subsample and start.
+    n_threads : int, optional
+        Threads (default: all cores).
+    progress : callable, optional
+        Called as ``progress(0, parts_done, parts_planned, nan)`` after each part (a
+        reference set, a subsample, a kernel's fits).
+
+    Returns
+    -------
+    SelectionResult
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 points, a k range beyond n or with fewer than two values, NaN or
+        infinity in ``X``, an unknown ``kernel``.
+
+    Examples
+    --------
+    >>> import numpy as np, kgroups_rs
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(c, 0.3, (40, 2)) for c in (0, 5, 10)])
+    >>> result = kgroups_rs.select_k(X, range(1, 6), random_state=0)
+    >>> result.k, result.kernel
+    (3, 'energy')
+    """
+    if kernel not in _KERNELS:
+        raise ValueError(f"kernel must be one of {_KERNELS}, got {kernel!r}")
+    data = np.ascontiguousarray(as_float_array(X, "X"), dtype=np.float64)
+    if data.ndim == 1:
+        data = data.reshape(-1, 1)
+    if data.ndim != 2:
+        raise ValueError(f"X must be a 2-D (n, D) array, got shape {data.shape}")
+    n = data.shape[0]
+    if n < 2:
+        raise ValueError(f"choosing k needs at least 2 points, got {n}")
+    if data.size and not np.all(np.isfinite(data)):
+        raise ValueError("X contains NaN or infinity; all values must be finite")
+    k_min, k_max = _k_range(k, n)
+    refs = check_int(n_refs, "n_refs", 1)
+    starts = check_int(n_init, "n_init", 1)
+    pairs = check_int(n_pairs, "n_pairs", 0)
+    threads = check_n_threads(n_threads)
+    if progress is not None and not callable(progress):
+        raise TypeError("progress must be a callable progress(start, sweep, moves, objective) or None")
+    seed = seed_from_random_state(random_state)
+    if kernel == "precomputed":
+        if data.shape[0] != data.shape[1]:
+            raise ValueError(f"kernel='precomputed' needs a square kernel matrix G, got shape {data.shape}")
+        raw = _core.select_k_precomputed(data, k_min, k_max, starts, max(pairs, 1), seed, threads, progress)
+    else:
+        raw = _core.select_k(
+            data, k_min, k_max, kernel, refs, starts, pairs, MAX_STATISTICS_POINTS, seed, threads, progress
+        )
+    return SelectionResult(
+        k=int(raw.k),
+        labels=np.asarray(raw.labels, dtype=np.int64),
+        kernel=raw.kernel,
+        rule=str(raw.rule),
+        table={name: np.asarray(column) for name, column in raw.table.items()},
+        energy_structure=float(raw.energy_structure),
+        self_tuning_structure=raw.self_tuning_structure,
+        n_statistics=int(raw.n_statistics),
+    )

@@ -1,0 +1,63 @@
+//! The eigen-gap of a normalised graph kernel: with `μ_1 ≥ μ_2 ≥ …` the top eigenvalues of
+//! `D^-½ A D^-½` (= `W^½ G W^½` for the normalised-cut kernel `G = D⁻¹ A D⁻¹` with node
+//! weights `d`), the normalised Laplacian's smallest eigenvalues are `λ_k = 1 − μ_k`, and a
+//! graph of k well-separated groups has `λ_1 … λ_k` near 0 and `λ_{k+1}` clearly above.
+
+use crate::error::Result;
+use crate::spectral::{top_eigenpairs, Eigenpairs};
+use crate::{Control, Kernel};
+
+/// The top `count` eigenpairs of `W^½ G W^½` for a normalised-cut kernel `G` with node
+/// weights `degrees` (the eigenvalues `μ` of `D^-½ A D^-½`, descending).
+pub fn normalized_eigenpairs<K: Kernel>(
+    kernel: &K,
+    degrees: &[f64],
+    count: usize,
+    seed: u64,
+    control: &Control,
+) -> Result<Eigenpairs> {
+    top_eigenpairs(kernel, Some(degrees), count.min(kernel.n()), seed, control)
+}
+
+/// `λ_k = 1 − μ_k`.
+pub fn laplacian_eigenvalues(mu: &[f64]) -> Vec<f64> {
+    mu.iter().map(|m| 1.0 - m).collect()
+}
+
+/// The relative eigen-gap `(λ_{k+1} − λ_k) / λ_{k+1}` at index `k − 1` for `k = 1 … K`
+/// (`K = λ.len() − 1`), with `λ_{k+1}` floored at 10⁻¹² (a graph with more than k
+/// components); NaN at `k = 1`, where it is always 1 (`λ_1 = 0`) and says nothing.
+///
+/// ```
+/// use kgroups::select::eigengap::relative_eigengap;
+/// let gaps = relative_eigengap(&[0.0, 0.01, 0.5, 0.6]);
+/// assert!(gaps[0].is_nan());
+/// assert!((gaps[1] - 0.98).abs() < 1e-12);
+/// assert_eq!(gaps.len(), 3);
+/// ```
+pub fn relative_eigengap(lambda: &[f64]) -> Vec<f64> {
+    let count = lambda.len().saturating_sub(1);
+    (0..count)
+        .map(|i| {
+            if i == 0 {
+                f64::NAN
+            } else {
+                (lambda[i + 1] - lambda[i]) / lambda[i + 1].max(1e-12)
+            }
+        })
+        .collect()
+}
+
+/// The k in `k_min.max(2) ..= k_max` with the largest relative eigen-gap (the first, if
+/// tied; NaN gaps never win); `k_min.max(2)` when none is finite.
+pub fn relative_eigengap_k(gaps: &[f64], k_min: usize, k_max: usize) -> usize {
+    let first = k_min.max(2);
+    let mut best: Option<(usize, f64)> = None;
+    for k in first..=k_max.min(gaps.len()) {
+        let g = gaps[k - 1];
+        if g.is_finite() && best.is_none_or(|(_, b)| g > b) {
+            best = Some((k, g));
+        }
+    }
+    best.map_or(first, |(k, _)| k)
+}

@@ -1,0 +1,664 @@
+//! Choosing the number of groups k and the kernel (issue 34): [`select_k`] over points,
+//! [`select_k_precomputed`] over a kernel matrix.
+//!
+//! # The rule over points
+//!
+//! Candidate kernels: the energy kernel (`ρ = ‖x − y‖`, nothing to fit), the self-tuning
+//! affinity (Zelnik-Manor & Perona, a probe only) and the kNN connectivity graph (10
+//! neighbours), both graphs clustered as normalised cut. The statistics:
+//!
+//! * **the gap statistic of the energy kernel**: `W_k`, the energy within-cluster dispersion
+//!   of kernel k-groups' partition into k groups, against `B` reference sets drawn uniformly
+//!   on the data's box and on its principal-component box (the kernel needs no fitting, so
+//!   it is the same for the references): `Gap(k) = E*[log W_k] − log W_k`, with standard
+//!   error `s_k = sd_k √(1 + 1/B)`;
+//! * **the structure test** of a kernel: it sees more than one group when
+//!   `Gap(2) − s_2 > Gap(1)` (principal-component box). For the self-tuning probe `W` is the
+//!   normalised cut plus one and each reference goes through the same construction;
+//! * **the relative eigen-gap** of the kNN graph: `λ_k = 1 − μ_k` from the top eigenvalues
+//!   `μ` of `D^-½ A D^-½`, and the k in 2 … K with the largest `(λ_{k+1} − λ_k) / λ_{k+1}`;
+//! * **stability**: the mean adjusted Rand index of the partitions of pairs of 80 %
+//!   subsamples on their common points (reported, not used by the rule).
+//!
+//! The rule (`kernel = Auto`): when the energy kernel sees structure, the energy kernel with
+//! k by Tibshirani's 1-SE rule on its gap; else, when the self-tuning kernel sees structure,
+//! the kNN graph with k at its largest relative eigen-gap; else one group. Measured in
+//! `experiments/SELECT_K_PROTOTYPE.md`.
+//!
+//! # Cost and large n
+//!
+//! The statistics are computed on at most [`SelectOptions::max_statistics_points`] points
+//! (a seeded uniform subsample beyond that); the final partition at the chosen k is then
+//! computed on all points. Every reference set, subsample and start gets its seed up front,
+//! and they run in parallel on rayon: the result is the same for any number of threads.
+
+pub mod eigengap;
+pub mod fits;
+pub mod gap;
+pub mod neighbors;
+pub mod references;
+pub mod stability;
+mod table;
+#[cfg(test)]
+mod tests;
+
+pub use table::{SelectionTable, StructureScores};
+
+use crate::error::{try_filled, KGroupsError, Result};
+use crate::rng::{derive_seeds, Rng};
+use crate::{
+    energy_gram, fit, Base, Control, DataKernel, DenseKernel, Options, Points, Progress, Semimetric,
+};
+use fits::{energy_fits, graph_fits, KFit};
+use gap::{gap_curve, max_se, GapCurve, GapRule};
+use neighbors::{
+    knn_affinity, self_tuning_affinity, CsrGraphKernel, DenseGraphKernel, KNN_NEIGHBOURS,
+};
+use rayon::prelude::*;
+use references::{ReferenceBox, ReferenceFrame};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Which kernels [`select_k`] may choose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KernelChoice {
+    /// The rule of the [module documentation](self): energy first, then the kNN graph.
+    #[default]
+    Auto,
+    /// The energy kernel only: k by its gap statistic (k = 1 when it sees no structure).
+    Energy,
+    /// The kNN graph only: k by its relative eigen-gap (k = 1 when the self-tuning probe sees
+    /// no structure).
+    Knn,
+}
+
+/// The kernel [`select_k`] chose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SelectedKernel {
+    /// The energy kernel, `ρ = ‖x − y‖`.
+    Energy,
+    /// The kNN connectivity graph (10 neighbours, union), as normalised cut.
+    Knn,
+}
+
+impl SelectedKernel {
+    /// `"energy"` or `"knn"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SelectedKernel::Energy => "energy",
+            SelectedKernel::Knn => "knn",
+        }
+    }
+}
+
+/// The rule that gave k.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SelectionRule {
+    /// Tibshirani's 1-SE rule on the energy kernel's gap (principal-component box).
+    EnergyGap,
+    /// The largest relative eigen-gap of the kNN graph.
+    KnnRelativeEigengap,
+    /// No kernel saw structure: one group.
+    NoStructure,
+    /// The most stable k over subsamples (a precomputed kernel).
+    Stability,
+}
+
+impl SelectionRule {
+    /// A short name: `"energy_gap"`, `"knn_relative_eigengap"`, `"no_structure"` or
+    /// `"stability"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SelectionRule::EnergyGap => "energy_gap",
+            SelectionRule::KnnRelativeEigengap => "knn_relative_eigengap",
+            SelectionRule::NoStructure => "no_structure",
+            SelectionRule::Stability => "stability",
+        }
+    }
+}
+
+/// The options of [`select_k`] and [`select_k_precomputed`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SelectOptions {
+    /// The smallest k considered (≥ 1; 1 allows the answer "one group").
+    pub k_min: usize,
+    /// The largest k considered (> `k_min`, ≤ n).
+    pub k_max: usize,
+    /// Which kernels may be chosen.
+    pub kernel: KernelChoice,
+    /// `B`, the reference sets per box (≥ 1; 10 by default: 20 was not better).
+    pub n_refs: usize,
+    /// k-means++ starts per k on the data (≥ 1); the references get one fewer (at least 1).
+    pub n_init: usize,
+    /// Subsample pairs of the stability column (0: not computed).
+    pub n_pairs: usize,
+    /// The statistics are computed on a seeded subsample of this many points when n is
+    /// larger (≥ 2); the final partition always covers every point.
+    pub max_statistics_points: usize,
+    /// The seed every reference, subsample and start is derived from.
+    pub seed: u64,
+}
+
+impl Default for SelectOptions {
+    fn default() -> Self {
+        SelectOptions {
+            k_min: 1,
+            k_max: 10,
+            kernel: KernelChoice::Auto,
+            n_refs: 10,
+            n_init: 3,
+            n_pairs: 5,
+            max_statistics_points: 2000,
+            seed: 0,
+        }
+    }
+}
+
+/// The outcome of [`select_k`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Selection {
+    /// The chosen number of groups.
+    pub k: usize,
+    /// Each point's group at that k, `0..k`.
+    pub labels: Vec<usize>,
+    /// The kernel of the partition (`None` for k = 1).
+    pub kernel: Option<SelectedKernel>,
+    /// The rule that gave k.
+    pub rule: SelectionRule,
+    /// The statistics per k.
+    pub table: SelectionTable,
+    /// The structure scores `Gap(2) − s_2 − Gap(1)` of the kernels tested.
+    pub structure: StructureScores,
+    /// The number of points the statistics were computed on (n, or the subsample's size).
+    pub n_statistics: usize,
+}
+
+/// Progress of a selection: a [`Progress`] event after each completed part (a reference
+/// set, a subsample, a kernel's own fits), with `sweep` the parts done so far and
+/// `moves_in_sweep` the planned total (parts that the rule skips are never counted), `start`
+/// 0 and `objective` NaN.
+struct Steps<'c, 'a> {
+    control: &'c Control<'a>,
+    done: AtomicUsize,
+    total: usize,
+}
+
+impl Steps<'_, '_> {
+    fn step(&self) -> Result<()> {
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        self.control.report(Progress {
+            start: 0,
+            sweep: done,
+            moves_in_sweep: self.total,
+            objective: f64::NAN,
+        })
+    }
+}
+
+/// Checks the options against `n` points.
+fn check_options(options: &SelectOptions, n: usize) -> Result<()> {
+    if n < 2 {
+        return Err(KGroupsError::invalid(
+            "X",
+            format!("choosing k needs at least 2 points, got {n}"),
+        ));
+    }
+    if options.k_min < 1 || options.k_max <= options.k_min || options.k_max > n {
+        return Err(KGroupsError::invalid(
+            "k",
+            format!(
+                "the k range must hold at least two values within 1 … n = {n}, got {} … {}",
+                options.k_min, options.k_max
+            ),
+        ));
+    }
+    if options.n_refs < 1 {
+        return Err(KGroupsError::invalid("n_refs", "n_refs must be at least 1"));
+    }
+    crate::validate::n_init(options.n_init)?;
+    if options.max_statistics_points < 2 {
+        return Err(KGroupsError::invalid(
+            "max_statistics_points",
+            "max_statistics_points must be at least 2",
+        ));
+    }
+    Ok(())
+}
+
+/// `log W`, floored at `W_1 · 10⁻¹²` so that data with fewer distinct points than k
+/// (`W_k = 0`) give a finite, very small value rather than −∞.
+fn log_within(fits: &[KFit], floor: f64) -> Vec<f64> {
+    fits.iter().map(|f| f.within.max(floor).ln()).collect()
+}
+
+/// The energy kernel's `log W_k`, k = 1 … k_max, of the points `data` (`m × dim`).
+fn energy_log_w(
+    data: &[f64],
+    m: usize,
+    dim: usize,
+    ks: &[usize],
+    n_init: usize,
+    seed: u64,
+    control: &Control,
+) -> Result<(Vec<KFit>, Vec<f64>)> {
+    let points = Points::new(data, m, dim)?;
+    let g: Vec<f64> = energy_gram(&points, Semimetric::Power { alpha: 1.0 }, Base::Mean)?;
+    let kernel = DenseKernel::trusting_symmetry(&g, m)?;
+    let fits = energy_fits(&kernel, ks, n_init, seed, control)?;
+    let floor = fits[0].within * 1e-12;
+    let logs = log_within(&fits, floor.max(f64::MIN_POSITIVE));
+    Ok((fits, logs))
+}
+
+/// The self-tuning graph's `log W_k` (normalised cut + 1) for k = 1, 2 of `data`.
+fn self_tuning_log_w(
+    data: &[f64],
+    m: usize,
+    dim: usize,
+    seed: u64,
+    control: &Control,
+) -> Result<Vec<f64>> {
+    let points = Points::new(data, m, dim)?;
+    let graph = DenseGraphKernel::from_affinity(self_tuning_affinity(&points, control)?, m)?;
+    let kernel = graph.kernel()?;
+    let pairs = eigengap::normalized_eigenpairs(&kernel, &graph.degrees, 2, seed, control)?;
+    let fits = graph_fits(&kernel, &graph.degrees, &pairs, &[1, 2], 0, seed, control)?;
+    Ok(fits.iter().map(|f| f.within.max(1e-300).ln()).collect())
+}
+
+/// The rows `nodes` of the `dim`-column matrix `data`.
+fn gather_rows(data: &[f64], dim: usize, nodes: &[usize]) -> Vec<f64> {
+    nodes
+        .iter()
+        .flat_map(|&i| data[i * dim..(i + 1) * dim].iter().copied())
+        .collect()
+}
+
+/// The k of the stability column: `max(2, k_min) … k_max`, those a subsample of `m` points
+/// can hold.
+fn stable_range(options: &SelectOptions, m: usize) -> Vec<usize> {
+    let sub = (stability::SUBSAMPLE_FRACTION * m as f64) as usize;
+    (options.k_min.max(2)..=options.k_max.min(sub)).collect()
+}
+
+/// `Gap(2) − s_2 − Gap(1)`.
+fn structure_score(curve: &GapCurve) -> f64 {
+    curve.gap[1] - curve.se[1] - curve.gap[0]
+}
+
+/// Choose k (and the kernel) for the points `x` by the rule of the
+/// [module documentation](self), and partition every point into that many groups.
+///
+/// Errors: fewer than 2 points, a k range that is not `1 ≤ k_min < k_max ≤ n`, `n_refs` or
+/// `n_init` of 0 (each naming its argument); [`KGroupsError::Interrupted`] when `control`
+/// is cancelled (checked between and inside every fit). `Points` guarantees finite data.
+pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Result<Selection> {
+    let (n, dim) = (x.n(), x.dim());
+    check_options(options, n)?;
+    let data = x.data();
+    let ks: Vec<usize> = (1..=options.k_max).collect();
+    let seeds = derive_seeds(options.seed, 8);
+    let b = options.n_refs;
+    let steps = Steps {
+        control,
+        done: AtomicUsize::new(0),
+        total: 2 * b + 2 * options.n_pairs + 3,
+    };
+    let quiet = control.without_progress();
+    let first = &data[..dim];
+    if data.chunks_exact(dim).all(|row| row == first) {
+        return Ok(one_group(n, options, SelectionTable::empty(&ks)));
+    }
+
+    // The points the statistics are computed on.
+    let limit = options.max_statistics_points.max(options.k_max + 1);
+    let (sample, m) = if n > limit {
+        let mut nodes = Rng::new(seeds[0]).distinct(n, limit).unwrap_or_default();
+        nodes.sort_unstable();
+        (gather_rows(data, dim, &nodes), limit)
+    } else {
+        (data.to_vec(), n)
+    };
+    let points = Points::new(&sample, m, dim)?;
+
+    // The energy kernel's gap on both boxes: B references each, in parallel.
+    let (energy, log_w) = energy_log_w(&sample, m, dim, &ks, options.n_init, seeds[1], &quiet)?;
+    steps.step()?;
+    let frames = [
+        ReferenceFrame::new(&points, ReferenceBox::Data)?,
+        ReferenceFrame::new(&points, ReferenceBox::Principal)?,
+    ];
+    let ref_seeds = derive_seeds(seeds[2], 2 * b);
+    let ref_init = options.n_init.saturating_sub(1).max(1);
+    let reference_log_w: Vec<Vec<f64>> = (0..2 * b)
+        .into_par_iter()
+        .map(|r| {
+            let reference = frames[r / b].draw(m, ref_seeds[r])?;
+            let (_, logs) = energy_log_w(&reference, m, dim, &ks, ref_init, ref_seeds[r], &quiet)?;
+            steps.step()?;
+            Ok(logs)
+        })
+        .collect::<Result<_>>()?;
+    let gap_box = gap_curve(&log_w, &reference_log_w[..b])?;
+    let gap_pc = gap_curve(&log_w, &reference_log_w[b..])?;
+    let mut structure = StructureScores {
+        energy: structure_score(&gap_pc),
+        self_tuning: None,
+    };
+
+    // The kNN graph's spectrum.
+    let knn =
+        CsrGraphKernel::from_affinity(knn_affinity(&points, KNN_NEIGHBOURS.min(m - 1), &quiet)?);
+    let knn_kernel = knn.kernel()?;
+    let knn_pairs = eigengap::normalized_eigenpairs(
+        &knn_kernel,
+        &knn.degrees,
+        (options.k_max + 1).min(m),
+        seeds[3],
+        &quiet,
+    )?;
+    let lambda = eigengap::laplacian_eigenvalues(&knn_pairs.values);
+    let relative = eigengap::relative_eigengap(&lambda);
+    steps.step()?;
+
+    // The rule.
+    let tibs = |curve: &GapCurve| {
+        let lo = options.k_min - 1;
+        lo + max_se(&curve.gap[lo..], &curve.se[lo..], GapRule::Tibs2001SEmax)
+    };
+    let eigengap_k = eigengap::relative_eigengap_k(&relative, options.k_min, options.k_max);
+    let self_tuning_sees_structure = |structure: &mut StructureScores| -> Result<bool> {
+        let logs = self_tuning_log_w(&sample, m, dim, seeds[4], &quiet)?;
+        let probe_seeds = derive_seeds(seeds[5], b);
+        let frame = &frames[1];
+        let refs: Vec<Vec<f64>> = probe_seeds
+            .par_iter()
+            .map(|&s| {
+                let reference = frame.draw(m, s)?;
+                self_tuning_log_w(&reference, m, dim, s, &quiet)
+            })
+            .collect::<Result<_>>()?;
+        let score = structure_score(&gap_curve(&logs, &refs)?);
+        structure.self_tuning = Some(score);
+        Ok(score > 0.0)
+    };
+    let energy_sees = structure.energy > 0.0;
+    let (kernel, k, rule) = match options.kernel {
+        KernelChoice::Energy => {
+            if energy_sees || options.k_min > 1 {
+                (
+                    Some(SelectedKernel::Energy),
+                    tibs(&gap_pc),
+                    SelectionRule::EnergyGap,
+                )
+            } else {
+                (None, 1, SelectionRule::NoStructure)
+            }
+        }
+        KernelChoice::Auto if energy_sees => (
+            Some(SelectedKernel::Energy),
+            tibs(&gap_pc),
+            SelectionRule::EnergyGap,
+        ),
+        KernelChoice::Auto | KernelChoice::Knn => {
+            if self_tuning_sees_structure(&mut structure)? {
+                (
+                    Some(SelectedKernel::Knn),
+                    eigengap_k,
+                    SelectionRule::KnnRelativeEigengap,
+                )
+            } else if options.k_min > 1 {
+                match options.kernel {
+                    KernelChoice::Knn => (
+                        Some(SelectedKernel::Knn),
+                        eigengap_k,
+                        SelectionRule::KnnRelativeEigengap,
+                    ),
+                    _ => (
+                        Some(SelectedKernel::Energy),
+                        tibs(&gap_pc),
+                        SelectionRule::EnergyGap,
+                    ),
+                }
+            } else {
+                (None, 1, SelectionRule::NoStructure)
+            }
+        }
+    };
+    steps.step()?;
+
+    // Stability of the chosen kernel (the energy kernel for one group).
+    let stable_ks = stable_range(options, m);
+    let stability_values = if options.n_pairs == 0 || stable_ks.is_empty() {
+        None
+    } else {
+        let values = match kernel {
+            Some(SelectedKernel::Knn) => stability::stability(
+                m,
+                &stable_ks,
+                options.n_pairs,
+                seeds[6],
+                |nodes, ks, seed| {
+                    let sub = knn.induced(nodes);
+                    let sub_kernel = sub.kernel()?;
+                    let count = (ks.iter().copied().max().unwrap_or(2)).min(nodes.len());
+                    let pairs = eigengap::normalized_eigenpairs(
+                        &sub_kernel,
+                        &sub.degrees,
+                        count,
+                        seed,
+                        &quiet,
+                    )?;
+                    let fits = graph_fits(&sub_kernel, &sub.degrees, &pairs, ks, 0, seed, &quiet)?;
+                    steps.step()?;
+                    Ok(fits.into_iter().map(|f| f.labels).collect())
+                },
+                control,
+            )?,
+            _ => stability::stability(
+                m,
+                &stable_ks,
+                options.n_pairs,
+                seeds[6],
+                |nodes, ks, seed| {
+                    let rows = gather_rows(&sample, dim, nodes);
+                    let sub = Points::new(&rows, nodes.len(), dim)?;
+                    let g: Vec<f64> =
+                        energy_gram(&sub, Semimetric::Power { alpha: 1.0 }, Base::Mean)?;
+                    let sub_kernel = DenseKernel::trusting_symmetry(&g, nodes.len())?;
+                    let fits = energy_fits(&sub_kernel, ks, 1, seed, &quiet)?;
+                    steps.step()?;
+                    Ok(fits.into_iter().map(|f| f.labels).collect())
+                },
+                control,
+            )?,
+        };
+        Some(values)
+    };
+
+    // The partition of every point at the chosen k.
+    let labels = match kernel {
+        None => vec![0; n],
+        Some(SelectedKernel::Energy) if m == n => energy[k - 1].labels.clone(),
+        Some(SelectedKernel::Energy) => {
+            let full = DataKernel::new(*x, Semimetric::Power { alpha: 1.0 }, Base::Mean)?;
+            let options = Options {
+                n_init: options.n_init,
+                seed: seeds[7],
+                ..Options::default()
+            };
+            fit(&full, k, &options, &quiet)?.labels
+        }
+        Some(SelectedKernel::Knn) => {
+            let (graph, pairs) = if m == n {
+                (knn, knn_pairs)
+            } else {
+                let graph = CsrGraphKernel::from_affinity(knn_affinity(
+                    x,
+                    KNN_NEIGHBOURS.min(n - 1),
+                    &quiet,
+                )?);
+                let pairs = eigengap::normalized_eigenpairs(
+                    &graph.kernel()?,
+                    &graph.degrees,
+                    k,
+                    seeds[7],
+                    &quiet,
+                )?;
+                (graph, pairs)
+            };
+            let kernel = graph.kernel()?;
+            let fits = graph_fits(&kernel, &graph.degrees, &pairs, &[k], 1, seeds[7], &quiet)?;
+            fits.into_iter()
+                .next()
+                .map(|f| f.labels)
+                .unwrap_or_default()
+        }
+    };
+    steps.step()?;
+
+    let mut stability_column = try_filled(options.k_max, f64::NAN, "k", "the table")?;
+    if let Some(values) = stability_values {
+        for (&k, v) in stable_ks.iter().zip(values) {
+            stability_column[k - 1] = v;
+        }
+    }
+    let mut eigenvalue = vec![f64::NAN; options.k_max];
+    for (e, l) in eigenvalue.iter_mut().zip(&lambda) {
+        *e = *l;
+    }
+    let mut relative_column = vec![f64::NAN; options.k_max];
+    for (e, l) in relative_column.iter_mut().zip(&relative) {
+        *e = *l;
+    }
+    let table = SelectionTable {
+        k: ks,
+        within: energy.iter().map(|f| f.within).collect(),
+        log_within: log_w,
+        expected_log_within_box: gap_box.expected,
+        expected_log_within_pc: gap_pc.expected,
+        gap_box: gap_box.gap,
+        se_box: gap_box.se,
+        gap_pc: gap_pc.gap,
+        se_pc: gap_pc.se,
+        stability: stability_column,
+        eigenvalue,
+        relative_eigengap: relative_column,
+    };
+    Ok(Selection {
+        k,
+        labels,
+        kernel,
+        rule,
+        table,
+        structure,
+        n_statistics: m,
+    })
+}
+
+/// The answer "one group" with the given table.
+fn one_group(n: usize, _options: &SelectOptions, table: SelectionTable) -> Selection {
+    Selection {
+        k: 1,
+        labels: vec![0; n],
+        kernel: None,
+        rule: SelectionRule::NoStructure,
+        table,
+        structure: StructureScores {
+            energy: f64::NAN,
+            self_tuning: None,
+        },
+        n_statistics: n,
+    }
+}
+
+/// Choose k for a precomputed kernel matrix `g` (dense, row-major `n × n`, symmetric), where
+/// no reference data can be drawn: k is the most stable k in `max(2, k_min) … k_max` (the
+/// first, if tied; `max(2, k_min)` when no subsample can hold two groups), so one group is
+/// never the answer. The table holds `W_k` of each k's
+/// partition, the stability, the top eigenvalues `μ_k` of `G` itself in the `eigenvalue`
+/// column and `(μ_k − μ_{k+1}) / |μ_k|` in the `relative_eigengap` column (the gap columns
+/// are NaN). `options.kernel` and `n_refs` are not used; the statistics use every point.
+pub fn select_k_precomputed(
+    g: &[f64],
+    n: usize,
+    options: &SelectOptions,
+    control: &Control,
+) -> Result<Selection> {
+    check_options(options, n)?;
+    let kernel = DenseKernel::new(g, n)?;
+    let quiet = control.without_progress();
+    let ks: Vec<usize> = (1..=options.k_max).collect();
+    let seeds = derive_seeds(options.seed, 4);
+    let steps = Steps {
+        control,
+        done: AtomicUsize::new(0),
+        total: 2 * options.n_pairs.max(1) + 2,
+    };
+    let fits = energy_fits(&kernel, &ks, options.n_init, seeds[0], &quiet)?;
+    steps.step()?;
+    let pairs = crate::spectral::top_eigenpairs(
+        &kernel,
+        None,
+        (options.k_max + 1).min(n),
+        seeds[1],
+        &quiet,
+    )?;
+    steps.step()?;
+    let stable_ks = stable_range(options, n);
+    let values = if stable_ks.is_empty() {
+        Vec::new()
+    } else {
+        stability::stability(
+            n,
+            &stable_ks,
+            options.n_pairs.max(1),
+            seeds[2],
+            |nodes, ks, seed| {
+                let m = nodes.len();
+                let mut sub = try_filled(m * m, 0.0, "G", "a subsample's kernel")?;
+                for (r, &i) in nodes.iter().enumerate() {
+                    for (c, &j) in nodes.iter().enumerate() {
+                        sub[r * m + c] = g[i * n + j];
+                    }
+                }
+                let sub_kernel = DenseKernel::trusting_symmetry(&sub, m)?;
+                let fits = energy_fits(&sub_kernel, ks, 1, seed, &quiet)?;
+                steps.step()?;
+                Ok(fits.into_iter().map(|f| f.labels).collect())
+            },
+            control,
+        )?
+    };
+    let mut best = (options.k_min.max(2), f64::NEG_INFINITY);
+    for (&k, &v) in stable_ks.iter().zip(&values) {
+        if v > best.1 {
+            best = (k, v);
+        }
+    }
+    let k = best.0;
+    let mut table = SelectionTable::empty(&ks);
+    let floor = (fits[0].within.abs() * 1e-12).max(f64::MIN_POSITIVE);
+    table.within = fits.iter().map(|f| f.within).collect();
+    table.log_within = log_within(&fits, floor);
+    for (&k, v) in stable_ks.iter().zip(values) {
+        table.stability[k - 1] = v;
+    }
+    for (j, mu) in pairs.values.iter().enumerate().take(options.k_max) {
+        table.eigenvalue[j] = *mu;
+        if let Some(next) = pairs.values.get(j + 1) {
+            table.relative_eigengap[j] = (mu - next) / mu.abs().max(1e-300);
+        }
+    }
+    Ok(Selection {
+        k,
+        labels: fits[k - 1].labels.clone(),
+        kernel: None,
+        rule: SelectionRule::Stability,
+        table,
+        structure: StructureScores {
+            energy: f64::NAN,
+            self_tuning: None,
+        },
+        n_statistics: n,
+    })
+}

@@ -1,0 +1,348 @@
+//! Graphs built from points: exact k nearest neighbours, the kNN connectivity affinity
+//! (union-symmetrised, as scikit-learn's `kneighbors_graph` followed by `max(A, Aᵀ)`), the
+//! self-tuning affinity of Zelnik-Manor and Perona, and the normalised-cut kernel of an
+//! affinity (`G = D⁻¹ A D⁻¹` with node weights `d`, the degrees), so that kernel k-groups
+//! on `G` with weights `d` maximises the normalised association `Σ_j A(C_j, C_j) / d(C_j)`.
+
+use crate::distance::squared_distances_from;
+use crate::error::{try_filled, KGroupsError, Result};
+use crate::{Control, CsrKernel, DenseKernel, Points};
+use rayon::prelude::*;
+
+/// The neighbour whose distance is the self-tuning scale `σ_i` (Zelnik-Manor & Perona).
+pub const SELF_TUNING_NEIGHBOUR: usize = 7;
+
+/// Neighbours per point of the kNN affinity (scikit-learn's default).
+pub const KNN_NEIGHBOURS: usize = 10;
+
+/// The most points [`self_tuning_affinity`] accepts: it is a dense `n × n` matrix.
+pub const SELF_TUNING_MAX_POINTS: usize = 20_000;
+
+/// The `count` nearest neighbours of every point (the point itself excluded), by exact
+/// Euclidean distance, nearest first, ties to the lower index: row-major `n × count`
+/// indices and their squared distances. Brute force, `O(n² D)`, parallel over rows; the
+/// result does not depend on the number of threads. Errors when `count` is 0 or `≥ n`.
+///
+/// ```
+/// use kgroups::select::neighbors::nearest_neighbours;
+/// use kgroups::{Control, Points};
+/// let x = Points::new(&[0.0, 1.0, 3.0, 7.0], 4, 1)?;
+/// let (idx, d2) = nearest_neighbours(&x, 2, &Control::new())?;
+/// assert_eq!(&idx[..2], &[1, 2]); // from 0: 1 (distance 1), then 2 (distance 3)
+/// assert_eq!(&idx[2..4], &[0, 2]); // from 1: 0 and 2 (distance 1 and 2)
+/// assert_eq!(d2[0], 1.0);
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+pub fn nearest_neighbours(
+    x: &Points,
+    count: usize,
+    control: &Control,
+) -> Result<(Vec<usize>, Vec<f64>)> {
+    let n = x.n();
+    if count == 0 || count >= n {
+        return Err(KGroupsError::invalid(
+            "n_neighbors",
+            format!("the number of neighbours must be in 1..n = {n} (exclusive of n), got {count}"),
+        ));
+    }
+    let len = n
+        .checked_mul(count)
+        .ok_or_else(|| KGroupsError::invalid("X", "n × n_neighbors overflows the address space"))?;
+    let mut indices = try_filled(len, 0usize, "X", "the neighbour lists")?;
+    let mut distances = try_filled(len, 0.0f64, "X", "the neighbour distances")?;
+    indices
+        .par_chunks_mut(count)
+        .zip(distances.par_chunks_mut(count))
+        .enumerate()
+        .try_for_each_init(
+            || (vec![0.0f64; n], Vec::<(f64, usize)>::with_capacity(n)),
+            |(row, order), (i, (idx, dist))| -> Result<()> {
+                control.checkpoint()?;
+                squared_distances_from(x, i, row)?;
+                order.clear();
+                order.extend(
+                    row.iter()
+                        .enumerate()
+                        .filter(|&(j, _)| j != i)
+                        .map(|(j, &d)| (d, j)),
+                );
+                let by_distance_then_index =
+                    |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+                order.select_nth_unstable_by(count - 1, by_distance_then_index);
+                order[..count].sort_unstable_by(by_distance_then_index);
+                for (slot, &(d, j)) in order[..count].iter().enumerate() {
+                    idx[slot] = j;
+                    dist[slot] = d;
+                }
+                Ok(())
+            },
+        )?;
+    Ok((indices, distances))
+}
+
+/// A symmetric affinity in CSR form (sorted column indices, no duplicates).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CsrAffinity {
+    /// Row pointers, length `n + 1`.
+    pub indptr: Vec<usize>,
+    /// Column indices, sorted within each row.
+    pub indices: Vec<usize>,
+    /// The weights.
+    pub data: Vec<f64>,
+    /// The number of nodes.
+    pub n: usize,
+}
+
+/// The kNN connectivity affinity: `A_ij = 1` when `j` is one of the `count` nearest
+/// neighbours of `i` or `i` one of `j`'s (union symmetrisation), else 0; zero diagonal.
+/// The same graph as `kgroups_rs.knn_kernel(X, count)` (scikit-learn) up to the order of
+/// tied distances. Errors as [`nearest_neighbours`].
+///
+/// ```
+/// use kgroups::select::neighbors::knn_affinity;
+/// use kgroups::{Control, Points};
+/// let x = Points::new(&[0.0, 1.0, 5.0], 3, 1)?;
+/// let a = knn_affinity(&x, 1, &Control::new())?;
+/// // 0 ↔ 1 (mutual), 2 → 1 (so 1 ↔ 2 by the union).
+/// assert_eq!(a.indptr, vec![0, 1, 3, 4]);
+/// assert_eq!(a.indices, vec![1, 0, 2, 1]);
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+pub fn knn_affinity(x: &Points, count: usize, control: &Control) -> Result<CsrAffinity> {
+    let n = x.n();
+    let (neighbours, _) = nearest_neighbours(x, count, control)?;
+    // Reverse lists: i is in the reverse list of j when j is a neighbour of i.
+    let mut reverse_count = try_filled(n + 1, 0usize, "X", "the kNN graph")?;
+    for &j in &neighbours {
+        reverse_count[j + 1] += 1;
+    }
+    for j in 0..n {
+        reverse_count[j + 1] += reverse_count[j];
+    }
+    let mut reverse = try_filled(neighbours.len(), 0usize, "X", "the kNN graph")?;
+    let mut fill = reverse_count.clone();
+    for i in 0..n {
+        for &j in &neighbours[i * count..(i + 1) * count] {
+            reverse[fill[j]] = i;
+            fill[j] += 1;
+        }
+    }
+    let rows: Vec<Vec<usize>> = (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let mut row: Vec<usize> = neighbours[i * count..(i + 1) * count].to_vec();
+            row.extend_from_slice(&reverse[reverse_count[i]..reverse_count[i + 1]]);
+            row.sort_unstable();
+            row.dedup();
+            row
+        })
+        .collect();
+    let nnz: usize = rows.iter().map(Vec::len).sum();
+    let mut indptr = Vec::with_capacity(n + 1);
+    let mut indices = Vec::with_capacity(nnz);
+    indptr.push(0);
+    for row in rows {
+        indices.extend_from_slice(&row);
+        indptr.push(indices.len());
+    }
+    Ok(CsrAffinity {
+        indptr,
+        indices,
+        data: vec![1.0; nnz],
+        n,
+    })
+}
+
+/// The self-tuning affinity (Zelnik-Manor & Perona 2004), dense row-major `n × n`:
+/// `A_ab = exp(−‖x_a − x_b‖² / (σ_a σ_b))` with `σ_i` the distance from `x_i` to its
+/// [`SELF_TUNING_NEIGHBOUR`]-th nearest neighbour (the `(n − 1)`-th for fewer points), and
+/// `A_aa = 0`. A `σ_i` of 0 (duplicated points) is raised to 10⁻³ of the smallest positive
+/// one (1 if there is none). Errors for fewer than 2 or more than
+/// [`SELF_TUNING_MAX_POINTS`] points.
+pub fn self_tuning_affinity(x: &Points, control: &Control) -> Result<Vec<f64>> {
+    let n = x.n();
+    if !(2..=SELF_TUNING_MAX_POINTS).contains(&n) {
+        return Err(KGroupsError::invalid(
+            "X",
+            format!(
+                "the self-tuning affinity needs 2 to {SELF_TUNING_MAX_POINTS} points (a dense n × n matrix), got {n}"
+            ),
+        ));
+    }
+    let nth = SELF_TUNING_NEIGHBOUR.min(n - 1);
+    let (_, d2) = nearest_neighbours(x, nth, control)?;
+    let mut sigma: Vec<f64> = (0..n).map(|i| d2[i * nth + nth - 1].sqrt()).collect();
+    let smallest = sigma
+        .iter()
+        .copied()
+        .filter(|&s| s > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let floor = if smallest.is_finite() {
+        smallest * 1e-3
+    } else {
+        1.0
+    };
+    for s in &mut sigma {
+        *s = s.max(floor);
+    }
+    let len = n
+        .checked_mul(n)
+        .ok_or_else(|| KGroupsError::invalid("X", "n² overflows the address space"))?;
+    let mut a = try_filled(len, 0.0f64, "X", "the self-tuning affinity")?;
+    a.par_chunks_mut(n)
+        .enumerate()
+        .try_for_each(|(i, row)| -> Result<()> {
+            control.checkpoint()?;
+            squared_distances_from(x, i, row)?;
+            for (j, v) in row.iter_mut().enumerate() {
+                *v = if j == i {
+                    0.0
+                } else {
+                    (-*v / (sigma[i] * sigma[j])).exp()
+                };
+            }
+            Ok(())
+        })?;
+    // exp of the same argument on both sides: sigma_i * sigma_j is commutative and the
+    // squared distance is computed from the same coordinates, so A is exactly symmetric.
+    Ok(a)
+}
+
+/// The degrees `d_i = Σ_j A_ij`, each raised to at least `1e-300` so that a node whose
+/// weights all underflowed (self-tuning affinity of an outlier) still has a positive weight.
+fn positive_degrees(row_sums: impl Iterator<Item = f64>) -> Vec<f64> {
+    row_sums.map(|d| d.max(1e-300)).collect()
+}
+
+/// A dense normalised-cut kernel `G = D⁻¹ A D⁻¹` and its node weights `d`.
+#[derive(Debug, Clone)]
+pub struct DenseGraphKernel {
+    /// `G`, row-major `n × n`.
+    pub g: Vec<f64>,
+    /// The degrees of `A`, the node weights.
+    pub degrees: Vec<f64>,
+    /// The number of nodes.
+    pub n: usize,
+}
+
+impl DenseGraphKernel {
+    /// The normalised-cut kernel of the dense symmetric affinity `a` (`n × n`, consumed).
+    pub fn from_affinity(mut a: Vec<f64>, n: usize) -> Result<Self> {
+        if n.checked_mul(n) != Some(a.len()) || n == 0 {
+            return Err(KGroupsError::invalid(
+                "A",
+                "expected a non-empty n × n affinity",
+            ));
+        }
+        let degrees = positive_degrees(a.chunks(n).map(|row| row.iter().sum::<f64>()));
+        let inverse: Vec<f64> = degrees.iter().map(|d| 1.0 / d).collect();
+        a.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
+            for (v, inv_j) in row.iter_mut().zip(&inverse) {
+                *v *= inverse[i] * inv_j;
+            }
+        });
+        Ok(DenseGraphKernel { g: a, degrees, n })
+    }
+
+    /// The kernel view of `G` (symmetric by construction).
+    pub fn kernel(&self) -> Result<DenseKernel<'_, f64>> {
+        DenseKernel::trusting_symmetry(&self.g, self.n)
+    }
+
+    /// The kernel of the subgraph induced by `nodes`, renormalised by its own degrees.
+    pub fn induced(&self, nodes: &[usize]) -> Result<Self> {
+        let m = nodes.len();
+        let mut a = try_filled(m * m, 0.0, "X", "a subgraph")?;
+        for (r, &i) in nodes.iter().enumerate() {
+            for (c, &j) in nodes.iter().enumerate() {
+                // Back to the affinity: A_ij = G_ij d_i d_j.
+                a[r * m + c] = self.g[i * self.n + j] * (self.degrees[i] * self.degrees[j]);
+            }
+        }
+        for r in 0..m {
+            for c in 0..r {
+                let v = a[r * m + c];
+                a[c * m + r] = v;
+            }
+        }
+        DenseGraphKernel::from_affinity(a, m)
+    }
+}
+
+/// A sparse normalised-cut kernel `G = D⁻¹ A D⁻¹` and its node weights `d`.
+#[derive(Debug, Clone)]
+pub struct CsrGraphKernel {
+    /// `G` in CSR form (the affinity's structure).
+    pub g: CsrAffinity,
+    /// The affinity's values.
+    pub affinity: Vec<f64>,
+    /// The degrees of `A`, the node weights.
+    pub degrees: Vec<f64>,
+}
+
+impl CsrGraphKernel {
+    /// The normalised-cut kernel of the symmetric CSR affinity `a`: entries
+    /// `a_ij · (1 / (d_i d_j))`, so a symmetric `A` gives a bitwise-symmetric `G` (as
+    /// `graph_kernel(A, "normalized_cut")` in Python).
+    pub fn from_affinity(a: CsrAffinity) -> Self {
+        let CsrAffinity {
+            indptr,
+            indices,
+            data: affinity,
+            n,
+        } = a;
+        let degrees =
+            positive_degrees((0..n).map(|i| affinity[indptr[i]..indptr[i + 1]].iter().sum()));
+        let inverse: Vec<f64> = degrees.iter().map(|d| 1.0 / d).collect();
+        let mut data = affinity.clone();
+        for i in 0..n {
+            for p in indptr[i]..indptr[i + 1] {
+                data[p] *= inverse[i] * inverse[indices[p]];
+            }
+        }
+        CsrGraphKernel {
+            g: CsrAffinity {
+                indptr,
+                indices,
+                data,
+                n,
+            },
+            affinity,
+            degrees,
+        }
+    }
+
+    /// The kernel view of `G`.
+    pub fn kernel(&self) -> Result<CsrKernel<'_, usize, f64>> {
+        CsrKernel::new(&self.g.indptr, &self.g.indices, &self.g.data, self.g.n)
+    }
+
+    /// The kernel of the subgraph induced by `nodes` (sorted, distinct), renormalised by its
+    /// own degrees.
+    pub fn induced(&self, nodes: &[usize]) -> Self {
+        let mut position = vec![usize::MAX; self.g.n];
+        for (r, &i) in nodes.iter().enumerate() {
+            position[i] = r;
+        }
+        let mut indptr = Vec::with_capacity(nodes.len() + 1);
+        let mut indices = Vec::new();
+        let mut data = Vec::new();
+        indptr.push(0);
+        for &i in nodes {
+            for p in self.g.indptr[i]..self.g.indptr[i + 1] {
+                let j = self.g.indices[p];
+                if position[j] != usize::MAX {
+                    indices.push(position[j]);
+                    data.push(self.affinity[p]);
+                }
+            }
+            indptr.push(indices.len());
+        }
+        CsrGraphKernel::from_affinity(CsrAffinity {
+            indptr,
+            indices,
+            data,
+            n: nodes.len(),
+        })
+    }
+}

@@ -1,0 +1,147 @@
+"""kgroups_rs.select_k: choosing k and the kernel (issue 34)."""
+
+from __future__ import annotations
+
+import sys
+
+import kgroups_rs
+import numpy as np
+import pytest
+from _interrupt import interrupted_while_counting
+from kgroups_rs import _core
+
+
+def _blobs(k: int, n: int = 40, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.vstack([rng.normal((6 * i, 3 * (i % 2)), 0.5, (n, 2)) for i in range(k)])
+
+
+def test_three_blobs_give_three_groups_with_the_energy_kernel() -> None:
+    X = _blobs(3)
+    result = kgroups_rs.select_k(X, random_state=0)
+    assert (result.k, result.kernel, result.rule) == (3, "energy", "energy_gap")
+    truth = np.repeat(np.arange(3), 40)
+    assert kgroups_rs.clustering_accuracy(truth, result.labels) == 1.0
+    assert result.energy_structure > 0
+    table = result.table
+    assert list(table["k"]) == list(range(1, 11))
+    np.testing.assert_allclose(table["log_within"], np.log(table["within"]))
+    np.testing.assert_allclose(table["gap_pc"], table["expected_log_within_pc"] - table["log_within"])
+    # Tibshirani's rule: the first k with Gap(k) >= Gap(k+1) - s_{k+1}.
+    gap, se = table["gap_pc"], table["se_pc"]
+    first = next(k for k in range(1, 10) if gap[k - 1] >= gap[k] - se[k])
+    assert first == 3
+
+
+def test_uniform_data_give_one_group() -> None:
+    X = np.random.default_rng(1).uniform(size=(300, 2))
+    result = kgroups_rs.select_k(X, random_state=0)
+    assert (result.k, result.kernel, result.rule) == (1, None, "no_structure")
+    assert result.self_tuning_structure is not None and result.self_tuning_structure <= 0
+    assert np.all(result.labels == 0)
+
+
+def test_circles_go_to_the_knn_graph_with_two_groups() -> None:
+    rng = np.random.default_rng(2)
+    t = rng.uniform(0, 2 * np.pi, 400)
+    radius = np.where(np.arange(400) < 200, 1.0, 0.5) + rng.normal(0, 0.03, 400)
+    X = np.c_[radius * np.cos(t), radius * np.sin(t)]
+    result = kgroups_rs.select_k(X, random_state=0)
+    assert (result.k, result.kernel, result.rule) == (2, "knn", "knn_relative_eigengap")
+    truth = (np.arange(400) < 200).astype(int)
+    assert kgroups_rs.clustering_accuracy(truth, result.labels) == 1.0
+
+
+def test_the_result_does_not_depend_on_the_number_of_threads() -> None:
+    X = _blobs(3, 30, seed=3)
+    one = kgroups_rs.select_k(X, range(1, 6), n_threads=1, random_state=5)
+    two = kgroups_rs.select_k(X, range(1, 6), n_threads=2, random_state=5)
+    three = kgroups_rs.select_k(X, range(1, 6), n_threads=3, random_state=5)
+    for other in (two, three):
+        assert (one.k, one.kernel, one.rule) == (other.k, other.kernel, other.rule)
+        np.testing.assert_array_equal(one.labels, other.labels)
+        for name in one.table:
+            np.testing.assert_array_equal(one.table[name], other.table[name])
+
+
+def test_precomputed_kernel_is_chosen_by_stability() -> None:
+    # An equilateral triangle of blobs: no merge of two is preferred, so k = 2 is unstable.
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(c, 0.5, (20, 2)) for c in ((0, 0), (10, 0), (5, 8.66))])
+    G = kgroups_rs.energy_gram(X)
+    result = kgroups_rs.select_k(G, range(1, 6), kernel="precomputed", random_state=0)
+    assert (result.k, result.rule, result.kernel) == (3, "stability", None)
+    assert np.isnan(result.table["stability"][0])
+
+
+def test_the_knn_affinity_is_scikit_learns() -> None:
+    pytest.importorskip("sklearn")
+    X = np.random.default_rng(4).normal(size=(300, 3))
+    indptr, indices, data = _core.knn_affinity(X, 10)
+    ours = np.zeros((300, 300))
+    for i in range(300):
+        ours[i, indices[indptr[i] : indptr[i + 1]]] = data[indptr[i] : indptr[i + 1]]
+    theirs = kgroups_rs.knn_kernel(X, 10).toarray()
+    np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize(
+    ("X", "k", "kernel", "message"),
+    [
+        (np.zeros((5, 2)) + np.arange(5)[:, None], range(1, 7), "auto", "beyond the number of points"),
+        (np.ones((1, 2)), range(1, 3), "auto", "at least 2 points"),
+        (np.array([[0.0, 1.0], [np.nan, 2.0], [3.0, 1.0]]), range(1, 3), "auto", "NaN"),
+        (np.random.default_rng(0).normal(size=(10, 2)), [1, 3], "auto", "consecutive"),
+        (np.random.default_rng(0).normal(size=(10, 2)), range(1, 2), "auto", "at least two"),
+        (np.random.default_rng(0).normal(size=(10, 2)), range(0, 3), "auto", "start at 1"),
+        (np.random.default_rng(0).normal(size=(10, 2)), range(1, 3), "gaussian", "kernel must be"),
+        (np.random.default_rng(0).normal(size=(10, 2)), range(1, 3), "precomputed", "square"),
+    ],
+)
+def test_bad_input_raises_value_error(X: np.ndarray, k: object, kernel: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        kgroups_rs.select_k(X, k, kernel=kernel)  # type: ignore[arg-type]
+
+
+def test_progress_reports_parts() -> None:
+    events: list[tuple[int, int, int, float]] = []
+    X = _blobs(2, 20)
+    kgroups_rs.select_k(X, range(1, 4), n_refs=3, random_state=0, progress=lambda *e: events.append(e))
+    assert events and all(e[0] == 0 for e in events)
+    assert [e[1] for e in events] == list(range(1, len(events) + 1))
+
+
+def test_table_to_pandas() -> None:
+    pd = pytest.importorskip("pandas")
+    result = kgroups_rs.select_k(_blobs(2, 20), range(1, 4), random_state=0)
+    frame = result.to_pandas()
+    assert isinstance(frame, pd.DataFrame)
+    assert list(frame.index) == [1, 2, 3]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="os.kill sends no SIGINT on Windows")
+def test_ctrl_c_stops_select_k_within_a_second() -> None:
+    X = np.random.default_rng(6).normal(size=(2000, 5))
+    call = lambda: kgroups_rs.select_k(X, n_refs=200, n_threads=1, random_state=0)  # noqa: E731
+    latency, stall = interrupted_while_counting(call, 1.0)
+    assert stall < 0.5, f"select_k held the GIL for {stall:.2f} s"
+    assert latency < 1.0, f"KeyboardInterrupt came {latency:.2f} s after SIGINT"
+
+
+def test_estimator_with_n_clusters_auto() -> None:
+    pytest.importorskip("sklearn")
+    X = _blobs(3)
+    model = kgroups_rs.KernelKGroups(n_clusters="auto", random_state=0).fit(X)
+    assert model.n_clusters_ == 3
+    assert model.selection_ is not None and model.selection_.k == 3
+    assert model.transform(X).shape == (120, 3)
+    assert kgroups_rs.clustering_accuracy(np.repeat(np.arange(3), 40), model.labels_) == 1.0
+    fixed = kgroups_rs.KernelKMeans(n_clusters=2, random_state=0).fit(X)
+    assert fixed.n_clusters_ == 2 and fixed.selection_ is None
+    G = kgroups_rs.energy_gram(X)
+    precomputed = kgroups_rs.KernelKGroups(n_clusters="auto", kernel="precomputed", random_state=0)
+    assert precomputed.fit(G).n_clusters_ >= 2
+    with pytest.raises(ValueError, match="kernel='energy'"):
+        kgroups_rs.KernelKGroups(n_clusters="auto", kernel="gaussian").fit(X)
+    with pytest.raises(ValueError, match="sample_weight"):
+        kgroups_rs.KernelKGroups(n_clusters="auto").fit(X, sample_weight=np.ones(120))

@@ -26,8 +26,8 @@ from .graph import graph_kernel, graph_partition
 from .large import kernel_kgroups_from_data, kernel_kgroups_nystrom, nystrom_features
 from .neighbors import knn_kernel
 from .one_d import kgroups_1d
-from .significance import SignificanceResult, cluster_significance
 from .selection import SelectionResult, select_k
+from .significance import SignificanceResult, cluster_significance
 from .stats import (
     EnergyStatistics,
     between_statistic,

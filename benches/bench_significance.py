@@ -166,6 +166,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--calibration-sets", type=int, default=None,
                         help="null data sets per shape for the default covariance (default 1000)")
+    parser.add_argument("--power-sets", type=int, default=None,
+                        help="data sets per point of the power curves (default 200)")
     parser.add_argument("--skip-power", action="store_true")
     parser.add_argument("--skip-calibration", action="store_true")
     args = parser.parse_args()
@@ -174,7 +176,7 @@ def main() -> None:
     high_dim = [(50, 200, False), (50, 200, True)]
     sets = args.calibration_sets or (40 if args.quick else 1000)
     other_sets = max(sets // 5, 20)
-    power_sets = 20 if args.quick else 200
+    power_sets = args.power_sets or (20 if args.quick else 200)
     deltas = [0.0, 1.0, 2.0, 3.0, 4.0]
     payload: dict[str, Any] = {
         "benchmark": "cluster_significance", "level": LEVEL, "n_null": n_null, "n_init": n_init,

@@ -260,7 +260,14 @@ fn self_tuning_log_w(
     let points = Points::new(data, m, dim)?;
     let graph = DenseGraphKernel::from_affinity(self_tuning_affinity(&points, control)?, m)?;
     let kernel = graph.kernel()?;
-    let pairs = eigengap::normalized_eigenpairs(&kernel, &graph.degrees, 2, seed, control)?;
+    let pairs = eigengap::normalized_eigenpairs(
+        &kernel,
+        &graph.degrees,
+        2,
+        seed,
+        &eigengap::START_EIGEN_OPTIONS,
+        control,
+    )?;
     let fits = graph_fits(&kernel, &graph.degrees, &pairs, &[1, 2], 0, seed, control)?;
     Ok(fits.iter().map(|f| f.within.max(1e-300).ln()).collect())
 }
@@ -354,6 +361,7 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
         &knn.degrees,
         (options.k_max + 1).min(m),
         seeds[3],
+        &eigengap::SELECTION_EIGEN_OPTIONS,
         &quiet,
     )?;
     let lambda = eigengap::laplacian_eigenvalues(&knn_pairs.values);
@@ -446,6 +454,7 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
                         &sub.degrees,
                         count,
                         seed,
+                        &eigengap::SELECTION_EIGEN_OPTIONS,
                         &quiet,
                     )?;
                     let fits = graph_fits(&sub_kernel, &sub.degrees, &pairs, ks, 0, seed, &quiet)?;
@@ -502,6 +511,7 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
                     &graph.degrees,
                     k,
                     seeds[7],
+                    &eigengap::SELECTION_EIGEN_OPTIONS,
                     &quiet,
                 )?;
                 (graph, pairs)

@@ -17,9 +17,9 @@ pub const SELECTION_EIGEN_OPTIONS: EigenOptions = EigenOptions {
     max_restarts: 25,
 };
 
-/// The eigenpairs behind a spectral start on a dense graph (the self-tuning probe, where each
-/// product costs `n²` per vector): the start needs only the rough span of the vectors, and
-/// Hartigan's method refines the partition.
+/// The eigenpairs behind the spectral starts of the self-tuning probe (a dense graph: each
+/// product costs `n²` per vector) and of the stability subsamples: a start needs only the
+/// rough span of the vectors, and Hartigan's method refines the partition.
 pub const START_EIGEN_OPTIONS: EigenOptions = EigenOptions {
     tolerance: 1e-3,
     max_restarts: 3,

@@ -4,19 +4,46 @@
 //! graph of k well-separated groups has `λ_1 … λ_k` near 0 and `λ_{k+1}` clearly above.
 
 use crate::error::Result;
-use crate::spectral::{top_eigenpairs, Eigenpairs};
+use crate::spectral::{top_eigenpairs_with, EigenOptions, Eigenpairs};
 use crate::{Control, Kernel};
 
+/// How accurately the eigen-gap's eigenpairs are computed: a relative residual of 10⁻⁵ puts
+/// the eigenvalues within about 10⁻¹⁰ / gap, far below the eigen-gaps that matter; the
+/// restarts are capped because the normalised adjacency of a kNN graph has eigenvalues
+/// crowded near 1, where the Krylov method converges slowly (an unconverged result is still
+/// its best estimate).
+pub const SELECTION_EIGEN_OPTIONS: EigenOptions = EigenOptions {
+    tolerance: 1e-5,
+    max_restarts: 25,
+};
+
+/// The eigenpairs behind the spectral starts of the self-tuning probe (a dense graph: each
+/// product costs `n²` per vector) and of the stability subsamples: a start needs only the
+/// rough span of the vectors, and Hartigan's method refines the partition.
+pub const START_EIGEN_OPTIONS: EigenOptions = EigenOptions {
+    tolerance: 1e-3,
+    max_restarts: 3,
+};
+
 /// The top `count` eigenpairs of `W^½ G W^½` for a normalised-cut kernel `G` with node
-/// weights `degrees` (the eigenvalues `μ` of `D^-½ A D^-½`, descending).
+/// weights `degrees` (the eigenvalues `μ` of `D^-½ A D^-½`, descending), computed with
+/// `options` ([`SELECTION_EIGEN_OPTIONS`] or [`START_EIGEN_OPTIONS`]).
 pub fn normalized_eigenpairs<K: Kernel>(
     kernel: &K,
     degrees: &[f64],
     count: usize,
     seed: u64,
+    options: &EigenOptions,
     control: &Control,
 ) -> Result<Eigenpairs> {
-    top_eigenpairs(kernel, Some(degrees), count.min(kernel.n()), seed, control)
+    top_eigenpairs_with(
+        kernel,
+        Some(degrees),
+        count.min(kernel.n()),
+        seed,
+        options,
+        control,
+    )
 }
 
 /// `λ_k = 1 − μ_k`.

@@ -28,8 +28,9 @@
 //! # Cost and large n
 //!
 //! The statistics are computed on at most [`SelectOptions::max_statistics_points`] points
-//! (a seeded uniform subsample beyond that); the final partition at the chosen k is then
-//! computed on all points. Every reference set, subsample and start gets its seed up front,
+//! (a seeded uniform subsample beyond that; the self-tuning probe on at most
+//! [`PROBE_MAX_POINTS`] of them); the final partition at the chosen k is then computed on all
+//! points (for the kNN graph beyond the sample, from the spectral start only). Every reference set, subsample and start gets its seed up front,
 //! and they run in parallel on rayon: the result is the same for any number of threads.
 
 pub mod eigengap;
@@ -57,6 +58,10 @@ use neighbors::{
 use rayon::prelude::*;
 use references::{ReferenceBox, ReferenceFrame};
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The most points of the self-tuning probe's dense graphs (a seeded subsample of the
+/// statistics' points beyond it).
+pub const PROBE_MAX_POINTS: usize = 1000;
 
 /// Which kernels [`select_k`] may choose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -260,7 +265,14 @@ fn self_tuning_log_w(
     let points = Points::new(data, m, dim)?;
     let graph = DenseGraphKernel::from_affinity(self_tuning_affinity(&points, control)?, m)?;
     let kernel = graph.kernel()?;
-    let pairs = eigengap::normalized_eigenpairs(&kernel, &graph.degrees, 2, seed, control)?;
+    let pairs = eigengap::normalized_eigenpairs(
+        &kernel,
+        &graph.degrees,
+        2,
+        seed,
+        &eigengap::START_EIGEN_OPTIONS,
+        control,
+    )?;
     let fits = graph_fits(&kernel, &graph.degrees, &pairs, &[1, 2], 0, seed, control)?;
     Ok(fits.iter().map(|f| f.within.max(1e-300).ln()).collect())
 }
@@ -354,6 +366,7 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
         &knn.degrees,
         (options.k_max + 1).min(m),
         seeds[3],
+        &eigengap::SELECTION_EIGEN_OPTIONS,
         &quiet,
     )?;
     let lambda = eigengap::laplacian_eigenvalues(&knn_pairs.values);
@@ -367,14 +380,24 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
     };
     let eigengap_k = eigengap::relative_eigengap_k(&relative, options.k_min, options.k_max);
     let self_tuning_sees_structure = |structure: &mut StructureScores| -> Result<bool> {
-        let logs = self_tuning_log_w(&sample, m, dim, seeds[4], &quiet)?;
+        // The probe's graphs are dense: at most PROBE_MAX_POINTS of the statistics' points.
+        let (probe, p) = if m > PROBE_MAX_POINTS {
+            let mut nodes = Rng::new(seeds[4])
+                .distinct(m, PROBE_MAX_POINTS)
+                .unwrap_or_default();
+            nodes.sort_unstable();
+            (gather_rows(&sample, dim, &nodes), PROBE_MAX_POINTS)
+        } else {
+            (sample.clone(), m)
+        };
+        let logs = self_tuning_log_w(&probe, p, dim, seeds[4], &quiet)?;
         let probe_seeds = derive_seeds(seeds[5], b);
         let frame = &frames[1];
         let refs: Vec<Vec<f64>> = probe_seeds
             .par_iter()
             .map(|&s| {
-                let reference = frame.draw(m, s)?;
-                self_tuning_log_w(&reference, m, dim, s, &quiet)
+                let reference = frame.draw(p, s)?;
+                self_tuning_log_w(&reference, p, dim, s, &quiet)
             })
             .collect::<Result<_>>()?;
         let score = structure_score(&gap_curve(&logs, &refs)?);
@@ -446,6 +469,7 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
                         &sub.degrees,
                         count,
                         seed,
+                        &eigengap::START_EIGEN_OPTIONS,
                         &quiet,
                     )?;
                     let fits = graph_fits(&sub_kernel, &sub.degrees, &pairs, ks, 0, seed, &quiet)?;
@@ -502,12 +526,23 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
                     &graph.degrees,
                     k,
                     seeds[7],
+                    &eigengap::SELECTION_EIGEN_OPTIONS,
                     &quiet,
                 )?;
                 (graph, pairs)
             };
             let kernel = graph.kernel()?;
-            let fits = graph_fits(&kernel, &graph.degrees, &pairs, &[k], 1, seeds[7], &quiet)?;
+            // All points beyond the statistics' sample: the spectral start only.
+            let extra_starts = usize::from(m == n);
+            let fits = graph_fits(
+                &kernel,
+                &graph.degrees,
+                &pairs,
+                &[k],
+                extra_starts,
+                seeds[7],
+                &quiet,
+            )?;
             fits.into_iter()
                 .next()
                 .map(|f| f.labels)

@@ -73,6 +73,24 @@ fn cluster_sums_with_a_label_not_below_k_is_an_error() {
     assert_eq!(ok, vec![2.0, 1.0, 0.0, 1.0, 2.0, 2.0]);
 }
 
+/// A kernel whose symmetry check was deferred is checked by `cluster_sums` in its pass, with
+/// the error `DenseKernel::new` gives; a symmetric one gives the eager kernel's sums.
+#[test]
+fn cluster_sums_checks_a_deferred_kernel() {
+    let asymmetric = [2.0, 1.9, 0.0, 1.5, 2.0, 0.0, 0.0, 0.0, 2.0];
+    let eager = DenseKernel::new(&asymmetric, 3).unwrap_err();
+    let deferred = DenseKernel::with_deferred_check(&asymmetric, 3).unwrap();
+    let result = cluster_sums(&deferred, &[0, 1, 1], &[1.0; 3], 2, &Control::new());
+    assert_eq!(result.unwrap_err().to_string(), eager.to_string());
+    let g = kernel();
+    let deferred = DenseKernel::with_deferred_check(&g, 3).unwrap();
+    let eager = DenseKernel::new(&g, 3).unwrap();
+    assert_eq!(
+        cluster_sums(&deferred, &[0, 1, 1], &[1.0; 3], 2, &Control::new()).unwrap(),
+        cluster_sums(&eager, &[0, 1, 1], &[1.0; 3], 2, &Control::new()).unwrap()
+    );
+}
+
 #[test]
 fn cluster_sums_too_large_to_allocate_is_out_of_memory() {
     let g = kernel();

@@ -13,6 +13,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use kgroups::distance::{semimetric_row, squared_distances_from};
 use kgroups::gram::energy_gram_cross;
+use kgroups::kernel::cluster_sums;
 use kgroups::kernel::csr::reorder::PermutedCsr;
 use kgroups::rng::Rng;
 use kgroups::stats::PairwiseSource;
@@ -89,11 +90,7 @@ fn bench_algorithms(c: &mut Criterion) {
     let labels: Vec<usize> = (0..n).map(|i| i % 10).collect();
     let weights = vec![1.0; n];
     c.bench_function("cluster_sums_n2000_k10", |b| {
-        b.iter(|| {
-            kernel
-                .cluster_sums(&labels, &weights, 10, &Control::new())
-                .expect("sums")
-        })
+        b.iter(|| cluster_sums(&kernel, &labels, &weights, 10, &Control::new()).expect("sums"))
     });
     c.bench_function("symmetry_check_n2000", |b| {
         b.iter(|| DenseKernel::new(&g, n).expect("valid kernel"))
@@ -114,19 +111,11 @@ fn bench_dense_pass(c: &mut Criterion) {
         let labels: Vec<usize> = (0..n).map(|i| (i * 7 + i / 3) % k).collect();
         group.bench_with_input(BenchmarkId::new("sums", k), &k, |b, &k| {
             let kernel = DenseKernel::trusting_symmetry(&g, n).expect("valid kernel");
-            b.iter(|| {
-                kernel
-                    .cluster_sums(&labels, &weights, k, &Control::new())
-                    .expect("sums")
-            })
+            b.iter(|| cluster_sums(&kernel, &labels, &weights, k, &Control::new()).expect("sums"))
         });
         group.bench_with_input(BenchmarkId::new("sums_and_check", k), &k, |b, &k| {
             let kernel = DenseKernel::with_deferred_check(&g, n).expect("valid kernel");
-            b.iter(|| {
-                kernel
-                    .cluster_sums_and_check(&labels, &weights, k, &Control::new())
-                    .expect("sums")
-            })
+            b.iter(|| cluster_sums(&kernel, &labels, &weights, k, &Control::new()).expect("sums"))
         });
     }
     group.finish();
@@ -176,11 +165,7 @@ fn bench_sparse(c: &mut Criterion) {
     let labels: Vec<usize> = (0..n).map(|i| (i * 7 + i / 3) % k).collect();
     let weights = vec![1.0; n];
     group.bench_function("cluster_sums", |b| {
-        b.iter(|| {
-            kernel
-                .cluster_sums(&labels, &weights, k, &Control::new())
-                .expect("sums")
-        })
+        b.iter(|| cluster_sums(&kernel, &labels, &weights, k, &Control::new()).expect("sums"))
     });
     let options = Options {
         algorithm: Algorithm::Hartigan,
@@ -230,11 +215,7 @@ fn bench_pairwise(c: &mut Criterion) {
         let labels: Vec<usize> = (0..n).map(|i| i % 10).collect();
         let weights = vec![1.0; n];
         group.bench_function(BenchmarkId::new("matrix_free_sums_n2000_k10", dim), |b| {
-            b.iter(|| {
-                kernel
-                    .cluster_sums(&labels, &weights, 10, &Control::new())
-                    .expect("sums")
-            })
+            b.iter(|| cluster_sums(&kernel, &labels, &weights, 10, &Control::new()).expect("sums"))
         });
         let source = PairwiseSource::Data {
             points: x,
@@ -373,11 +354,7 @@ fn bench_gram_tile(c: &mut Criterion) {
         });
         group.bench_function(BenchmarkId::new("matrix_free_sums_n2000_k2", dim), |b| {
             let kernel = DataKernel::new(x, power, Base::Mean).expect("kernel");
-            b.iter(|| {
-                kernel
-                    .cluster_sums(&labels, &weights, 2, &Control::new())
-                    .expect("sums")
-            })
+            b.iter(|| cluster_sums(&kernel, &labels, &weights, 2, &Control::new()).expect("sums"))
         });
     }
     group.finish();

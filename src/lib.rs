@@ -79,7 +79,7 @@ pub use gram::{
     gram_from_semimetric, Base,
 };
 pub use kernel::{
-    CsrIndex, CsrKernel, DataKernel, DenseKernel, FeatureKernel, Kernel, KernelElement, SumsLayout,
+    CsrIndex, CsrKernel, DataKernel, DenseKernel, FeatureKernel, Kernel, KernelElement,
 };
 pub use stats::{energy_distance, energy_statistics, EnergyStatistics, PairwiseSource};
 

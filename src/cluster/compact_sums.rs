@@ -6,7 +6,7 @@
 //! bytes as i8) and more of them stay in cache.
 //!
 //! The rule: integer weights, and a kernel whose entries are integers with absolute row sums
-//! at most `b` ([`Kernel::integer_entries_row_bound`]; for a sparse kernel, the largest
+//! at most `b` ([`KernelAccess::integer_entries_row_bound`]; for a sparse kernel, the largest
 //! |entry| times the most entries a row stores: the largest degree of an unweighted graph).
 //! A cluster sum `m_l(y) = Σ_{j ∈ C_l} w_j G_yj` is then an integer of magnitude at most
 //! `b · max w` (a sum over a subset of row y), and so is every value in between two updates
@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::cluster::prefetch::prefetch_line;
 use crate::error::{try_filled_huge_pages, Result};
-use crate::kernel::Kernel;
+use crate::kernel::KernelAccess;
 
 /// Whether `v` is an integer of the rule: one of magnitude below 2⁶³ (a truncating
 /// conversion, cheaper than `fract`, a library call on the baseline x86-64), and not −0.0,
@@ -75,7 +75,7 @@ impl CompactSums {
     /// The f64 point-major `sums` as integers, when the rule of the module holds for
     /// `kernel` and `weights`; `None` otherwise (or when the memory cannot be had: the f64
     /// sums then stay).
-    pub(crate) fn new<K: Kernel>(kernel: &K, weights: &[f64], sums: &[f64]) -> Option<Self> {
+    pub(crate) fn new<K: KernelAccess>(kernel: &K, weights: &[f64], sums: &[f64]) -> Option<Self> {
         let bound = kernel.integer_entries_row_bound()?;
         let mut max_weight = 0.0f64;
         for &w in weights {
@@ -131,7 +131,7 @@ impl CompactSums {
     /// The move of point `i` (weight `weight`) from cluster `from` to `to`:
     /// `m_from(y) −= weight · G_iy`, `m_to(y) += weight · G_iy` for the y of row i.
     #[inline]
-    pub(crate) fn move_point<K: Kernel>(
+    pub(crate) fn move_point<K: KernelAccess>(
         &mut self,
         kernel: &K,
         i: usize,
@@ -141,7 +141,7 @@ impl CompactSums {
         to: usize,
     ) {
         #[inline(always)]
-        fn apply<K: Kernel, T: SumInteger>(
+        fn apply<K: KernelAccess, T: SumInteger>(
             sums: &mut [T],
             kernel: &K,
             i: usize,

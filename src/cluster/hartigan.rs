@@ -5,7 +5,7 @@ use crate::cluster::pending_moves::{sweep_with_updates, MoveUpdates};
 use crate::cluster::sweeps::{self, Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERANCE};
 use crate::control::Control;
 use crate::error::Result;
-use crate::kernel::{diagonal_values, Kernel};
+use crate::kernel::{diagonal_values, KernelAccess};
 
 /// `2 m_l(i)/s_l`, the cross term of the squared feature-space distance of point `i` to the
 /// weighted mean of cluster `l`, `d_l(i) = ‖φ_i − μ_l‖² = G_ii − 2 m_l(i)/s_l + Q_l/s_l²`.
@@ -144,7 +144,7 @@ fn best_move(
 
 /// Run Hartigan sweeps on `partition` until a sweep moves nothing or `max_iter` sweeps.
 /// Each sweep is one [`sweep`].
-pub(crate) fn run<K: Kernel>(
+pub(crate) fn run<K: KernelAccess>(
     kernel: &K,
     weights: &[f64],
     partition: &mut Partition<'_>,
@@ -168,7 +168,7 @@ pub(crate) fn run<K: Kernel>(
 /// `G_ii` ([`diagonal_values`]). The single-machine search repeats it;
 /// [`crate::cluster::chunk_sweep`] runs it on one chunk of the points against a copy of the global
 /// cluster state.
-pub(crate) fn sweep<K: Kernel>(
+pub(crate) fn sweep<K: KernelAccess>(
     kernel: &K,
     weights: &[f64],
     diagonal: &[f64],
@@ -181,7 +181,7 @@ pub(crate) fn sweep<K: Kernel>(
 }
 
 /// [`sweep`], with the moves' updates of the sums made by `updates`.
-pub(crate) fn sweep_using<K: Kernel>(
+pub(crate) fn sweep_using<K: KernelAccess>(
     kernel: &K,
     weights: &[f64],
     diagonal: &[f64],

@@ -20,7 +20,7 @@ use crate::cluster::pending_moves::{sweep_with_updates, MoveUpdates};
 use crate::cluster::sweeps::{self, Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERANCE};
 use crate::control::Control;
 use crate::error::Result;
-use crate::kernel::Kernel;
+use crate::kernel::KernelAccess;
 use rayon::prelude::*;
 
 /// Which Lloyd iteration to run.
@@ -77,7 +77,7 @@ pub(crate) fn best_cluster(partition: &Partition, i: usize) -> usize {
 }
 
 /// Run Lloyd iterations until nothing changes or `max_iter`.
-pub(crate) fn run<'a, K: Kernel>(
+pub(crate) fn run<'a, K: KernelAccess>(
     kernel: &'a K,
     weights: &[f64],
     partition: &mut Partition<'a>,
@@ -99,7 +99,7 @@ pub(crate) fn run<'a, K: Kernel>(
     )
 }
 
-fn online_sweep<K: Kernel>(
+fn online_sweep<K: KernelAccess>(
     kernel: &K,
     weights: &[f64],
     partition: &mut Partition<'_>,
@@ -112,7 +112,7 @@ fn online_sweep<K: Kernel>(
 
 /// One online sweep, with the moves' updates of the sums made by `updates` (as Hartigan's
 /// sweep makes them, see [`MoveUpdates`]).
-pub(crate) fn online_sweep_using<K: Kernel>(
+pub(crate) fn online_sweep_using<K: KernelAccess>(
     kernel: &K,
     weights: &[f64],
     partition: &mut Partition<'_>,
@@ -143,7 +143,7 @@ pub(crate) fn online_sweep_using<K: Kernel>(
     visited.map(|()| moves)
 }
 
-fn batch_step<'a, K: Kernel>(
+fn batch_step<'a, K: KernelAccess>(
     kernel: &'a K,
     weights: &[f64],
     partition: &mut Partition<'a>,
@@ -181,7 +181,7 @@ fn batch_step<'a, K: Kernel>(
 /// returns to its old cluster and never moves again, so this ends after at most n repairs.
 /// `elsewhere` counts the members of each cluster outside these points (for one chunk of a
 /// distributed run: the other chunks' members); `None` means there are none.
-pub(crate) fn keep_clusters_non_empty<K: Kernel>(
+pub(crate) fn keep_clusters_non_empty<K: KernelAccess>(
     kernel: &K,
     partition: &Partition,
     weights: &[f64],

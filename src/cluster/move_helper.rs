@@ -1,5 +1,5 @@
 //! A helper thread that takes half of each dense move during one sweep of a single search
-//! ([`Kernel::splits_moves`]). A dense move reads one row of G from memory (80 KB at
+//! ([`KernelAccess::splits_moves`]). A dense move reads one row of G from memory (80 KB at
 //! n = 10⁴) and updates two rows of sums; one core reading the row alone is limited by how
 //! many misses it can keep in flight, so a second core reading the other half nearly halves
 //! the wait. Waking a sleeping thread for each move costs more than the move, so the helper
@@ -14,7 +14,7 @@
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-use crate::kernel::Kernel;
+use crate::kernel::KernelAccess;
 
 const IDLE: usize = 0;
 const POSTED: usize = 1;
@@ -47,7 +47,7 @@ impl MoveHelper {
     }
 
     /// The helper's side: takes posted halves until stopped ([`MoveHelper::stop_on_drop`]).
-    pub(crate) fn serve<K: Kernel>(&self, kernel: &K) {
+    pub(crate) fn serve<K: KernelAccess>(&self, kernel: &K) {
         loop {
             match self.state.load(Ordering::Acquire) {
                 STOP => return,
@@ -99,8 +99,8 @@ impl MoveHelper {
         StopOnDrop(self)
     }
 
-    /// [`Kernel::move_point`] of point `i`, its second half offered to the helper.
-    pub(crate) fn move_point<K: Kernel>(
+    /// [`KernelAccess::move_point`] of point `i`, its second half offered to the helper.
+    pub(crate) fn move_point<K: KernelAccess>(
         &self,
         kernel: &K,
         i: usize,

@@ -13,7 +13,7 @@ use crate::cluster::compact_sums::CompactSums;
 use crate::cluster::prefetch::prefetch_line;
 use crate::control::Control;
 use crate::error::{try_filled, KGroupsError, Result};
-use crate::kernel::{check_cluster_sums_args, Kernel, SumsLayout};
+use crate::kernel::{check_cluster_sums_args, KernelAccess, SumsLayout};
 
 /// A partition of the points together with the sums that make evaluating a point O(k).
 /// Where `m_l(i)` comes from.
@@ -80,8 +80,8 @@ pub(crate) struct Partition<'a> {
 impl<'a> Partition<'a> {
     /// Build the state for `labels` (already validated: length n, values < k, no empty
     /// cluster) with one pass over the kernel; with `check_kernel`, the kernel's deferred
-    /// validation runs in the same pass ([`Kernel::cluster_sums_and_check`]).
-    pub fn new<K: Kernel>(
+    /// validation runs in the same pass ([`KernelAccess::cluster_sums_and_check`]).
+    pub fn new<K: KernelAccess>(
         kernel: &'a K,
         labels: Vec<usize>,
         weights: &[f64],
@@ -267,7 +267,7 @@ impl<'a> Partition<'a> {
     /// Move point `i` to cluster `to` with the exact updates of SPEC:
     /// `Q_from ← Q_from − 2 w m_from(i) + w² G_ii`, `Q_to ← Q_to + 2 w m_to(i) + w² G_ii`,
     /// `s` and counts, and `M[from, :] −= w G[i, :]`, `M[to, :] += w G[i, :]`. O(n) dense.
-    pub fn move_point<K: Kernel>(
+    pub fn move_point<K: KernelAccess>(
         &mut self,
         kernel: &K,
         i: usize,
@@ -282,7 +282,7 @@ impl<'a> Partition<'a> {
     /// The sums' part of [`Partition::move_point`]: point `i` (weight `weight`) went from
     /// `from` to `to`.
     #[inline]
-    pub fn move_sums<K: Kernel>(
+    pub fn move_sums<K: KernelAccess>(
         &mut self,
         kernel: &K,
         i: usize,
@@ -322,7 +322,7 @@ impl<'a> Partition<'a> {
     /// change, bit `d` for point `i + 1 + d` (those points must not be evaluated before the
     /// updates are made). `None` for the other layouts.
     #[inline]
-    pub fn prefetch_move_sums<K: Kernel>(
+    pub fn prefetch_move_sums<K: KernelAccess>(
         &self,
         kernel: &K,
         i: usize,

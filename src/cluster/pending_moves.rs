@@ -4,7 +4,7 @@
 //! where they wait; and for dense kernels a helper thread may take half of each move's row
 //! ([`crate::cluster::move_helper`]).
 //!
-//! **Kernels whose rows are computed rather than read** ([`Kernel::batches_moves`],
+//! **Kernels whose rows are computed rather than read** ([`KernelAccess::batches_moves`],
 //! [`PendingMoves`]). A move of point p (weight w) from cluster a to cluster b updates every
 //! point's sums: `m_a(y) −= w·G(p, y)` and `m_b(y) += w·G(p, y)`. Applied at once, each move
 //! computes row p over all n points, reading all the data (O(n·D)); once the data outgrow
@@ -34,7 +34,7 @@ use std::collections::VecDeque;
 use crate::cluster::move_helper::MoveHelper;
 use crate::cluster::partition::{ClusterSums, Partition};
 use crate::error::{try_filled, Result};
-use crate::kernel::Kernel;
+use crate::kernel::KernelAccess;
 
 /// Moves logged before they are applied to all points. Each point evaluated meanwhile
 /// computes up to this many single entries to catch up; each batch reads the data once.
@@ -71,7 +71,12 @@ impl PendingMoves {
     }
 
     /// Applies to point `i`'s own sums the logged moves they do not hold yet, in order.
-    pub(crate) fn catch_up<K: Kernel>(&mut self, kernel: &K, partition: &mut Partition, i: usize) {
+    pub(crate) fn catch_up<K: KernelAccess>(
+        &mut self,
+        kernel: &K,
+        partition: &mut Partition,
+        i: usize,
+    ) {
         let done = usize::from(self.applied[i]);
         if done == self.moves.len() {
             return;
@@ -92,7 +97,7 @@ impl PendingMoves {
 
     /// Logs the move `m`, whose totals ([`Partition::move_totals`]) are already made;
     /// applies the batch once it is full.
-    fn push<K: Kernel>(&mut self, kernel: &K, partition: &mut Partition, m: Move) {
+    fn push<K: KernelAccess>(&mut self, kernel: &K, partition: &mut Partition, m: Move) {
         self.moves.push(m);
         if self.moves.len() == BATCH {
             self.apply(kernel, partition);
@@ -101,7 +106,7 @@ impl PendingMoves {
 
     /// Applies every logged move to every point's sums (each point from the first move it
     /// does not hold), then empties the log.
-    pub(crate) fn apply<K: Kernel>(&mut self, kernel: &K, partition: &mut Partition) {
+    pub(crate) fn apply<K: KernelAccess>(&mut self, kernel: &K, partition: &mut Partition) {
         if self.moves.is_empty() {
             return;
         }
@@ -168,11 +173,11 @@ pub(crate) enum MoveUpdates<'h> {
 
 /// Runs one sweep, `sweep`, with the way its moves reach the sums
 /// ([`MoveUpdates::for_sweep`]); for a kernel that splits its moves
-/// ([`Kernel::splits_moves`]) on a pool of two threads or more, with a helper thread for the
+/// ([`KernelAccess::splits_moves`]) on a pool of two threads or more, with a helper thread for the
 /// length of the sweep. The helper is a rayon job: it runs only on a worker that is free
 /// (with several starts in parallel, once a start has finished), and until one is, every
 /// move is made whole.
-pub(crate) fn sweep_with_updates<K: Kernel, R: Send>(
+pub(crate) fn sweep_with_updates<K: KernelAccess, R: Send>(
     kernel: &K,
     partition: &mut Partition,
     sweep: impl FnOnce(&mut Partition, MoveUpdates<'_>) -> Result<R> + Send,
@@ -195,7 +200,7 @@ pub(crate) fn sweep_with_updates<K: Kernel, R: Send>(
 
 impl MoveUpdates<'_> {
     /// The way for a sweep of `kernel` over `partition`'s layout of the sums.
-    pub(crate) fn for_sweep<K: Kernel>(kernel: &K, partition: &Partition) -> Result<Self> {
+    pub(crate) fn for_sweep<K: KernelAccess>(kernel: &K, partition: &Partition) -> Result<Self> {
         Ok(match &partition.sums {
             ClusterSums::ClusterMajor(_) if kernel.batches_moves() => {
                 MoveUpdates::Batched(PendingMoves::new(kernel.n())?)
@@ -210,7 +215,12 @@ impl MoveUpdates<'_> {
     /// Before point `i` is evaluated (points in increasing order): makes the updates its own
     /// sums wait for.
     #[inline]
-    pub(crate) fn catch_up<K: Kernel>(&mut self, kernel: &K, partition: &mut Partition, i: usize) {
+    pub(crate) fn catch_up<K: KernelAccess>(
+        &mut self,
+        kernel: &K,
+        partition: &mut Partition,
+        i: usize,
+    ) {
         match self {
             MoveUpdates::Immediate | MoveUpdates::Split(_) => {}
             MoveUpdates::Batched(pending) => pending.catch_up(kernel, partition, i),
@@ -220,7 +230,7 @@ impl MoveUpdates<'_> {
 
     /// Moves point `i` (weight `weight`, diagonal entry `diagonal`) to cluster `to`.
     #[inline]
-    pub(crate) fn make_move<K: Kernel>(
+    pub(crate) fn make_move<K: KernelAccess>(
         &mut self,
         kernel: &K,
         partition: &mut Partition,
@@ -248,7 +258,7 @@ impl MoveUpdates<'_> {
     }
 
     /// Makes every update still waiting (at the end of a sweep, also an interrupted one).
-    pub(crate) fn finish<K: Kernel>(&mut self, kernel: &K, partition: &mut Partition) {
+    pub(crate) fn finish<K: KernelAccess>(&mut self, kernel: &K, partition: &mut Partition) {
         match self {
             MoveUpdates::Immediate | MoveUpdates::Split(_) => {}
             MoveUpdates::Batched(pending) => pending.apply(kernel, partition),
@@ -288,7 +298,12 @@ impl PrefetchedMoves {
     /// Before point `i` is evaluated: makes, in order, every waiting move up to the last one
     /// that is a neighbour of `i` or is [`LEAD`] points old.
     #[inline]
-    pub(crate) fn catch_up<K: Kernel>(&mut self, kernel: &K, partition: &mut Partition, i: usize) {
+    pub(crate) fn catch_up<K: KernelAccess>(
+        &mut self,
+        kernel: &K,
+        partition: &mut Partition,
+        i: usize,
+    ) {
         let due = self.moves.iter().rposition(|waiting| {
             let d = i - waiting.m.point - 1;
             d >= LEAD || (waiting.ahead >> d) & 1 == 1
@@ -303,7 +318,7 @@ impl PrefetchedMoves {
     /// The move `m`, whose totals are made: starts loading the sums it updates and lets the
     /// updates wait.
     #[inline]
-    fn push<K: Kernel>(&mut self, kernel: &K, partition: &mut Partition, m: Move) {
+    fn push<K: KernelAccess>(&mut self, kernel: &K, partition: &mut Partition, m: Move) {
         match partition.prefetch_move_sums(kernel, m.point, m.from, m.to, LEAD) {
             Some(ahead) => self.moves.push_back(PrefetchedMove { m, ahead }),
             None => partition.move_sums(kernel, m.point, m.from, m.to, m.weight),
@@ -311,7 +326,7 @@ impl PrefetchedMoves {
     }
 
     /// Makes every waiting move, in order.
-    fn apply_all<K: Kernel>(&mut self, kernel: &K, partition: &mut Partition) {
+    fn apply_all<K: KernelAccess>(&mut self, kernel: &K, partition: &mut Partition) {
         for PrefetchedMove { m, .. } in self.moves.drain(..) {
             partition.move_sums(kernel, m.point, m.from, m.to, m.weight);
         }
@@ -338,6 +353,7 @@ mod tests {
     use super::*;
     use crate::control::Control;
     use crate::kernel::SumsLayout;
+    use crate::Kernel;
     use crate::{
         energy_gram, fit, Algorithm, Base, DataKernel, DenseKernel, Init, LloydVariant, Options,
         Points, Semimetric,
@@ -369,7 +385,7 @@ mod tests {
         }
     }
 
-    impl<K: Kernel> Kernel for Tuned<'_, K> {
+    impl<K: KernelAccess> crate::Kernel for Tuned<'_, K> {
         fn n(&self) -> usize {
             self.kernel.n()
         }
@@ -382,6 +398,13 @@ mod tests {
         fn row_into(&self, i: usize, out: &mut [f64]) {
             self.kernel.row_into(i, out)
         }
+        fn dispatch<V: crate::kernel::Visit>(&self, visit: V) -> V::Output {
+            visit.visit(self)
+        }
+    }
+
+    /// Tuned's strategies: the wrapped kernel's, with moves batched or split as asked.
+    impl<K: KernelAccess> KernelAccess for Tuned<'_, K> {
         fn row_run(&self, i: usize, start: usize, out: &mut [f64]) {
             self.kernel.row_run(i, start, out)
         }
@@ -429,7 +452,7 @@ mod tests {
     }
 
     /// `kernel`, its moves batched.
-    fn batched<K: Kernel>(kernel: &K) -> Tuned<'_, K> {
+    fn batched<K: KernelAccess>(kernel: &K) -> Tuned<'_, K> {
         Tuned::new(kernel, true, false)
     }
 
@@ -442,7 +465,7 @@ mod tests {
 
     /// The whole run (labels, objective and its history, moves, sweeps) is the same bits with
     /// the moves batched as with each move applied at once.
-    fn assert_same_runs<K: Kernel>(kernel: &K, k: usize, options: &Options) {
+    fn assert_same_runs<K: KernelAccess>(kernel: &K, k: usize, options: &Options) {
         let at_once = fit(kernel, k, options, &Control::new()).unwrap();
         let batched = fit(&batched(kernel), k, options, &Control::new()).unwrap();
         assert_same_result(&batched, &at_once);

@@ -11,7 +11,7 @@ use crate::cluster::spectral::{spectral_embedding, SpectralEmbedding};
 use crate::cluster::sweeps::Reporting;
 use crate::control::Control;
 use crate::error::{try_filled, KGroupsError, Result};
-use crate::kernel::Kernel;
+use crate::kernel::{Kernel, KernelAccess, Visit};
 use crate::rng::{derive_seeds, Rng};
 use crate::scale::times_pow2;
 use crate::validate;
@@ -224,7 +224,19 @@ pub fn fit_checked<K: Kernel>(
     options: &CheckedOptions,
     control: &Control,
 ) -> Result<Clustering> {
-    fit_starts::<K, K>(kernel, None, options, control)
+    // The one place a fit learns the kernel's kind: below it, every sweep is monomorphised
+    // for that kind's storage and moves.
+    struct Fit<'a> {
+        options: &'a CheckedOptions<'a>,
+        control: &'a Control<'a>,
+    }
+    impl Visit for Fit<'_> {
+        type Output = Result<Clustering>;
+        fn visit<K: KernelAccess>(self, kernel: &K) -> Self::Output {
+            fit_starts::<K, K>(kernel, None, self.options, self.control)
+        }
+    }
+    kernel.dispatch(Fit { options, control })
 }
 
 /// [`fit_checked`] with the local search of every start on `renumbered`, the kernel `kernel`
@@ -233,7 +245,7 @@ pub fn fit_checked<K: Kernel>(
 /// the same seed), then its labels and the weights are renumbered, the search runs on
 /// `renumbered`, and the labels are mapped back. The caller guarantees that `order` is a
 /// permutation of `0..n` and that `renumbered` is `P G Pᵀ` for it.
-pub(crate) fn fit_checked_renumbered<K: Kernel, S: Kernel>(
+pub(crate) fn fit_checked_renumbered<K: KernelAccess, S: KernelAccess>(
     kernel: &K,
     renumbered: &S,
     order: &[usize],
@@ -277,7 +289,7 @@ fn gather<T: Copy + Send + Sync>(values: &[T], order: &[usize], out: &mut [T]) -
 }
 
 /// The starts of [`fit_checked`], with the local searches on `renumbered` when given.
-fn fit_starts<K: Kernel, S: Kernel>(
+fn fit_starts<K: KernelAccess, S: KernelAccess>(
     kernel: &K,
     renumbered: Option<&Renumbered<'_, S>>,
     options: &CheckedOptions,
@@ -437,7 +449,7 @@ fn scale_back(mut result: Clustering, e: i32) -> Result<Clustering> {
 /// cluster sums (and, should the initialisation fail on an invalid kernel, the validation's
 /// error is the one reported).
 #[allow(clippy::too_many_arguments)]
-fn run_start<K: Kernel, S: Kernel>(
+fn run_start<K: KernelAccess, S: KernelAccess>(
     kernel: &K,
     renumbered: Option<&Renumbered<'_, S>>,
     options: &CheckedOptions,
@@ -526,7 +538,7 @@ struct Search<'o, 'a> {
 
 /// The local search of one start from `labels` on `kernel` (with `weights` in the kernel's
 /// numbering).
-fn local_search<K: Kernel>(
+fn local_search<K: KernelAccess>(
     kernel: &K,
     weights: &[f64],
     labels: Vec<usize>,

@@ -14,6 +14,7 @@
 //! the same for any number of threads.
 
 use crate::error::{try_filled, KGroupsError, Result};
+use crate::kernel::{KernelAccess, Visit};
 use crate::linalg::{orthonormalize_against, orthonormalize_columns, symmetric_eigen};
 use crate::linalg::{times_small, transpose_times};
 use crate::rng::Rng;
@@ -146,15 +147,36 @@ pub fn top_eigenpairs_with<K: Kernel>(
     let n = kernel.n();
     let block = count.saturating_add(count.clamp(8, 32)).min(n);
     let depth = (96 / block.max(1)).clamp(3, 8);
-    krylov(
-        kernel,
+    struct Krylov<'a> {
+        weights: Option<&'a [f64]>,
+        count: usize,
+        seed: u64,
+        options: &'a EigenOptions,
+        plan: Plan,
+        control: &'a Control<'a>,
+    }
+    impl Visit for Krylov<'_> {
+        type Output = Result<Eigenpairs>;
+        fn visit<K: KernelAccess>(self, kernel: &K) -> Self::Output {
+            let Krylov {
+                weights,
+                count,
+                seed,
+                options,
+                plan,
+                control,
+            } = self;
+            krylov(kernel, weights, count, seed, options, plan, control)
+        }
+    }
+    kernel.dispatch(Krylov {
         weights,
         count,
         seed,
         options,
-        Plan { block, depth },
+        plan: Plan { block, depth },
         control,
-    )
+    })
 }
 
 /// The block width `b` and the number of blocks per restart of the Krylov method.
@@ -166,7 +188,7 @@ pub(crate) struct Plan {
 
 /// The restarted block Krylov method of [`top_eigenpairs_with`], with the block width and
 /// depth given (tests choose small ones to exercise the restarts on small kernels).
-pub(crate) fn krylov<K: Kernel>(
+pub(crate) fn krylov<K: KernelAccess>(
     kernel: &K,
     weights: Option<&[f64]>,
     count: usize,
@@ -376,7 +398,7 @@ fn finish(
 /// `M V` for the `n × width` block `v`, `M = W^½ G W^½` (`sqrt_weights` = the diagonal of
 /// `W^½`): through the features for a low-rank kernel (`W^½ Φ (Φᵀ W^½ V)`), otherwise row by
 /// row, each output row summed by one task in the order of the kernel's row.
-fn apply<K: Kernel>(
+fn apply<K: KernelAccess>(
     kernel: &K,
     sqrt_weights: &[f64],
     v: &[f64],

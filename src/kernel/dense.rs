@@ -5,7 +5,7 @@
 use crate::cluster::prefetch::prefetch_run;
 use crate::control::Control;
 use crate::error::Result;
-use crate::kernel::{Kernel, KernelElement};
+use crate::kernel::{Kernel, KernelAccess, KernelElement, Visit};
 use crate::validate::{self, symmetry};
 use rayon::prelude::*;
 
@@ -79,7 +79,8 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
     /// (bit for bit, then by the rule where the bits differ) in the pass itself, instead of
     /// in a separate check before it. The fit fails with the same error as [`DenseKernel::new`]
     /// (naming the same entry) when the matrix breaks the rule; with several starts it checks
-    /// before they begin. Use the kernel only through a fit: its other methods do not check.
+    /// before they begin. Use the kernel only through a fit or [`crate::kernel::cluster_sums`]
+    /// (which checks in its pass too): its other methods do not check.
     ///
     /// ```
     /// use kgroups::{fit, Control, DenseKernel, Options};
@@ -119,7 +120,7 @@ const MOVE_RUNS_AHEAD: usize = 8;
 const PARALLEL_MOVE_MIN_N: usize = 1 << 16;
 
 /// From this n (a row of 32 KiB) up to [`PARALLEL_MOVE_MIN_N`], a single search splits each
-/// move's row with a helper thread ([`Kernel::splits_moves`]).
+/// move's row with a helper thread ([`KernelAccess::splits_moves`]).
 const SPLIT_MOVE_MIN_N: usize = 1 << 12;
 
 /// `leaving[y] -= weight * row[y]`, `joining[y] += weight * row[y]` over `leaving.len()`
@@ -162,6 +163,12 @@ impl<T: KernelElement> Kernel for DenseKernel<'_, T> {
         }
     }
 
+    fn dispatch<V: Visit>(&self, visit: V) -> V::Output {
+        visit.visit(self)
+    }
+}
+
+impl<T: KernelElement> KernelAccess for DenseKernel<'_, T> {
     #[inline]
     fn row_run(&self, i: usize, start: usize, out: &mut [f64]) {
         for (o, v) in out.iter_mut().zip(&self.row(i)[start..]) {

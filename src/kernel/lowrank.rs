@@ -11,7 +11,7 @@ use crate::cluster::init::kmeans_plus_plus_centres;
 use crate::cluster::partition::dot;
 use crate::control::Control;
 use crate::error::{KGroupsError, Result};
-use crate::kernel::Kernel;
+use crate::kernel::{Kernel, KernelAccess, Visit};
 use crate::rng::Rng;
 use crate::{Base, DataKernel, Points, Semimetric};
 use rayon::prelude::*;
@@ -107,6 +107,12 @@ impl Kernel for FeatureKernel<'_> {
         }
     }
 
+    fn dispatch<V: Visit>(&self, visit: V) -> V::Output {
+        visit.visit(self)
+    }
+}
+
+impl KernelAccess for FeatureKernel<'_> {
     fn features(&self) -> Option<(&[f64], usize)> {
         Some((self.features, self.m))
     }

@@ -7,14 +7,14 @@
 //! plus O(n·k) for the cluster sums. Building the sums is one parallel pass over all pairs,
 //! each evaluated once; a move computes one row, O(n·D), and from
 //! n = 16 384 points on a Hartigan sweep computes the rows of a batch of moves in
-//! one pass over the data ([`Kernel::batches_moves`]).
+//! one pass over the data ([`KernelAccess::batches_moves`]).
 
 use crate::control::Control;
 use crate::distance::{DataRows, PairwiseRows, Points, RunEpilogue, Semimetric, BLOCK};
 use crate::error::{KGroupsError, Result};
 use crate::gram::{base_kernel_value, for_each_tile, refuse_base, Base, BaseKernelRow, Frame};
 use crate::kernel::tile_sums::{add_tile, Labelled, TiledSums};
-use crate::kernel::{check_cluster_sums_args, Kernel};
+use crate::kernel::{check_cluster_sums_args, Kernel, KernelAccess, Visit};
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -27,7 +27,7 @@ const CHUNK: usize = 2048;
 const RUN: usize = 512;
 /// Points per block of the tiled cluster sums (a 256 × 256 tile of f64 is 512 KiB, in L2).
 const SUMS_BLOCK: usize = 256;
-/// From this n on, a Hartigan sweep batches the moves ([`Kernel::batches_moves`]): the data
+/// From this n on, a Hartigan sweep batches the moves ([`KernelAccess::batches_moves`]): the data
 /// (n·D values) and two rows of sums stop staying in the caches from one move to the next.
 /// Measured on eq. 56 data (D = 10, k = 2, two threads): n = 10⁴ gains nothing, 3·10⁴
 /// gains 7 %, 10⁵ about 1.5× (`benches/bench_floor.py`, row `matrix_free`).
@@ -191,14 +191,6 @@ impl Kernel for DataKernel<'_> {
         }
     }
 
-    fn row_run(&self, i: usize, start: usize, out: &mut [f64]) {
-        self.row_chunk(i, start, out);
-    }
-
-    fn batches_moves(&self) -> bool {
-        self.n() >= BATCHED_MOVES_MIN
-    }
-
     fn row_into(&self, i: usize, out: &mut [f64]) {
         if let Some(len) = parallel_chunk(self.n()) {
             out.par_chunks_mut(len)
@@ -209,6 +201,20 @@ impl Kernel for DataKernel<'_> {
                 self.row_chunk(i, c * CHUNK, chunk);
             }
         }
+    }
+
+    fn dispatch<V: Visit>(&self, visit: V) -> V::Output {
+        visit.visit(self)
+    }
+}
+
+impl KernelAccess for DataKernel<'_> {
+    fn row_run(&self, i: usize, start: usize, out: &mut [f64]) {
+        self.row_chunk(i, start, out);
+    }
+
+    fn batches_moves(&self) -> bool {
+        self.n() >= BATCHED_MOVES_MIN
     }
 
     fn move_point(&self, i: usize, weight: f64, leaving: &mut [f64], joining: &mut [f64]) {

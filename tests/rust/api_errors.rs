@@ -1,8 +1,9 @@
 //! The public Rust API returns errors for a caller's values instead of panicking.
 
 use kgroups::init::{kmeans_plus_plus_centres, random_labels};
+use kgroups::kernel::cluster_sums;
 use kgroups::rng::Rng;
-use kgroups::{Control, DenseKernel, KGroupsError, Kernel};
+use kgroups::{Control, DenseKernel, KGroupsError};
 
 fn kernel() -> Vec<f64> {
     vec![2.0, 1.0, 0.0, 1.0, 2.0, 0.0, 0.0, 0.0, 2.0]
@@ -52,7 +53,7 @@ fn kmeans_plus_plus_centres_with_k_above_n_is_an_error() {
 fn cluster_sums_with_a_label_not_below_k_is_an_error() {
     let g = kernel();
     let kernel = DenseKernel::new(&g, 3).unwrap();
-    let result = kernel.cluster_sums(&[0, 1, 2], &[1.0; 3], 2, &Control::new());
+    let result = cluster_sums(&kernel, &[0, 1, 2], &[1.0; 3], 2, &Control::new());
     assert!(matches!(
         result,
         Err(KGroupsError::InvalidInput {
@@ -60,7 +61,7 @@ fn cluster_sums_with_a_label_not_below_k_is_an_error() {
             ..
         })
     ));
-    let result = kernel.cluster_sums(&[0, 1], &[1.0; 3], 2, &Control::new());
+    let result = cluster_sums(&kernel, &[0, 1], &[1.0; 3], 2, &Control::new());
     assert!(matches!(
         result,
         Err(KGroupsError::InvalidInput {
@@ -68,17 +69,39 @@ fn cluster_sums_with_a_label_not_below_k_is_an_error() {
             ..
         })
     ));
-    let ok = kernel
-        .cluster_sums(&[0, 1, 1], &[1.0; 3], 2, &Control::new())
-        .unwrap();
+    let ok = cluster_sums(&kernel, &[0, 1, 1], &[1.0; 3], 2, &Control::new()).unwrap();
     assert_eq!(ok, vec![2.0, 1.0, 0.0, 1.0, 2.0, 2.0]);
+}
+
+/// A kernel whose symmetry check was deferred is checked by `cluster_sums` in its pass, with
+/// the error `DenseKernel::new` gives; a symmetric one gives the eager kernel's sums.
+#[test]
+fn cluster_sums_checks_a_deferred_kernel() {
+    let asymmetric = [2.0, 1.9, 0.0, 1.5, 2.0, 0.0, 0.0, 0.0, 2.0];
+    let eager = DenseKernel::new(&asymmetric, 3).unwrap_err();
+    let deferred = DenseKernel::with_deferred_check(&asymmetric, 3).unwrap();
+    let result = cluster_sums(&deferred, &[0, 1, 1], &[1.0; 3], 2, &Control::new());
+    assert_eq!(result.unwrap_err().to_string(), eager.to_string());
+    let g = kernel();
+    let deferred = DenseKernel::with_deferred_check(&g, 3).unwrap();
+    let eager = DenseKernel::new(&g, 3).unwrap();
+    assert_eq!(
+        cluster_sums(&deferred, &[0, 1, 1], &[1.0; 3], 2, &Control::new()).unwrap(),
+        cluster_sums(&eager, &[0, 1, 1], &[1.0; 3], 2, &Control::new()).unwrap()
+    );
 }
 
 #[test]
 fn cluster_sums_too_large_to_allocate_is_out_of_memory() {
     let g = kernel();
     let kernel = DenseKernel::new(&g, 3).unwrap();
-    let result = kernel.cluster_sums(&[0, 1, 1], &[1.0; 3], usize::MAX / 2, &Control::new());
+    let result = cluster_sums(
+        &kernel,
+        &[0, 1, 1],
+        &[1.0; 3],
+        usize::MAX / 2,
+        &Control::new(),
+    );
     assert!(matches!(
         result,
         Err(KGroupsError::OutOfMemory { argument: "k", .. })

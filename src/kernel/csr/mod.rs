@@ -10,7 +10,7 @@
 pub mod reorder;
 
 use crate::error::{KGroupsError, Result};
-use crate::kernel::{Kernel, KernelElement, SumsLayout};
+use crate::kernel::{Kernel, KernelAccess, KernelElement, SumsLayout, Visit};
 use crate::validate::{
     self,
     symmetry::{asymmetry_error, pair_is_symmetric},
@@ -79,7 +79,7 @@ pub struct CsrKernel<'a, I: CsrIndex, T: KernelElement> {
     n: usize,
     /// Owned when built by [`CsrKernel::new`]; borrowed from a [`reorder::PermutedCsr`].
     diagonal: Cow<'a, [f64]>,
-    /// [`Kernel::integer_entries_row_bound`], computed when first asked for (by a fit).
+    /// [`KernelAccess::integer_entries_row_bound`], computed when first asked for (by a fit).
     integer_row_bound: OnceLock<Option<f64>>,
 }
 
@@ -207,6 +207,23 @@ impl<I: CsrIndex, T: KernelElement> Kernel for CsrKernel<'_, I, T> {
         self.diagonal[i]
     }
 
+    #[inline]
+    fn for_each_in_row<F: FnMut(usize, f64)>(&self, i: usize, mut visit: F) {
+        let range = self.row_range(i);
+        for (c, v) in self.indices[range.clone()].iter().zip(&self.data[range]) {
+            // Always true for the validated structure (see `row_range`).
+            if c.index() < self.n {
+                visit(c.index(), v.widen());
+            }
+        }
+    }
+
+    fn dispatch<V: Visit>(&self, visit: V) -> V::Output {
+        visit.visit(self)
+    }
+}
+
+impl<I: CsrIndex, T: KernelElement> KernelAccess for CsrKernel<'_, I, T> {
     /// `max |G_iy| ·` (the most entries a row stores) when every stored value is an integer
     /// (of magnitude below 2⁶³, and not −0.0): a bound on every absolute row sum, and the
     /// largest degree on an unweighted graph. One parallel pass over the values, the first
@@ -238,17 +255,6 @@ impl<I: CsrIndex, T: KernelElement> Kernel for CsrKernel<'_, I, T> {
     /// Point-major: a move touches only the sums of the moved point's neighbours.
     fn sums_layout(&self) -> SumsLayout {
         SumsLayout::PointMajor
-    }
-
-    #[inline]
-    fn for_each_in_row<F: FnMut(usize, f64)>(&self, i: usize, mut visit: F) {
-        let range = self.row_range(i);
-        for (c, v) in self.indices[range.clone()].iter().zip(&self.data[range]) {
-            // Always true for the validated structure (see `row_range`).
-            if c.index() < self.n {
-                visit(c.index(), v.widen());
-            }
-        }
     }
 }
 

@@ -18,7 +18,7 @@ use crate::validate::symmetry;
 use rayon::prelude::*;
 
 impl<T: KernelElement> DenseKernel<'_, T> {
-    /// The cluster sums of [`Kernel::cluster_sums`](crate::Kernel::cluster_sums), read from the upper triangle only
+    /// The cluster sums of [`crate::kernel::cluster_sums`], read from the upper triangle only
     /// (`G_ab` with `a ≤ b`, mirrored: each pair of entries is read once), in
     /// [`SUMS_BLOCK`]-square tiles: for few clusters by strips of tiles in row order
     /// ([`by_strips`]; without `check`, a strip's tiles right of the diagonal are read four

@@ -6,6 +6,7 @@
 #![allow(clippy::needless_range_loop)] // the reference loops index on purpose
 
 use super::*;
+use crate::kernel::KernelAccess;
 use crate::test_support::{dense_to_csr, in_pool, TestRng};
 use crate::{Algorithm, Init, LloydVariant};
 use std::sync::atomic::AtomicBool;

@@ -1036,3 +1036,11 @@ def test_a_bad_k_range_is_a_usage_error(blobs_csv: tuple[Path, np.ndarray, np.nd
     with pytest.raises(SystemExit) as exit_info:
         main(["cluster", str(path), "-k", "auto", "--k-range", text])
     assert exit_info.value.code == 2
+
+
+def test_kernel_auto_runs_without_scikit_learn(blobs_csv: tuple[Path, np.ndarray, np.ndarray]) -> None:
+    path, _, truth = blobs_csv
+    out = run_cli("cluster", str(path), "-k", "auto", "--kernel", "auto", "--k-range", "1:5",
+                  block=("sklearn",))
+    assert out.returncode == 0, out.stderr
+    assert same_partition(labels_from_text(out.stdout), truth)

@@ -8,7 +8,8 @@ go to standard error. ``-`` as DATA reads standard input.
 The estimator holds the training kernel as it would for any caller (``--kernel-storage
 auto``): a dense n x n matrix while it stays within 2 GiB (and 80% of the machine's memory),
 matrix-free above, so large inputs run instead of being refused; the labels are the same
-either way. The estimator, and so this command, needs scikit-learn.
+either way. The estimator, and so this command, needs scikit-learn, except with ``-k auto
+--kernel auto``, which writes :func:`~kgroups_rs.select_k`'s partition (see ``_select``).
 """
 
 from __future__ import annotations

@@ -1044,3 +1044,18 @@ def test_kernel_auto_runs_without_scikit_learn(blobs_csv: tuple[Path, np.ndarray
                   block=("sklearn",))
     assert out.returncode == 0, out.stderr
     assert same_partition(labels_from_text(out.stdout), truth)
+
+
+def test_the_choice_of_k_draws_a_bar_of_parts() -> None:
+    pytest.importorskip("tqdm")
+    import io
+
+    from kgroups_rs.cli._select import PartsProgress
+
+    stream = io.StringIO()
+    bar = PartsProgress(stream, lines=False)
+    for done in (1, 2, 3):
+        bar(0, done, 3, float("nan"))
+    bar.close()
+    text = stream.getvalue()
+    assert "choosing k" in text and "3/3" in text

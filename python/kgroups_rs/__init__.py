@@ -6,7 +6,8 @@
   and :func:`kernel_kgroups_nystrom` (low-rank, millions of points), all returning a
   :class:`ClusteringResult`.
 - Kernels: :func:`energy_gram`, :func:`gram_from_semimetric`, :func:`bandwidth`.
-- Choosing k and the kernel: :func:`select_k`.
+- Choosing k and the kernel: :func:`select_k`; for ``GridSearchCV``,
+  :func:`prediction_strength_score` and :func:`choose_k_by_prediction_strength`.
 - Statistics: :func:`energy_statistics`, :func:`within_dispersion`,
   :func:`between_statistic`, :func:`energy_distance`, :func:`clustering_accuracy`;
   :func:`cluster_significance` tests whether a partition is more than noise.
@@ -26,6 +27,7 @@ from .graph import graph_kernel, graph_partition
 from .large import kernel_kgroups_from_data, kernel_kgroups_nystrom, nystrom_features
 from .neighbors import knn_kernel
 from .one_d import kgroups_1d
+from .scoring import choose_k_by_prediction_strength, prediction_strength_score
 from .selection import SelectionResult, select_k
 from .significance import SignificanceResult, cluster_significance
 from .stats import (
@@ -53,6 +55,7 @@ __all__ = [
     "__version__",
     "bandwidth",
     "between_statistic",
+    "choose_k_by_prediction_strength",
     "cluster_significance",
     "clustering_accuracy",
     "energy_distance",
@@ -68,6 +71,7 @@ __all__ = [
     "kgroups_1d",
     "knn_kernel",
     "nystrom_features",
+    "prediction_strength_score",
     "select_k",
     "within_dispersion",
 ]

@@ -892,3 +892,170 @@ def test_a_reader_that_leaves_early_ends_the_command_quietly(tmp_path: Path) -> 
     assert out.returncode == 141, out.stderr
     assert "error" not in out.stderr and "Traceback" not in out.stderr, out.stderr
     assert "BrokenPipeError" not in out.stderr, out.stderr
+
+
+# ----------------------------------------------------------------------------- -k auto
+
+
+@pytest.fixture
+def blobs_csv(tmp_path: Path) -> tuple[Path, np.ndarray, np.ndarray]:
+    """Three well-separated groups of 50 points."""
+    rng = np.random.default_rng(11)
+    centres = np.array([[0.0, 0.0], [6.0, 0.0], [0.0, 6.0]])
+    X = np.vstack([rng.normal(c, 0.5, (50, 2)) for c in centres])
+    path = tmp_path / "blobs.csv"
+    np.savetxt(path, X, delimiter=",", header="x,y", comments="")
+    return path, X, np.repeat(np.arange(3), 50)
+
+
+def same_partition(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two labelings are one partition up to the names of the groups."""
+    pairs = set(zip(a.tolist(), b.tolist()))
+    return len(pairs) == len(set(a.tolist())) == len(set(b.tolist()))
+
+
+def test_k_auto_finds_three_blobs_and_prints_the_table(
+    blobs_csv: tuple[Path, np.ndarray, np.ndarray], tmp_path: Path, capsys: Any
+) -> None:
+    path, X, truth = blobs_csv
+    out = tmp_path / "labels.csv"
+    assert main(["cluster", str(path), "-k", "auto", "--seed", "2", "-o", str(out)]) == 0
+    labels = read_labels(out)
+    assert same_partition(labels, truth)
+    summary = capsys.readouterr().err
+    assert "choice of k    k = 3, kernel energy, rule energy_gap, k = 1 .. 10" in summary
+    assert "Gap (PC box) ± s_k" in summary and "stability" in summary and "rel. eigen-gap" in summary
+    selection = kgroups_rs.select_k(X, range(1, 11), kernel="energy", random_state=2)
+    # the chosen row is marked and shows select_k's W_k and gap; the estimator then fits k = 3
+    row = next(line.split() for line in summary.splitlines() if line.strip().startswith("3*"))
+    assert row[1] == f"{selection.table['within'][2]:.6g}"
+    assert row[2] == f"{selection.table['gap_pc'][2]:.4f}"
+    assert "algorithm      hartigan, k = 3" in summary
+    expected = kgroups_rs.KernelKGroups(3, random_state=2).fit(X).labels_
+    np.testing.assert_array_equal(labels, expected)
+
+
+def test_kernel_auto_writes_select_ks_partition(
+    blobs_csv: tuple[Path, np.ndarray, np.ndarray], tmp_path: Path, capsys: Any
+) -> None:
+    path, X, truth = blobs_csv
+    out = tmp_path / "labels.csv"
+    rc = main(["cluster", str(path), "-k", "auto", "--kernel", "auto", "--k-range", "1:6",
+               "--seed", "5", "--threads", "1", "-o", str(out)])
+    assert rc == 0
+    selection = kgroups_rs.select_k(X, range(1, 7), random_state=5)
+    np.testing.assert_array_equal(read_labels(out), selection.labels)
+    assert same_partition(selection.labels, truth)
+    summary = capsys.readouterr().err
+    assert f"rule {selection.rule}, k = 1 .. 6" in summary
+    assert "kernel         energy, rho = ||x - y|| (chosen by select_k)" in summary
+    # the same answer on another thread count
+    out2 = tmp_path / "labels2.csv"
+    rc = main(["cluster", str(path), "-k", "auto", "--kernel", "auto", "--k-range", "1:6",
+               "--seed", "5", "--threads", "2", "-o", str(out2)])
+    assert rc == 0
+    assert out2.read_text() == out.read_text()
+
+
+def test_k_auto_on_uniform_noise_gives_one_group(tmp_path: Path, capsys: Any) -> None:
+    # select_k's own test data (on 150 uniform points its structure test sees two groups in
+    # about one data set of five)
+    X = np.random.default_rng(1).uniform(size=(300, 2))
+    path = tmp_path / "noise.csv"
+    np.savetxt(path, X, delimiter=",")
+    for kernel in ("auto", "energy"):
+        out = tmp_path / f"labels-{kernel}.csv"
+        assert main(["cluster", str(path), "-k", "auto", "--kernel", kernel, "--k-range", "1:5",
+                     "--seed", "0", "-o", str(out)]) == 0
+        assert set(read_labels(out).tolist()) == {0}
+        summary = capsys.readouterr().err
+        assert "choice of k    k = 1" in summary
+        assert "rule no_structure" in summary
+
+
+def test_k_auto_standardizes_and_reports_progress(
+    table_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any
+) -> None:
+    path, X = table_csv
+    out = tmp_path / "labels.txt"
+    rc = main(["cluster", str(path), "-k", "auto", "--columns", "height,weight", "--standardize",
+               "--k-range", "1:5", "--seed", "3", "-v", "-o", str(out)])
+    assert rc == 0
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    selection = kgroups_rs.select_k(Z, range(1, 6), kernel="energy", random_state=3)
+    assert selection.k == 2
+    expected = kgroups_rs.KernelKGroups(2, random_state=3).fit(Z).labels_
+    np.testing.assert_array_equal(read_labels(out, "id"), expected)
+    err = capsys.readouterr().err
+    assert "choosing k: part 1/" in err and "standardized" in err
+    assert "restart 1/5, sweep 1" in err  # the fit at the chosen k reports as before
+
+
+def test_k_auto_with_a_precomputed_kernel_uses_stability(
+    blobs_csv: tuple[Path, np.ndarray, np.ndarray], tmp_path: Path, capsys: Any
+) -> None:
+    _, X, truth = blobs_csv
+    G = kgroups_rs.energy_gram(X)
+    path = tmp_path / "gram.npy"
+    np.save(path, G)
+    out = tmp_path / "labels.csv"
+    assert main(["cluster", str(path), "-k", "auto", "--kernel", "precomputed", "--k-range", "1:5",
+                 "--seed", "0", "-o", str(out)]) == 0
+    assert same_partition(read_labels(out), truth)
+    assert "kernel precomputed, rule stability" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["-k", "auto", "--kernel", "gaussian"],
+         "-k auto chooses k with --kernel energy, auto or precomputed"),
+        (["-k", "auto", "--kernel", "exponential", "--sigma", "1"], "not exponential"),
+        (["-k", "auto", "--alpha", "0.5"], "energy kernel of alpha 1"),
+        (["-k", "3", "--kernel", "auto"], "--kernel auto chooses the kernel together with k"),
+        (["-k", "3", "--k-range", "1:4"], "--k-range is the range of -k auto"),
+        (["-k", "auto", "--kernel", "auto", "--algorithm", "lloyd", "--n-init", "2"],
+         "--algorithm, --n-init do not apply"),
+        (["-k", "auto", "--k-range", "1:500"], "--k-range reaches 500, beyond the number of points n = 150"),
+    ],
+)
+def test_k_auto_refuses_what_it_cannot_honour(
+    blobs_csv: tuple[Path, np.ndarray, np.ndarray], capsys: Any, options: list[str], message: str
+) -> None:
+    path, _, _ = blobs_csv
+    assert main(["cluster", str(path), *options]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kgroups-rs cluster: error: ") and message in lines[0]
+
+
+@pytest.mark.parametrize("text", ["0:4", "3:3", "a:b", "1:2:3"])
+def test_a_bad_k_range_is_a_usage_error(blobs_csv: tuple[Path, np.ndarray, np.ndarray], text: str) -> None:
+    path, _, _ = blobs_csv
+    with pytest.raises(SystemExit) as exit_info:
+        main(["cluster", str(path), "-k", "auto", "--k-range", text])
+    assert exit_info.value.code == 2
+
+
+def test_kernel_auto_runs_without_scikit_learn(blobs_csv: tuple[Path, np.ndarray, np.ndarray]) -> None:
+    path, _, truth = blobs_csv
+    out = run_cli("cluster", str(path), "-k", "auto", "--kernel", "auto", "--k-range", "1:5",
+                  block=("sklearn",))
+    assert out.returncode == 0, out.stderr
+    assert same_partition(labels_from_text(out.stdout), truth)
+
+
+def test_the_choice_of_k_draws_a_bar_of_parts() -> None:
+    pytest.importorskip("tqdm")
+    import io
+
+    from kgroups_rs.cli._select import PartsProgress
+
+    stream = io.StringIO()
+    bar = PartsProgress(stream, lines=False)
+    for done in (1, 2, 3):
+        bar(0, done, 3, float("nan"))
+    bar.close()
+    text = stream.getvalue()
+    assert "choosing k" in text and "3/3" in text

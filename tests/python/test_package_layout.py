@@ -25,6 +25,7 @@ PUBLIC = {
     "neighbors": ["knn_kernel"],
     "one_d": ["kgroups_1d"],
     "significance": ["SignificanceResult", "cluster_significance"],
+    "scoring": ["choose_k_by_prediction_strength", "prediction_strength_score"],
     "stats": [
         "EnergyStatistics", "between_statistic", "energy_distance", "energy_statistics", "within_dispersion",
     ],

@@ -6,7 +6,9 @@
 ``kgroups-rs cluster DATA -k K [-o labels.csv] [--plot out.png] ...``
     Cluster the rows of a CSV/TSV/NPY file (``-``: standard input) with
     :class:`~kgroups_rs.KernelKGroups` and write one label per row, to standard output
-    without ``-o`` (:mod:`kgroups_rs.cli.cluster`); large inputs run matrix-free.
+    without ``-o`` (:mod:`kgroups_rs.cli.cluster`); large inputs run matrix-free. ``-k auto``
+    lets :func:`~kgroups_rs.select_k` choose k (``--kernel auto``: the kernel too) and prints
+    its per-k table (:mod:`kgroups_rs.cli._select`).
 
 Errors in the input (a missing file, a cell that is not a number, k out of range, ...) end
 the command with exit status 2 and a one-line message on stderr, without a traceback;
@@ -21,8 +23,8 @@ complete, so a failed write (a full disk) leaves an existing file intact. Files 
 under exactly the name given (``labels.NPY`` stays ``labels.NPY``).
 
 Modules: ``_parser`` (the arguments), ``cluster`` and ``demo`` (one per subcommand),
-``_files`` (reading the data, writing outputs), ``_model`` (the estimator as ``cluster`` runs
-it), ``_common`` (the error type, progress lines).
+``_files`` (reading the data, writing outputs), ``_select`` (``-k auto``), ``_model`` (the
+estimator as ``cluster`` runs it), ``_common`` (the error type, progress lines).
 """
 
 from __future__ import annotations

@@ -11,8 +11,9 @@ from .._algorithm import ALGORITHMS
 from . import cluster
 from . import demo as demo_command
 from ._common import PROG
+from ._select import k_option, k_range
 
-KERNELS = ("energy", "exponential", "gaussian", "precomputed")
+KERNELS = ("energy", "exponential", "gaussian", "precomputed", "auto")
 STORAGES = ("auto", "dense", "matrix-free")
 
 
@@ -103,11 +104,18 @@ def build_parser() -> argparse.ArgumentParser:
         "unless -o names a file. The summary, progress and warnings go to standard error.",
     )
     cl.add_argument("data", help="data file: .csv, .tsv or .npy; '-': standard input")
-    cl.add_argument("-k", "--clusters", dest="k", type=int, required=True,
-                    help="number of clusters (1 <= k <= n)")
+    cl.add_argument("-k", "--clusters", dest="k", type=k_option, required=True,
+                    help="number of clusters (1 <= k <= n), or 'auto': chosen by select_k "
+                    "(the energy kernel's gap statistic; by stability for --kernel "
+                    "precomputed), the choice and its per-k table printed in the summary")
+    cl.add_argument("--k-range", type=k_range, default=None, metavar="MIN:MAX",
+                    help="the k that -k auto considers (default 1:10, at most n); MIN = 1 "
+                    "allows the answer 'one group'")
     cl.add_argument("--kernel", choices=KERNELS, default="energy",
                     help="energy: rho = ||x-y||^alpha (default); exponential / gaussian: "
-                    "with bandwidth --sigma; precomputed: DATA is an n x n kernel matrix")
+                    "with bandwidth --sigma; precomputed: DATA is an n x n kernel matrix; "
+                    "auto (with -k auto): select_k chooses the energy kernel or the kNN "
+                    "graph together with k, and its partition is written")
     cl.add_argument("--alpha", type=_alpha, default=1.0,
                     help="exponent of the energy kernel, 0 < alpha <= 2 (default 1)")
     cl.add_argument("--sigma", type=_sigma, default=None,

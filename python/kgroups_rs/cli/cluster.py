@@ -8,7 +8,8 @@ go to standard error. ``-`` as DATA reads standard input.
 The estimator holds the training kernel as it would for any caller (``--kernel-storage
 auto``): a dense n x n matrix while it stays within 2 GiB (and 80% of the machine's memory),
 matrix-free above, so large inputs run instead of being refused; the labels are the same
-either way. The estimator, and so this command, needs scikit-learn.
+either way. The estimator, and so this command, needs scikit-learn, except with ``-k auto
+--kernel auto``, which writes :func:`~kgroups_rs.select_k`'s partition (see ``_select``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import importlib.util
 import os
 import sys
+import time
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, TextIO
@@ -27,8 +29,10 @@ import numpy.typing as npt
 from .._progress import ProgressBar, ProgressCallback
 from ._common import CliError, progress_printer, shown
 from ._files import STDIN, check_output, numeric_id_column, read_input, same_file, write_labels
+from ._select import check_options, run_selection, selection_lines
 
 if TYPE_CHECKING:
+    from ..selection import SelectionResult
     from ._model import CommandLineKGroups
 
 
@@ -142,19 +146,22 @@ def run(args: argparse.Namespace) -> int:
             require_matplotlib()
         except ImportError as exc:
             raise CliError(f"--plot: {exc}") from None
-    model = _model(args)
+    check_options(args)
+    auto_kernel = args.kernel == "auto"
+    model = None if auto_kernel else _model(args)
     _check_outputs(args)
     table = read_input(args.data, args.delimiter, args.columns)
     data, names = table.data, table.names
     n, dim = data.shape
-    if not 1 <= args.k <= n:
+    if args.k != "auto" and not 1 <= args.k <= n:
         raise CliError(f"-k must be between 1 and the number of points n = {n}, got {args.k}")
     precomputed = args.kernel == "precomputed"
     if precomputed and n != dim:
         raise CliError(
             f"--kernel precomputed needs a square n x n kernel matrix, got {n} x {dim} values"
         )
-    if not precomputed and args.kernel_storage == "dense" and not model.fits_in_memory(n):
+    if (not precomputed and model is not None and args.kernel_storage == "dense"
+            and not model.fits_in_memory(n)):
         raise CliError(
             f"the {n} x {n} kernel matrix needs {_gib(model.dense_kernel_bytes(n))} but this "
             f"machine has {_gib(model.memory_bytes or 0)} of memory; use --kernel-storage auto "
@@ -173,51 +180,90 @@ def run(args: argparse.Namespace) -> int:
         if precomputed:
             raise CliError("--standardize scales data columns; it does not apply to a kernel matrix")
         clustered, constant = standardize(data)
-    model.fit(clustered)
-    result = model.result
-    assert result is not None  # set by every fit
+    started = time.perf_counter()
+    selection = None if args.k != "auto" else run_selection(args, clustered, sys.stderr)
+    selection_seconds = time.perf_counter() - started
+    if model is None:  # --kernel auto: select_k's own partition
+        assert selection is not None
+        labels, k = selection.labels, selection.k
+    else:
+        k = args.k if selection is None else selection.k
+        model.set_params(n_clusters=k)
+        model.fit(clustered)
+        labels = model.labels_
 
     output = STDIN if args.output is None else args.output
     try:
-        written = write_labels(output, model.labels_, table.id_name, table.ids)
+        written = write_labels(output, labels, table.id_name, table.ids)
     except BrokenPipeError:
         if output != STDIN:
             raise CliError(f"cannot write {output}: broken pipe") from None
         raise  # standard output's reader left: main stops quietly
     except OSError as exc:
         raise CliError(f"cannot write {output}: {exc.strerror or exc}") from None
-    kernel_note = _kernel_note(args, model)
-    sizes = np.bincount(model.labels_, minlength=args.k)
+    data_line = (
+        f"data           {_data_name(args)}: n = {n} points, D = {dim} "
+        + ("(kernel matrix)" if precomputed else "dimensions")
+        + ("" if args.columns is None else f" (columns {', '.join(names)})")
+        + ("" if not args.standardize else ", standardized"
+           + ("" if not constant else f"; constant, set to 0: {', '.join(names[c] for c in constant)}"))
+    )
+    lines = [data_line]
+    if selection is not None:
+        lines += selection_lines(selection, precomputed)
+    if model is None:
+        assert selection is not None
+        kernel_note = _selected_kernel_note(selection)
+        lines.append(f"kernel         {kernel_note}")
+    else:
+        kernel_note = _kernel_note(args, model)
+        lines += _fit_lines(args, model, n, k, kernel_note)
+    sizes = np.bincount(labels, minlength=k)
+    lines += [
+        # named as the labels file numbers the clusters (0-based), like the figure's legend
+        f"cluster sizes  {', '.join(f'{j}: {int(size)}' for j, size in enumerate(sizes))}",
+        "time           "
+        + (_time_note(model) if model is not None and selection is None
+           else f"{time.perf_counter() - started:.3f} s (choosing k {selection_seconds:.3f} s)"),
+    ]
+    key = "label" if table.id_name is None else f"{table.id_name},label"
+    where = "standard output" if written is None else shown(output, written)
+    lines.append(f"labels         written to {where} ({key})")
+    if args.plot is not None:
+        lines.append(_plot(args, data, names, labels, k, kernel_note))
+    print("\n".join(lines), file=sys.stderr)
+    return 0
+
+
+def _fit_lines(
+    args: argparse.Namespace, model: CommandLineKGroups, n: int, k: int, kernel_note: str
+) -> list[str]:
+    """The summary's lines on the estimator's fit."""
+    result = model.result
+    assert result is not None  # set by every fit
     if model.converged_:
         converged = "converged"
     elif result.cycle_length is not None:
         converged = f"stopped on a cycle of {result.cycle_length} sweeps"
     else:
         converged = "max_iter reached"
-    lines = [
-        f"data           {_data_name(args)}: n = {n} points, D = {dim} "
-        + ("(kernel matrix)" if precomputed else "dimensions")
-        + ("" if args.columns is None else f" (columns {', '.join(names)})")
-        + ("" if not args.standardize else ", standardized"
-           + ("" if not constant else f"; constant, set to 0: {', '.join(names[c] for c in constant)}")),
+    return [
         f"kernel         {kernel_note}",
         f"storage        {_storage_note(args, model, n)}",
-        f"algorithm      {args.algorithm}, k = {args.k}, best of n_init = {args.n_init} "
+        f"algorithm      {args.algorithm}, k = {k}, best of n_init = {args.n_init} "
         f"(seed {args.seed})",
         f"objective Q    {model.objective_:.12g}",
         f"within W       {model.within_:.12g}",
         f"iterations     {model.n_iter_} ({converged}), {result.n_moves} moves",
-        # named as the labels file numbers the clusters (0-based), like the figure's legend
-        f"cluster sizes  {', '.join(f'{j}: {int(size)}' for j, size in enumerate(sizes))}",
-        f"time           {_time_note(model)}",
     ]
-    key = "label" if table.id_name is None else f"{table.id_name},label"
-    where = "standard output" if written is None else shown(output, written)
-    lines.append(f"labels         written to {where} ({key})")
-    if args.plot is not None:
-        lines.append(_plot(args, data, names, model, kernel_note))
-    print("\n".join(lines), file=sys.stderr)
-    return 0
+
+
+def _selected_kernel_note(selection: SelectionResult) -> str:
+    if selection.kernel == "energy":
+        return "energy, rho = ||x - y|| (chosen by select_k)"
+    if selection.kernel == "knn":
+        return "kNN graph, normalised cut (chosen by select_k)"
+    return "none: one group (select_k saw no structure)"
 
 
 def _warn_of_an_id_column(
@@ -246,7 +292,8 @@ def _plot(
     args: argparse.Namespace,
     data: npt.NDArray[np.float64],
     names: list[str],
-    model: CommandLineKGroups,
+    labels: npt.NDArray[np.int64],
+    k: int,
     kernel_note: str,
 ) -> str:
     """Write the figure of the clusters; the summary line saying so."""
@@ -255,10 +302,11 @@ def _plot(
     from ..plotting import save_clusters_figure
 
     source = "stdin" if args.data == STDIN else Path(args.data).name
-    title = f"{source}: {args.algorithm}, k = {args.k}, {kernel_note}"
+    method = "select_k" if args.kernel == "auto" else args.algorithm
+    title = f"{source}: {method}, k = {k}, {kernel_note}"
     try:
         figure = save_clusters_figure(
-            args.plot, data, model.labels_, title=title, feature_names=names, log_x=args.log_x,
+            args.plot, data, labels, title=title, feature_names=names, log_x=args.log_x,
             # standardized columns are in different units: no common scale on the axes
             equal_aspect=not args.standardize,
         )

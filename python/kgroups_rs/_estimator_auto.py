@@ -48,7 +48,7 @@ def choose_kernel(estimator: Any, X: _Float, w: Optional[_Float]) -> tuple[Selec
         )
     n = X.shape[0]
     if n < 2:
-        raise ValueError(f"kernel='auto' needs at least 2 samples, got {n}")
+        raise ValueError(f"kernel='auto' needs at least 2 samples, got n_samples = {n}")
     wanted = None if isinstance(estimator.n_clusters, str) else int(estimator.n_clusters)
     if wanted is not None and wanted > n:
         raise ValueError(f"n_clusters = {wanted} must be <= n_samples = {n} (the number of samples)")

@@ -5,15 +5,29 @@ PARAMS_DOC = """
     n_clusters : int or "auto", default 2
         Number of clusters ``k``, ``1 <= k <= n_samples``; or ``"auto"``: chosen by
         :func:`kgroups_rs.select_k` for k = 1 ... min(10, n_samples) (the energy kernel's gap
-        statistic with ``kernel="energy"``, the most stable k with ``kernel="precomputed"``;
-        not available for the other kernels nor with ``sample_weight``), then the estimator
-        fits that many clusters itself.
-    kernel : {"energy", "exponential", "gaussian", "precomputed"}, default "energy"
+        statistic with ``kernel="energy"``, the most stable k with ``kernel="precomputed"``,
+        kernel and k together with ``kernel="auto"``; not available for the other kernels nor
+        with ``sample_weight``), then the estimator fits that many clusters itself.
+    kernel : {"energy", "exponential", "gaussian", "precomputed", "auto"}, default "energy"
         The semimetric of negative type generating the kernel:
         "energy" ``rho = ||x - y||**alpha``; "exponential" ``2 - 2 exp(-||x - y|| / (2 sigma))``;
         "gaussian" ``2 - 2 exp(-||x - y||**2 / (2 sigma**2))``; "precomputed": ``X`` is the
         kernel (Gram) matrix itself, and ``predict`` takes the kernel between new and
         training points.
+        "auto": :func:`kgroups_rs.select_k` (``kernel="auto"``, k = 1 ... max(10,
+        n_clusters), capped at n_samples) chooses between the energy kernel and the graph of
+        the 10 nearest neighbours; with ``n_clusters="auto"`` it also gives k, with an int
+        that many clusters are fitted with the kernel it chose. The result is ``kernel_``.
+        "energy" (also when it finds one group, and for one cluster): the fit is that of
+        ``kernel="energy"``, with ``predict``, ``transform`` and ``score`` as there. "knn":
+        ``labels_`` are the normalised cut of the 10-NN graph (select_k's partition when it
+        chose the same k, else ``graph_partition`` from a spectral start);
+        ``predict`` gives each new point the majority label of its 10 nearest training
+        points (a tie goes to the tied label of the nearest of them), which on the training
+        points is ``labels_`` except near a boundary between clusters; ``transform`` and
+        ``score`` do not exist then (no kernel defines a distance to a cluster), nor do
+        ``objective_``, ``within_``, ``n_iter_`` and ``converged_``. Takes no
+        ``sample_weight`` (other than all ones), ``alpha`` or ``sigma``.
     alpha : float, default 1.0
         Exponent of the "energy" kernel, ``0 < alpha <= 2`` (1 is the standard energy
         distance; 2 gives ordinary k-means). The other kernels take no alpha: with them, a
@@ -64,9 +78,12 @@ ATTRIBUTES_DOC = """
     ----------
     n_clusters_ : int
         The number of clusters fitted (``n_clusters``, or the one chosen for ``"auto"``).
+    kernel_ : str
+        The kernel fitted: ``kernel``, or for ``kernel="auto"`` the one chosen, "energy" or
+        "knn".
     selection_ : SelectionResult or None
-        With ``n_clusters="auto"``: :func:`kgroups_rs.select_k`'s result (its per-k table
-        in ``selection_.table``); None otherwise.
+        With ``n_clusters="auto"`` or ``kernel="auto"``: :func:`kgroups_rs.select_k`'s result
+        (its per-k table in ``selection_.table``); None otherwise.
     labels_ : ndarray of int64, shape (n_samples,)
         Cluster of each training point, ``0 .. n_clusters - 1``.
     objective_ : float

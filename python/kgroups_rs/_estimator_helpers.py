@@ -5,15 +5,18 @@ nearest-mean rule of ``predict``)."""
 from __future__ import annotations
 
 import numbers
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 import numpy as np
 import numpy.typing as npt
+
+from .gram import bandwidth
 
 __all__ = [
     "BLOCK_ELEMENTS",
     "check_sample_weight",
     "cluster_means",
+    "default_sigma",
     "mean_distances",
     "nearest_mean",
     "power_of_two_scale",
@@ -130,3 +133,15 @@ def select_n_clusters(
         random_state=random_state,
         n_threads=n_threads,
     )
+
+
+def default_sigma(X: _Float, w: Optional[_Float], rule: Literal["mean", "median"]) -> float:
+    """The bandwidth of the ``exponential``/``gaussian`` kernels by ``rule`` (see
+    :func:`kgroups_rs.bandwidth`), over the training points of positive weight, weighted by
+    their sample weights. When those points all coincide any bandwidth gives the same
+    clustering: 1.
+    """
+    points = X if w is None else X[w > 0]
+    if points.shape[0] == 0 or np.all(points == points[0]):
+        return 1.0
+    return bandwidth(X, rule, weights=w)

@@ -59,11 +59,14 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from . import _core
 from ._algorithm import _VARIANTS, ALGORITHMS, LLOYD_ALGORITHMS, Algorithm, algorithm_from_variant
+from ._estimator_auto import KNN_HAS_NO_KERNEL, choose_kernel, fit_knn, predict_knn
+from ._estimator_checks import CHECKS_NOT_GUARANTEED, expected_failed_checks
 from ._estimator_docs import ATTRIBUTES_DOC, PARAMS_DOC
 from ._estimator_helpers import (
     BLOCK_ELEMENTS,
     check_sample_weight,
     cluster_means,
+    default_sigma,
     mean_distances,
     nearest_mean,
     power_of_two_scale,
@@ -76,7 +79,7 @@ from ._validation import MAX_THREADS, Init, RandomState, as_count, check_n_threa
 from ._warnings import DISTANCE_MATRIX_ADVICE, warn_if_degenerate, warn_if_distance_matrix
 from .clustering import kernel_kgroups
 from .exceptions import ConvergenceWarning, KernelInputWarning
-from .gram import bandwidth, energy_gram
+from .gram import energy_gram
 from .large import kernel_kgroups_from_data
 from .selection import SelectionResult
 
@@ -97,10 +100,10 @@ class EstimatorConvergenceWarning(ConvergenceWarning, SklearnConvergenceWarning)
     catches it."""
 
 #: The estimators' ``kernel``.
-Kernel = Literal["energy", "exponential", "gaussian", "precomputed"]
+Kernel = Literal["energy", "exponential", "gaussian", "precomputed", "auto"]
 #: The estimators' ``kernel_storage``.
 KernelStorage = Literal["auto", "dense", "matrix-free"]
-_KERNELS = ("energy", "exponential", "gaussian", "precomputed")
+_KERNELS = ("energy", "exponential", "gaussian", "precomputed", "auto")
 _STORAGES = ("auto", "dense", "matrix-free")
 #: With ``kernel_storage="auto"``, the largest dense training kernel (8 n^2 bytes) that ``fit``
 #: builds; above it, it clusters matrix-free.
@@ -128,76 +131,17 @@ def _has_points(estimator: Any) -> bool:
     return bool(estimator.kernel != "precomputed")
 
 
-#: ``available_if(_has_points)``, typed.
+def _has_fitted_points(estimator: Any) -> bool:
+    """:func:`_has_points`, and not after ``kernel="auto"`` chose the kNN graph (the reason
+    is the cause of ``AttributeError``)."""
+    if getattr(estimator, "kernel_", None) == "knn":
+        raise AttributeError(KNN_HAS_NO_KERNEL)
+    return _has_points(estimator)
+
+
+#: ``available_if(_has_points)`` and ``available_if(_has_fitted_points)``, typed.
 _if_points = cast(Callable[[_Method], _Method], available_if(_has_points))
-
-
-def _default_sigma(X: _Float, w: Optional[_Float], rule: Literal["mean", "median"]) -> float:
-    """The bandwidth of the ``exponential``/``gaussian`` kernels by ``rule`` (see
-    :func:`kgroups_rs.bandwidth`), over the training points of positive weight, weighted by
-    their sample weights. When those points all coincide any bandwidth gives the same
-    clustering: 1.
-    """
-    points = X if w is None else X[w > 0]
-    if points.shape[0] == 0 or np.all(points == points[0]):
-        return 1.0
-    return bandwidth(X, rule, weights=w)
-
-
-_WEIGHT_EQUIVALENCE = (
-    "sample_weight w is not step-by-step equivalent to repeating a point w times: k-means++ "
-    "seeding and the order of Hartigan/Lloyd moves differ between the weighted and the "
-    "repeated data (as for scikit-learn's own KMeans), and the check compares raw labels, "
-    "which are only defined up to a permutation of the clusters"
-)
-_PRECOMPUTED_CLUSTERING = (
-    "check_clustering passes raw (50, 2) feature data to fit; kernel='precomputed' needs the "
-    "square kernel matrix and rejects it"
-)
-
-#: scikit-learn checks whose outcome is not defined either way: the weighted and the
-#: repeated data may still happen to give the same raw labels (whether they do changes with
-#: the rounding of the cluster sums). Part of :func:`expected_failed_checks`.
-CHECKS_NOT_GUARANTEED: dict[str, str] = {
-    "check_sample_weight_equivalence_on_dense_data": _WEIGHT_EQUIVALENCE,
-    "check_sample_weight_equivalence_on_sparse_data": _WEIGHT_EQUIVALENCE,
-}
-
-
-def expected_failed_checks(estimator: Any) -> dict[str, str]:
-    """The scikit-learn estimator checks that ``estimator`` may fail, each with the reason.
-
-    Every other check of ``sklearn.utils.estimator_checks`` passes. scikit-learn (>= 1.6)
-    takes such a list as an argument of its checks rather than from the estimator's tags:
-    ``check_estimator(model, expected_failed_checks=expected_failed_checks(model))``, or in a
-    test suite ``parametrize_with_checks([...], expected_failed_checks=expected_failed_checks)``.
-    The checks of ``CHECKS_NOT_GUARANTEED`` (sample weights against repeated points) may also
-    pass.
-
-    Parameters
-    ----------
-    estimator : KernelKGroups or KernelKMeans
-        The estimator to check (the list depends on its ``kernel``).
-
-    Returns
-    -------
-    dict of str to str
-        ``{check name: reason}``.
-
-    Examples
-    --------
-    >>> from sklearn.utils.estimator_checks import check_estimator
-    >>> from kgroups_rs import KernelKGroups
-    >>> from kgroups_rs.estimator import expected_failed_checks
-    >>> model = KernelKGroups(kernel="precomputed")
-    >>> results = check_estimator(model, expected_failed_checks=expected_failed_checks(model))
-    >>> sorted({r["status"] for r in results}) in (["passed", "xfail"], ["passed", "skipped", "xfail"])
-    True
-    """
-    failed = dict(CHECKS_NOT_GUARANTEED)
-    if getattr(estimator, "kernel", None) == "precomputed":
-        failed["check_clustering"] = _PRECOMPUTED_CLUSTERING
-    return failed
+_if_fitted_points = cast(Callable[[_Method], _Method], available_if(_has_fitted_points))
 
 
 class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):  # type: ignore[misc]  # noqa: E501
@@ -256,6 +200,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
     _kernel_dtype: np.dtype[Any] = np.dtype(np.float64)
     # Fitted attributes (documented in the subclasses) and the private state of predict.
     n_clusters_: int
+    kernel_: str  # the kernel fitted: kernel, or for "auto" "energy" or "knn"
     selection_: Optional[SelectionResult]
     labels_: _Int
     objective_: float
@@ -359,8 +304,8 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
     def _semimetric_kwargs(self) -> dict[str, Any]:
         # The training data are already centred (shift_), so base 0 is their (weighted) mean;
         # fit, the matrix-free fit and predict all use it.
-        kwargs: dict[str, Any] = {"semimetric": KERNEL_SEMIMETRICS[self.kernel], "base": "origin"}
-        if self.kernel == "energy":
+        kwargs: dict[str, Any] = {"semimetric": KERNEL_SEMIMETRICS[self.kernel_], "base": "origin"}
+        if self.kernel_ == "energy":
             kwargs["alpha"] = float(self.alpha)
         else:
             kwargs["sigma"] = self.sigma_
@@ -370,18 +315,18 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         """``sigma_``: the number given, or the rule's bandwidth of the (centred) training
         points of positive weight, weighted by their sample weights."""
         if self.sigma is None or self.sigma == "mean":
-            return _default_sigma(self._X_fit, w_fit, "mean")
+            return default_sigma(self._X_fit, w_fit, "mean")
         if self.sigma == "median":
-            return _default_sigma(self._X_fit, w_fit, "median")
+            return default_sigma(self._X_fit, w_fit, "median")
         return float(self.sigma)
 
     def _self_kernel(self, Xc: _Float) -> _Float:
         """``K(x, x) = rho(x, 0)`` of the (translated) rows of ``Xc``: the kernel's base point
         is the origin of the translated data."""
         r = np.linalg.norm(Xc, axis=1)
-        if self.kernel == "energy":
+        if self.kernel_ == "energy":
             return np.asarray(r ** float(self.alpha), dtype=np.float64)
-        if self.kernel == "exponential":
+        if self.kernel_ == "exponential":
             return np.asarray(-2.0 * np.expm1(-r / (2.0 * self.sigma_)), dtype=np.float64)
         return np.asarray(-2.0 * np.expm1(-(r**2) / (2.0 * self.sigma_**2)), dtype=np.float64)
 
@@ -442,11 +387,18 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         n_fit = n if support is None else support.size
         # "auto" (the only string the constraints admit) asks select_k; as_count refuses the
         # True that scikit-learn's Interval(Integral) admits.
-        self.selection_ = None
-        if isinstance(self.n_clusters, str):
-            self.selection_ = select_n_clusters(X, w, self.kernel, self.random_state, self._threads())
-        k = as_count(self.n_clusters, "n_clusters") if self.selection_ is None else self.selection_.k
-        self.n_clusters_ = k
+        self.selection_, self.kernel_ = None, self.kernel
+        if self.kernel == "auto":
+            self.selection_, self.kernel_, k = choose_kernel(self, X, w)
+        else:
+            if isinstance(self.n_clusters, str):
+                self.selection_ = select_n_clusters(X, w, self.kernel, self.random_state, self._threads())
+            k = as_count(self.n_clusters, "n_clusters") if self.selection_ is None else self.selection_.k
+        self.n_clusters_ = self._n_features_out = k  # transform's columns (get_feature_names_out)
+        if self.kernel_ == "knn":
+            assert self.selection_ is not None
+            fit_knn(self, X, k, self.selection_)
+            return self
         if k > n_fit:
             extra = "" if support is None else " with positive sample_weight"
             raise ValueError(
@@ -477,7 +429,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
             self.shift_ = np.average(X, axis=0, weights=w)
             X = X - self.shift_  # centred: see the module's docstring
             self._X_fit = X if support is None else X[support]
-            if self.kernel != "energy":
+            if self.kernel_ != "energy":
                 self.sigma_ = self._bandwidth(w_fit)
             self.kernel_storage_ = self._storage(n_fit)
             if self.kernel_storage_ == "dense":
@@ -489,7 +441,6 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
             else:
                 result = self._cluster(self._X_fit, k, init, weights_arg, seed, True)
         self._store_result(result, w_run, exponent)
-        self._n_features_out = k  # transform's columns (get_feature_names_out)
         self.labels_ = self._label_zero_weights(X, w, support, self.labels_)
         self.cluster_sizes_ = np.bincount(self.labels_, minlength=k).astype(np.int64)
         return self
@@ -551,7 +502,9 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         """Assign each point to the cluster with the nearest weighted feature-space mean.
 
         ``label(x) = argmin_l ||phi(x) - mu_l||^2`` computed from the kernel between ``x``
-        and the training points (ties go to the lowest label). On the training data this
+        and the training points (ties go to the lowest label); after ``kernel="auto"`` chose
+        the kNN graph, the majority label of the 10 nearest training points (see
+        ``kernel``). With a kernel, on the training data this
         reproduces ``labels_`` whenever the fit converged: a partition that Hartigan's
         method (or Lloyd's) cannot improve has every point nearest its own cluster's mean
         (Hartigan's move criterion is the stricter of the two), up to rounding in exact ties.
@@ -569,11 +522,13 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         """
         check_is_fitted(self, "labels_")
         X = self._validate_X(X, reset=False)
+        if self.kernel_ == "knn":
+            return predict_knn(self, X)
         if self.kernel == "precomputed":
             return self._nearest_mean(X if self._support is None else X[:, self._support])
         return self._nearest_mean_of_points(X - self.shift_)
 
-    @_if_points
+    @_if_fitted_points
     def transform(self, X: Any) -> _Float:
         """Squared feature-space distance of each point to each cluster's weighted mean.
 
@@ -584,7 +539,8 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
 
         Not available for ``kernel="precomputed"`` (the attribute does not exist then): the
         kernel between new and training points lacks ``K(x, x)`` of the new points
-        (:meth:`predict` works without it).
+        (:meth:`predict` works without it); nor after ``kernel="auto"`` chose the kNN graph
+        (``kernel_ == "knn"``), which defines no distance to a cluster.
 
         Parameters
         ----------
@@ -601,6 +557,8 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
 
     def _distances(self, X: _Float) -> _Float:
         """:meth:`transform` of validated points, as an array whatever ``set_output`` says."""
+        if self.kernel_ == "knn":
+            raise ValueError(KNN_HAS_NO_KERNEL)
         Xc = X - self.shift_
         out = np.empty((Xc.shape[0], self.n_clusters_), dtype=np.float64)
         step = max(1, BLOCK_ELEMENTS // max(1, self._X_fit.shape[0]))
@@ -620,7 +578,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         self.fit(X, sample_weight=sample_weight)
         return self._distances(self._validate_X(X, reset=False))
 
-    @_if_points
+    @_if_fitted_points
     def score(self, X: Any, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None) -> float:
         """Opposite of the within-cluster dispersion of ``X`` under the fitted clusters.
 
@@ -664,8 +622,9 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
 
 # TransformerMixin (its set_output machinery) replaced transform and fit_transform by plain
 # functions wrapping their output; make them again exist only for kernels built from points.
-for _name in ("transform", "fit_transform"):
-    setattr(_KernelClustering, _name, _if_points(getattr(_KernelClustering, _name)))
+# transform also not after kernel="auto" chose the kNN graph.
+for _name, _if in (("transform", _if_fitted_points), ("fit_transform", _if_points)):
+    setattr(_KernelClustering, _name, _if(getattr(_KernelClustering, _name)))
 
 
 class KernelKGroups(_KernelClustering):

@@ -7,7 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from types import ModuleType, SimpleNamespace
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -61,19 +61,25 @@ def test_ari_of_a_one_group_truth_rewards_only_one_group(bench: ModuleType) -> N
     assert bench.ari(y, np.arange(50) % 2) == 0.0
 
 
-def test_select_k_row_appears_only_when_select_k_exists(
+def test_estimator_row_appears_only_when_kernel_auto_exists(
     bench: ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    assert bench.has_kernel_auto()
+    assert "kgroups_auto" in bench.methods()
+    monkeypatch.setattr(bench, "has_kernel_auto", lambda: False)
+    assert "kgroups_auto" not in bench.methods()
+
+
+def test_estimator_row_is_the_estimator_call(bench: ModuleType) -> None:
     import kgroups_rs
 
-    if not hasattr(kgroups_rs, "select_k"):
-        assert "kgroups_select_k" not in bench.methods()
-
-        def fake_select_k(X: np.ndarray, k: range, random_state: int) -> SimpleNamespace:
-            return SimpleNamespace(k=1, labels=np.zeros(X.shape[0], dtype=np.int64))
-
-        monkeypatch.setattr(kgroups_rs, "select_k", fake_select_k, raising=False)
-    assert "kgroups_select_k" in bench.methods()
+    sets = {d.name: d for d in bench.suite(quick=True)}
+    X = sets["blobs_k3"].X
+    found = bench.kgroups_auto(X, 10, 0)
+    model = kgroups_rs.KernelKGroups(n_clusters="auto", kernel="auto", random_state=0, n_threads=1).fit(X)
+    assert found.k == model.n_clusters_ == 3
+    assert np.array_equal(found.labels, model.labels_)
+    assert found.info == {"rule": "energy_gap", "kernel": "energy"}
 
 
 def test_quick_run_writes_the_table_as_json(bench: ModuleType, tmp_path: Path) -> None:

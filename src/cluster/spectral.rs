@@ -527,17 +527,63 @@ pub fn spectral_embedding<K: Kernel>(
     validate::non_empty(kernel.n(), "G")?;
     validate::k(k, kernel.n())?;
     let pairs = top_eigenpairs(kernel, weights, k, seed, control)?;
-    let mut rows = pairs.vectors.clone();
-    rows.par_chunks_mut(k).for_each(|row| {
-        let norm = row.iter().map(|x| x * x).sum::<f64>().sqrt();
-        if norm > 0.0 {
-            row.iter_mut().for_each(|x| *x /= norm);
-        }
-    });
-    Ok(SpectralEmbedding { pairs, rows })
+    SpectralEmbedding::from_pairs(&pairs, k)
 }
 
 impl SpectralEmbedding {
+    /// The embedding for `k` clusters from eigenpairs computed beforehand (for instance once
+    /// for several k, or with other [`EigenOptions`]): the first `k` of `pairs`, each point's
+    /// row normalised to unit length (a zero row stays zero), as [`spectral_embedding`].
+    /// Errors when `k` is 0 or above `pairs.count` (argument `k`).
+    ///
+    /// ```
+    /// use kgroups::spectral::{top_eigenpairs, SpectralEmbedding};
+    /// use kgroups::{Control, DenseKernel};
+    /// let g = [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    /// let pairs = top_eigenpairs(&DenseKernel::new(&g, 3)?, None, 3, 0, &Control::new())?;
+    /// let embedding = SpectralEmbedding::from_pairs(&pairs, 2)?;
+    /// assert_eq!((embedding.pairs.count, embedding.rows.len()), (2, 6));
+    /// assert!((embedding.bound() - 3.0).abs() < 1e-12);
+    /// # Ok::<(), kgroups::KGroupsError>(())
+    /// ```
+    pub fn from_pairs(pairs: &Eigenpairs, k: usize) -> Result<SpectralEmbedding> {
+        if k == 0 || k > pairs.count {
+            return Err(KGroupsError::invalid(
+                "k",
+                format!(
+                    "k must be in 1 … {} (the eigenpairs computed), got {k}",
+                    pairs.count
+                ),
+            ));
+        }
+        let (n, count) = (pairs.n, pairs.count);
+        let mut vectors = try_filled(n * k, 0.0, "k", "the spectral embedding")?;
+        for (row, all) in vectors
+            .chunks_exact_mut(k)
+            .zip(pairs.vectors.chunks_exact(count))
+        {
+            row.copy_from_slice(&all[..k]);
+        }
+        let mut rows = vectors.clone();
+        rows.par_chunks_mut(k).for_each(|row| {
+            let norm = row.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if norm > 0.0 {
+                row.iter_mut().for_each(|x| *x /= norm);
+            }
+        });
+        let pairs = Eigenpairs {
+            values: pairs.values[..k].to_vec(),
+            vectors,
+            n,
+            count: k,
+            residuals: pairs.residuals[..k].to_vec(),
+            converged: pairs.converged,
+            n_restarts: pairs.n_restarts,
+            n_products: pairs.n_products,
+        };
+        Ok(SpectralEmbedding { pairs, rows })
+    }
+
     /// `λ_1 + … + λ_k`, an upper bound on the objective `Q = Σ_l Q_l / s_l` of every
     /// partition into k clusters (with the weights of the embedding): `Q = tr(HᵀMH)` for the
     /// `n × k` matrix `H` with orthonormal columns `H_il = √w_i / √s_l` for `i ∈ C_l`, and the

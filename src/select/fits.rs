@@ -5,8 +5,9 @@
 
 use crate::error::{KGroupsError, Result};
 use crate::rng::derive_seeds;
-use crate::spectral::Eigenpairs;
-use crate::{fit, Control, FeatureKernel, Init, Kernel, Options};
+use crate::rng::Rng;
+use crate::spectral::{Eigenpairs, SpectralEmbedding};
+use crate::{fit, Control, Init, Kernel, Options};
 use rayon::prelude::*;
 
 /// A partition and its dispersion.
@@ -46,32 +47,16 @@ pub fn energy_fits<K: Kernel>(
         .collect()
 }
 
-/// The spectral start for k groups: the rows of the first k eigenvectors of `W^½ G W^½`,
-/// scaled to unit length, clustered by k-means (kernel k-groups on their linear kernel,
-/// 2 k-means++ starts).
+/// The spectral start for k groups ([`SpectralEmbedding::round`] of the first k of `pairs`,
+/// the points weighted by `weights`), drawn from `seed`.
 pub fn spectral_start(
     pairs: &Eigenpairs,
     k: usize,
+    weights: &[f64],
     seed: u64,
     control: &Control,
 ) -> Result<Vec<usize>> {
-    let (n, count) = (pairs.n, pairs.count);
-    let k_cols = k.min(count);
-    let mut embedding = vec![0.0; n * k_cols];
-    for i in 0..n {
-        let row = &pairs.vectors[i * count..i * count + k_cols];
-        let norm = row.iter().map(|v| v * v).sum::<f64>().sqrt().max(1e-300);
-        for (e, v) in embedding[i * k_cols..(i + 1) * k_cols].iter_mut().zip(row) {
-            *e = v / norm;
-        }
-    }
-    let features = FeatureKernel::new(&embedding, n, k_cols)?;
-    let options = Options {
-        n_init: 2,
-        seed,
-        ..Options::default()
-    };
-    Ok(fit(&features, k, &options, &control.without_progress())?.labels)
+    SpectralEmbedding::from_pairs(pairs, k)?.round(weights, &mut Rng::new(seed), control)
 }
 
 /// Partitions of a normalised-cut kernel (node weights `degrees`) for every k in `ks`, run
@@ -105,9 +90,8 @@ pub fn graph_fits<K: Kernel>(
             };
             let mut best: Option<crate::Clustering> = None;
             if k <= pairs.count {
-                let start = spectral_start(pairs, k, seed, control)?;
-                // A start that lost a group (possible only with duplicated embedding rows)
-                // is skipped: the k-means++ start below stands in.
+                let start = spectral_start(pairs, k, degrees, seed, control)?;
+                // A start that fails is skipped: the k-means++ start below stands in.
                 match fit(
                     kernel,
                     k,

@@ -98,7 +98,7 @@ def select_k(
     *,
     kernel: SelectKernel = "auto",
     n_refs: int = 10,
-    n_init: int = 3,
+    n_init: int = 10,
     n_pairs: int = 5,
     random_state: RandomState = None,
     n_threads: Optional[int] = None,
@@ -150,7 +150,7 @@ def select_k(
         Which kernels may be chosen.
     n_refs : int, default 10
         Reference data sets per box.
-    n_init : int, default 3
+    n_init : int, default 10
         k-means++ starts per k on the data (the references get one fewer, at least 1).
     n_pairs : int, default 5
         Subsample pairs of the stability column (0: not computed; at least 1 for

@@ -132,7 +132,9 @@ pub struct SelectOptions {
     pub kernel: KernelChoice,
     /// `B`, the reference sets per box (≥ 1; 10 by default: 20 was not better).
     pub n_refs: usize,
-    /// k-means++ starts per k on the data (≥ 1); the references get one fewer (at least 1).
+    /// k-means++ starts per k on the data (≥ 1; 10 by default: with 3, W_k of the data was
+    /// noisy enough to move the gap rule, see `benches/bench_select_k.py`); the references get
+    /// one fewer (at least 1).
     pub n_init: usize,
     /// Subsample pairs of the stability column (0: not computed).
     pub n_pairs: usize,
@@ -150,7 +152,7 @@ impl Default for SelectOptions {
             k_max: 10,
             kernel: KernelChoice::Auto,
             n_refs: 10,
-            n_init: 3,
+            n_init: 10,
             n_pairs: 5,
             max_statistics_points: 2000,
             seed: 0,

@@ -1,7 +1,7 @@
 //! Kernel k-groups: Hartigan's method in kernel space (SPEC, eqs. 47–51, Algorithm 2).
 
 use crate::cluster::partition::Partition;
-use crate::cluster::pending_moves::{sweep_with_updates, MoveUpdates};
+use crate::cluster::pending_moves::MoveUpdates;
 use crate::cluster::sweeps::{self, Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERANCE};
 use crate::control::Control;
 use crate::error::Result;
@@ -175,9 +175,8 @@ pub(crate) fn sweep<K: KernelAccess>(
     partition: &mut Partition<'_>,
     control: &Control,
 ) -> Result<usize> {
-    sweep_with_updates(kernel, partition, |partition, updates| {
-        sweep_using(kernel, weights, diagonal, partition, control, updates)
-    })
+    let updates = MoveUpdates::for_sweep(kernel, partition)?;
+    sweep_using(kernel, weights, diagonal, partition, control, updates)
 }
 
 /// [`sweep`], with the moves' updates of the sums made by `updates`.
@@ -187,7 +186,7 @@ pub(crate) fn sweep_using<K: KernelAccess>(
     diagonal: &[f64],
     partition: &mut Partition<'_>,
     control: &Control,
-    mut updates: MoveUpdates<'_>,
+    mut updates: MoveUpdates,
 ) -> Result<usize> {
     let mut moves_in_sweep = 0;
     let mut constants = MeanConstants::new(partition);

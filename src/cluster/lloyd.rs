@@ -16,7 +16,7 @@
 //! cluster `j`'s.
 
 use crate::cluster::partition::Partition;
-use crate::cluster::pending_moves::{sweep_with_updates, MoveUpdates};
+use crate::cluster::pending_moves::MoveUpdates;
 use crate::cluster::sweeps::{self, Reporting, SweepStats, CHECK_EVERY_POINTS, GAIN_TOLERANCE};
 use crate::control::Control;
 use crate::error::Result;
@@ -105,9 +105,8 @@ fn online_sweep<K: KernelAccess>(
     partition: &mut Partition<'_>,
     control: &Control,
 ) -> Result<usize> {
-    sweep_with_updates(kernel, partition, |partition, updates| {
-        online_sweep_using(kernel, weights, partition, control, updates)
-    })
+    let updates = MoveUpdates::for_sweep(kernel, partition)?;
+    online_sweep_using(kernel, weights, partition, control, updates)
 }
 
 /// One online sweep, with the moves' updates of the sums made by `updates` (as Hartigan's
@@ -117,7 +116,7 @@ pub(crate) fn online_sweep_using<K: KernelAccess>(
     weights: &[f64],
     partition: &mut Partition<'_>,
     control: &Control,
-    mut updates: MoveUpdates<'_>,
+    mut updates: MoveUpdates,
 ) -> Result<usize> {
     let mut moves = 0;
     let mut visit = || -> Result<()> {

@@ -6,7 +6,7 @@
 //! [`compact_sums`] where they are small integers), and repeats sweeps ([`sweeps`], the one
 //! loop) of Hartigan's method ([`hartigan`]) or Lloyd's ([`lloyd`]) until no point moves.
 //! How a sweep applies its moves to the sums lives in [`pending_moves`] (batched and
-//! prefetched, [`prefetch`]; dense moves split with a helper thread, [`move_helper`]).
+//! prefetched, [`prefetch`]).
 //! [`spectral`] computes the top eigenpairs of the weighted kernel and the spectral start.
 //! [`chunk_sweep`] runs one sweep on one chunk of the points for distributed runs.
 
@@ -15,7 +15,6 @@ pub(crate) mod compact_sums;
 pub(crate) mod hartigan;
 pub mod init;
 pub(crate) mod lloyd;
-pub(crate) mod move_helper;
 pub(crate) mod partition;
 pub(crate) mod pending_moves;
 pub(crate) mod prefetch;

@@ -373,20 +373,6 @@ impl<'a> Partition<'a> {
         from
     }
 
-    /// Rows `from` and `to` (`from != to`) of the cluster-major sums `M`, if that is how they
-    /// are kept.
-    pub fn cluster_major_rows_mut(
-        &mut self,
-        from: usize,
-        to: usize,
-    ) -> Option<(&mut [f64], &mut [f64])> {
-        let n = self.n;
-        match &mut self.sums {
-            ClusterSums::ClusterMajor(sums) => Some(two_rows_mut(sums, n, from, to)),
-            _ => None,
-        }
-    }
-
     /// The cluster-major sums `M` (`m_l(i)` at `l * n + i`), if that is how they are kept.
     pub fn cluster_major_sums_mut(&mut self) -> Option<&mut [f64]> {
         match &mut self.sums {

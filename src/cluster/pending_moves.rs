@@ -1,8 +1,7 @@
 //! How the moves of the sequential searches (Hartigan, online Lloyd) reach the cluster sums
 //! ([`MoveUpdates`]). A move's totals (labels, `s_l`, `Q_l`) always change at once. Its
 //! updates of the other points' sums are made at once too, except in the two cases below,
-//! where they wait; and for dense kernels a helper thread may take half of each move's row
-//! ([`crate::cluster::move_helper`]).
+//! where they wait.
 //!
 //! **Kernels whose rows are computed rather than read** ([`KernelAccess::batches_moves`],
 //! [`PendingMoves`]). A move of point p (weight w) from cluster a to cluster b updates every
@@ -31,7 +30,6 @@ use rayon::prelude::*;
 
 use std::collections::VecDeque;
 
-use crate::cluster::move_helper::MoveHelper;
 use crate::cluster::partition::{ClusterSums, Partition};
 use crate::error::{try_filled, Result};
 use crate::kernel::KernelAccess;
@@ -162,43 +160,14 @@ impl PendingMoves {
 
 /// How one sweep's moves reach the cluster sums (see the module doc).
 #[derive(Debug)]
-pub(crate) enum MoveUpdates<'h> {
+pub(crate) enum MoveUpdates {
     /// Each move updates the sums at once.
     Immediate,
     Batched(PendingMoves),
     Prefetched(PrefetchedMoves),
-    /// Each move updates the sums at once, half of each row by a helper thread.
-    Split(&'h MoveHelper),
 }
 
-/// Runs one sweep, `sweep`, with the way its moves reach the sums
-/// ([`MoveUpdates::for_sweep`]); for a kernel that splits its moves
-/// ([`KernelAccess::splits_moves`]) on a pool of two threads or more, with a helper thread for the
-/// length of the sweep. The helper is a rayon job: it runs only on a worker that is free
-/// (with several starts in parallel, once a start has finished), and until one is, every
-/// move is made whole.
-pub(crate) fn sweep_with_updates<K: KernelAccess, R: Send>(
-    kernel: &K,
-    partition: &mut Partition,
-    sweep: impl FnOnce(&mut Partition, MoveUpdates<'_>) -> Result<R> + Send,
-) -> Result<R> {
-    let split = kernel.splits_moves()
-        && matches!(partition.sums, ClusterSums::ClusterMajor(_))
-        && rayon::current_num_threads() >= 2;
-    if !split {
-        let updates = MoveUpdates::for_sweep(kernel, partition)?;
-        return sweep(partition, updates);
-    }
-    let helper = MoveHelper::new();
-    rayon::scope(|scope| {
-        scope.spawn(|_| helper.serve(kernel));
-        // Stops the helper however the sweep ends (the scope waits for it).
-        let _stop = helper.stop_on_drop();
-        sweep(partition, MoveUpdates::Split(&helper))
-    })
-}
-
-impl MoveUpdates<'_> {
+impl MoveUpdates {
     /// The way for a sweep of `kernel` over `partition`'s layout of the sums.
     pub(crate) fn for_sweep<K: KernelAccess>(kernel: &K, partition: &Partition) -> Result<Self> {
         Ok(match &partition.sums {
@@ -222,7 +191,7 @@ impl MoveUpdates<'_> {
         i: usize,
     ) {
         match self {
-            MoveUpdates::Immediate | MoveUpdates::Split(_) => {}
+            MoveUpdates::Immediate => {}
             MoveUpdates::Batched(pending) => pending.catch_up(kernel, partition, i),
             MoveUpdates::Prefetched(prefetched) => prefetched.catch_up(kernel, partition, i),
         }
@@ -250,17 +219,13 @@ impl MoveUpdates<'_> {
             MoveUpdates::Immediate => partition.move_sums(kernel, i, from, to, weight),
             MoveUpdates::Batched(pending) => pending.push(kernel, partition, m),
             MoveUpdates::Prefetched(prefetched) => prefetched.push(kernel, partition, m),
-            MoveUpdates::Split(helper) => match partition.cluster_major_rows_mut(from, to) {
-                Some((leaving, joining)) => helper.move_point(kernel, i, weight, leaving, joining),
-                None => partition.move_sums(kernel, i, from, to, weight),
-            },
         }
     }
 
     /// Makes every update still waiting (at the end of a sweep, also an interrupted one).
     pub(crate) fn finish<K: KernelAccess>(&mut self, kernel: &K, partition: &mut Partition) {
         match self {
-            MoveUpdates::Immediate | MoveUpdates::Split(_) => {}
+            MoveUpdates::Immediate => {}
             MoveUpdates::Batched(pending) => pending.apply(kernel, partition),
             MoveUpdates::Prefetched(prefetched) => prefetched.apply_all(kernel, partition),
         }
@@ -360,32 +325,12 @@ mod tests {
     };
     use proptest::prelude::*;
 
-    /// A kernel exactly like `K`, except that its moves are batched (`batches`) or split
-    /// with a helper thread (`splits`) whatever n.
-    struct Tuned<'k, K> {
+    /// A kernel exactly like `K`, except that its moves are batched whatever n.
+    struct Batched<'k, K> {
         kernel: &'k K,
-        batches: bool,
-        splits: bool,
-        /// The thread that made the last first half of a move (`start == 0`).
-        mover: std::sync::Mutex<Option<std::thread::ThreadId>>,
-        /// Second halves of moves made on another thread than their first half: by a
-        /// helper ([`crate::cluster::move_helper`]).
-        helped: std::sync::atomic::AtomicUsize,
     }
 
-    impl<'k, K> Tuned<'k, K> {
-        fn new(kernel: &'k K, batches: bool, splits: bool) -> Self {
-            Tuned {
-                kernel,
-                batches,
-                splits,
-                mover: std::sync::Mutex::new(None),
-                helped: std::sync::atomic::AtomicUsize::new(0),
-            }
-        }
-    }
-
-    impl<K: KernelAccess> crate::Kernel for Tuned<'_, K> {
+    impl<K: KernelAccess> crate::Kernel for Batched<'_, K> {
         fn n(&self) -> usize {
             self.kernel.n()
         }
@@ -403,39 +348,16 @@ mod tests {
         }
     }
 
-    /// Tuned's strategies: the wrapped kernel's, with moves batched or split as asked.
-    impl<K: KernelAccess> KernelAccess for Tuned<'_, K> {
+    /// The wrapped kernel's strategies, with the moves batched.
+    impl<K: KernelAccess> KernelAccess for Batched<'_, K> {
         fn row_run(&self, i: usize, start: usize, out: &mut [f64]) {
             self.kernel.row_run(i, start, out)
         }
         fn batches_moves(&self) -> bool {
-            self.batches
-        }
-        fn splits_moves(&self) -> bool {
-            self.splits
+            true
         }
         fn move_point(&self, i: usize, weight: f64, leaving: &mut [f64], joining: &mut [f64]) {
             self.kernel.move_point(i, weight, leaving, joining)
-        }
-        fn move_point_part(
-            &self,
-            i: usize,
-            start: usize,
-            weight: f64,
-            leaving: &mut [f64],
-            joining: &mut [f64],
-        ) {
-            let here = std::thread::current().id();
-            let mut mover = self.mover.lock().unwrap();
-            if start == 0 {
-                *mover = Some(here);
-            } else if *mover != Some(here) {
-                self.helped
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            }
-            drop(mover);
-            self.kernel
-                .move_point_part(i, start, weight, leaving, joining)
         }
         fn sums_layout(&self) -> SumsLayout {
             self.kernel.sums_layout()
@@ -452,8 +374,8 @@ mod tests {
     }
 
     /// `kernel`, its moves batched.
-    fn batched<K: KernelAccess>(kernel: &K) -> Tuned<'_, K> {
-        Tuned::new(kernel, true, false)
+    fn batched<K: KernelAccess>(kernel: &K) -> Batched<'_, K> {
+        Batched { kernel }
     }
 
     fn data(n: usize, dim: usize, seed: u64) -> Vec<f64> {
@@ -518,78 +440,6 @@ mod tests {
                 assert_same_runs(&dense, k, &options);
             }
         }
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(12))]
-
-        /// Dense kernels, Hartigan and online Lloyd, the moves split with a helper thread
-        /// (which runs when a rayon worker is free; the split itself is tested in
-        /// `move_helper`): the same run as with whole moves.
-        #[test]
-        fn split_moves_give_the_same_run(
-            n in 40usize..500,
-            k in 2usize..5,
-            seed in 0u64..1000,
-            weighted in any::<bool>(),
-        ) {
-            let x = data(n, 2, seed);
-            let points = Points::new(&x, n, 2).unwrap();
-            let mut rng = crate::rng::Rng::new(seed + 1);
-            let weights: Vec<f64> = (0..n).map(|_| 0.5 + rng.next_f64()).collect();
-            let g: Vec<f64> =
-                energy_gram(&points, Semimetric::Power { alpha: 1.0 }, Base::Mean).unwrap();
-            let dense = DenseKernel::new(&g, n).unwrap();
-            for algorithm in [Algorithm::Hartigan, Algorithm::Lloyd(LloydVariant::Online)] {
-                let options = Options {
-                    algorithm,
-                    init: Init::Random,
-                    seed,
-                    weights: weighted.then_some(&weights[..]),
-                    ..Options::default()
-                };
-                let whole = fit(&dense, k, &options, &Control::new()).unwrap();
-                let tuned = Tuned::new(&dense, false, true);
-                let split = fit(&tuned, k, &options, &Control::new()).unwrap();
-                assert_same_result(&split, &whole);
-            }
-        }
-    }
-
-    /// A fit whose moves split (on a pool of two threads) has the helper make second halves:
-    /// the split path of the proptest above runs. The helper runs only when a worker is free,
-    /// so a busy machine may need a few fits before it has taken one.
-    #[test]
-    fn split_moves_are_made_by_the_helper() {
-        let n = 600;
-        let x = data(n, 2, 5);
-        let points = Points::new(&x, n, 2).unwrap();
-        let g: Vec<f64> =
-            energy_gram(&points, Semimetric::Power { alpha: 1.0 }, Base::Mean).unwrap();
-        let dense = DenseKernel::new(&g, n).unwrap();
-        let mut helped = 0;
-        // On a busy machine the helper may not be scheduled during a fit: fit again with other
-        // seeds until it has made a half (or 60 s passed).
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        for seed in 0.. {
-            let options = Options {
-                init: Init::Random,
-                seed,
-                ..Options::default()
-            };
-            let tuned = Tuned::new(&dense, false, true);
-            let (split, whole) = crate::test_support::in_pool(2, || {
-                let split = fit(&tuned, 3, &options, &Control::new()).unwrap();
-                (split, fit(&dense, 3, &options, &Control::new()).unwrap())
-            });
-            assert_same_result(&split, &whole);
-            assert!(split.n_moves > 0);
-            helped += tuned.helped.load(std::sync::atomic::Ordering::Relaxed);
-            if helped > 0 || std::time::Instant::now() > deadline {
-                break;
-            }
-        }
-        assert!(helped > 0, "the helper never made a half of a move in 60 s");
     }
 
     #[test]

@@ -110,36 +110,6 @@ pub trait KernelAccess: Kernel {
         });
     }
 
-    /// The part of [`KernelAccess::move_point`] for the columns `start .. start + leaving.len()`:
-    /// `leaving[t] -= weight * G[i, start + t]` and `joining[t] += weight * G[i, start + t]`,
-    /// the same operations on those entries, so a move can be split between threads
-    /// ([`KernelAccess::splits_moves`]).
-    fn move_point_part(
-        &self,
-        i: usize,
-        start: usize,
-        weight: f64,
-        leaving: &mut [f64],
-        joining: &mut [f64],
-    ) {
-        // Both runs' common length: no index past either (nor an overflowing end).
-        let columns = start..start.saturating_add(leaving.len().min(joining.len()));
-        self.for_each_in_row(i, |y, v| {
-            if columns.contains(&y) {
-                let delta = weight * v;
-                leaving[y - start] -= delta;
-                joining[y - start] += delta;
-            }
-        });
-    }
-
-    /// Whether a single search should split each move's row between two threads
-    /// ([`KernelAccess::move_point_part`]): for dense rows long enough that a second core reading
-    /// half of the row from memory beats handing it the work. `false` by default.
-    fn splits_moves(&self) -> bool {
-        false
-    }
-
     /// How a fit stores the per-point cluster sums for this kernel: cluster-major (the
     /// default) when a move updates whole rows of n sums, point-major for sparse rows, where
     /// a move updates the sums of a few scattered points and point-major puts both sums a
@@ -336,11 +306,10 @@ mod tests {
     fn each_kind_chooses_its_strategies() {
         let dense = DenseKernel::new(&[1.0], 1).unwrap();
         assert_eq!(dense.sums_layout(), SumsLayout::ClusterMajor);
-        assert!(!dense.batches_moves() && !dense.splits_moves());
+        assert!(!dense.batches_moves());
         assert_eq!(dense.integer_entries_row_bound(), None);
         let sparse = path();
         assert_eq!(sparse.sums_layout(), SumsLayout::PointMajor);
-        assert!(!sparse.splits_moves());
         assert_eq!(sparse.integer_entries_row_bound(), Some(2.0));
         let halves = CsrKernel::new(&[0usize, 1, 2], &[1usize, 0], &[0.5; 2], 2).unwrap();
         assert_eq!(halves.integer_entries_row_bound(), None);
@@ -352,7 +321,7 @@ mod tests {
         let user = Custom(&sparse);
         assert_eq!(user.sums_layout(), SumsLayout::ClusterMajor);
         assert_eq!(user.integer_entries_row_bound(), None);
-        assert!(!user.batches_moves() && !user.splits_moves() && !user.has_deferred_check());
+        assert!(!user.batches_moves() && !user.has_deferred_check());
         assert_eq!(user.features(), None);
         // Its rows are the wrapped kernel's.
         let (mut a, mut b) = ([9.0; 3], [9.0; 3]);
@@ -379,12 +348,6 @@ mod tests {
         ] {
             assert_eq!(run, [3.0, 0.0]);
         }
-        let (mut leaving, mut joining) = ([0.0; 2], [0.0; 2]);
-        dense.move_point_part(0, 1, 2.0, &mut leaving, &mut joining);
-        assert_eq!((leaving, joining), ([-2.0, -1.0], [2.0, 1.0]));
-        let (mut leaving, mut joining) = ([0.0; 2], [0.0; 2]);
-        Custom(&dense).move_point_part(0, 1, 2.0, &mut leaving, &mut joining);
-        assert_eq!((leaving, joining), ([-2.0, -1.0], [2.0, 1.0]));
     }
 
     #[test]

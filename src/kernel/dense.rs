@@ -119,10 +119,6 @@ const MOVE_RUNS_AHEAD: usize = 8;
 /// and more).
 const PARALLEL_MOVE_MIN_N: usize = 1 << 16;
 
-/// From this n (a row of 32 KiB) up to [`PARALLEL_MOVE_MIN_N`], a single search splits each
-/// move's row with a helper thread ([`KernelAccess::splits_moves`]).
-const SPLIT_MOVE_MIN_N: usize = 1 << 12;
-
 /// `leaving[y] -= weight * row[y]`, `joining[y] += weight * row[y]` over `leaving.len()`
 /// entries, the row prefetched [`MOVE_RUNS_AHEAD`] runs ahead.
 #[inline]
@@ -197,23 +193,6 @@ impl<T: KernelElement> KernelAccess for DenseKernel<'_, T> {
         } else {
             move_run(row, weight, leaving, joining);
         }
-    }
-
-    fn move_point_part(
-        &self,
-        i: usize,
-        start: usize,
-        weight: f64,
-        leaving: &mut [f64],
-        joining: &mut [f64],
-    ) {
-        // Columns past n have no entries to add (as in the default implementation).
-        let row = self.row(i).get(start..).unwrap_or_default();
-        move_run(row, weight, leaving, joining);
-    }
-
-    fn splits_moves(&self) -> bool {
-        (SPLIT_MOVE_MIN_N..PARALLEL_MOVE_MIN_N).contains(&self.n)
     }
 
     fn cluster_sums(

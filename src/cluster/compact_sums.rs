@@ -16,7 +16,6 @@
 
 use rayon::prelude::*;
 
-use crate::cluster::prefetch::prefetch_line;
 use crate::error::{try_filled_huge_pages, Result};
 use crate::kernel::KernelAccess;
 
@@ -100,15 +99,6 @@ impl CompactSums {
         match self {
             CompactSums::I8(s) => s[index].widen(),
             CompactSums::I16(s) => s[index].widen(),
-        }
-    }
-
-    /// Prefetches the cache line of the sum at `index`.
-    #[inline(always)]
-    pub(crate) fn prefetch(&self, index: usize) {
-        match self {
-            CompactSums::I8(s) => prefetch_line(&s[index]),
-            CompactSums::I16(s) => prefetch_line(&s[index]),
         }
     }
 

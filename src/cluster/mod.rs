@@ -17,7 +17,6 @@ pub mod init;
 pub(crate) mod lloyd;
 pub(crate) mod partition;
 pub(crate) mod pending_moves;
-pub(crate) mod prefetch;
 pub(crate) mod restarts;
 pub mod spectral;
 pub(crate) mod sweeps;

@@ -10,7 +10,6 @@
 //! `S_l = Σ_{y∈C_l} w_y φ_y`, so that `m_l(i) = φ_i · S_l` costs O(m) and a move O(m).
 
 use crate::cluster::compact_sums::CompactSums;
-use crate::cluster::prefetch::prefetch_line;
 use crate::control::Control;
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::kernel::{check_cluster_sums_args, KernelAccess, SumsLayout};
@@ -314,45 +313,6 @@ impl<'a> Partition<'a> {
                 }
             }
         }
-    }
-
-    /// For point-major sums, before a move of point `i` from `from` to `to` whose sums'
-    /// updates ([`Partition::move_sums`]) are made later: starts loading the sums those
-    /// updates change, and returns which of the next `lead` points (`lead <= 32`) they
-    /// change, bit `d` for point `i + 1 + d` (those points must not be evaluated before the
-    /// updates are made). `None` for the other layouts.
-    #[inline]
-    pub fn prefetch_move_sums<K: KernelAccess>(
-        &self,
-        kernel: &K,
-        i: usize,
-        from: usize,
-        to: usize,
-        lead: usize,
-    ) -> Option<u32> {
-        debug_assert!(lead <= 32);
-        let k = self.k;
-        let mut ahead = 0u32;
-        let mut note = |y: usize| {
-            let d = y.wrapping_sub(i + 1);
-            if d < lead {
-                ahead |= 1 << d;
-            }
-        };
-        match &self.sums {
-            ClusterSums::PointMajor(sums) => kernel.for_each_in_row(i, |y, _| {
-                prefetch_line(&sums[y * k + from]);
-                prefetch_line(&sums[y * k + to]);
-                note(y);
-            }),
-            ClusterSums::PointMajorCompact(sums) => kernel.for_each_in_row(i, |y, _| {
-                sums.prefetch(y * k + from);
-                sums.prefetch(y * k + to);
-                note(y);
-            }),
-            ClusterSums::ClusterMajor(_) | ClusterSums::Features { .. } => return None,
-        }
-        Some(ahead)
     }
 
     /// The part of [`Partition::move_point`] that is not the sums: `Q_from`, `Q_to`, `s`,

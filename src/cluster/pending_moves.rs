@@ -1,6 +1,6 @@
 //! How the moves of the sequential searches (Hartigan, online Lloyd) reach the cluster sums
 //! ([`MoveUpdates`]). A move's totals (labels, `s_l`, `Q_l`) always change at once. Its
-//! updates of the other points' sums are made at once too, except in the two cases below,
+//! updates of the other points' sums are made at once too, except for the kernels below,
 //! where they wait.
 //!
 //! **Kernels whose rows are computed rather than read** ([`KernelAccess::batches_moves`],
@@ -15,20 +15,12 @@
 //!   points in one pass over the data, chunk of points by chunk of points, each chunk's data
 //!   read once for the whole batch.
 //!
-//! **Point-major sums** (sparse kernels, [`PrefetchedMoves`]). A move updates the sums of
-//! the moved point's neighbours, scattered over the whole array: a cache miss each. The
-//! move starts loading them, and its updates are made [`LEAD`] points later (the
-//! evaluations in between hide the wait), or at once before a point among its neighbours is
-//! evaluated.
-//!
-//! Either way every sum receives the same updates (`delta = w·G(p, y)`, then `m_a −= delta`,
+//! Every sum receives the same updates (`delta = w·G(p, y)`, then `m_a −= delta`,
 //! `m_b += delta`) in the order of the moves, with `G(p, y)` computed as in row p, exactly
 //! as the immediate updates make them, and every point is evaluated from sums that hold
 //! every earlier move: the sums, and the search, are the same bits.
 
 use rayon::prelude::*;
-
-use std::collections::VecDeque;
 
 use crate::cluster::partition::{ClusterSums, Partition};
 use crate::error::{try_filled, Result};
@@ -164,7 +156,6 @@ pub(crate) enum MoveUpdates {
     /// Each move updates the sums at once.
     Immediate,
     Batched(PendingMoves),
-    Prefetched(PrefetchedMoves),
 }
 
 impl MoveUpdates {
@@ -174,10 +165,7 @@ impl MoveUpdates {
             ClusterSums::ClusterMajor(_) if kernel.batches_moves() => {
                 MoveUpdates::Batched(PendingMoves::new(kernel.n())?)
             }
-            ClusterSums::PointMajor(_) | ClusterSums::PointMajorCompact(_) => {
-                MoveUpdates::Prefetched(PrefetchedMoves::new())
-            }
-            ClusterSums::ClusterMajor(_) | ClusterSums::Features { .. } => MoveUpdates::Immediate,
+            _ => MoveUpdates::Immediate,
         })
     }
 
@@ -193,7 +181,6 @@ impl MoveUpdates {
         match self {
             MoveUpdates::Immediate => {}
             MoveUpdates::Batched(pending) => pending.catch_up(kernel, partition, i),
-            MoveUpdates::Prefetched(prefetched) => prefetched.catch_up(kernel, partition, i),
         }
     }
 
@@ -218,7 +205,6 @@ impl MoveUpdates {
         match self {
             MoveUpdates::Immediate => partition.move_sums(kernel, i, from, to, weight),
             MoveUpdates::Batched(pending) => pending.push(kernel, partition, m),
-            MoveUpdates::Prefetched(prefetched) => prefetched.push(kernel, partition, m),
         }
     }
 
@@ -227,73 +213,6 @@ impl MoveUpdates {
         match self {
             MoveUpdates::Immediate => {}
             MoveUpdates::Batched(pending) => pending.apply(kernel, partition),
-            MoveUpdates::Prefetched(prefetched) => prefetched.apply_all(kernel, partition),
-        }
-    }
-}
-
-/// Points evaluated between a move and its updates of point-major sums. On the SBM row of
-/// `benches/bench_floor.py` (10⁶ nodes, degree 20, k = 10, 2.3 million moves; AMD Zen 4),
-/// ten alternating runs each: median 1.69 s with the updates made at once, 1.57 s with a
-/// lead of 1, 1.54 s with 2, 1.49 s with 4, 1.60 s with 8.
-pub(crate) const LEAD: usize = 4;
-
-/// A move whose updates of point-major sums wait; `ahead` marks its neighbours among the
-/// next [`LEAD`] points (bit d: point `m.point + 1 + d`).
-#[derive(Debug, Clone, Copy)]
-struct PrefetchedMove {
-    m: Move,
-    ahead: u32,
-}
-
-/// The moves of a sweep over point-major sums whose updates wait (see the module doc), in
-/// the order they were made: at most [`LEAD`].
-#[derive(Debug)]
-pub(crate) struct PrefetchedMoves {
-    moves: VecDeque<PrefetchedMove>,
-}
-
-impl PrefetchedMoves {
-    pub(crate) fn new() -> Self {
-        PrefetchedMoves {
-            moves: VecDeque::with_capacity(LEAD + 1),
-        }
-    }
-
-    /// Before point `i` is evaluated: makes, in order, every waiting move up to the last one
-    /// that is a neighbour of `i` or is [`LEAD`] points old.
-    #[inline]
-    pub(crate) fn catch_up<K: KernelAccess>(
-        &mut self,
-        kernel: &K,
-        partition: &mut Partition,
-        i: usize,
-    ) {
-        let due = self.moves.iter().rposition(|waiting| {
-            let d = i - waiting.m.point - 1;
-            d >= LEAD || (waiting.ahead >> d) & 1 == 1
-        });
-        if let Some(last) = due {
-            for PrefetchedMove { m, .. } in self.moves.drain(..=last) {
-                partition.move_sums(kernel, m.point, m.from, m.to, m.weight);
-            }
-        }
-    }
-
-    /// The move `m`, whose totals are made: starts loading the sums it updates and lets the
-    /// updates wait.
-    #[inline]
-    fn push<K: KernelAccess>(&mut self, kernel: &K, partition: &mut Partition, m: Move) {
-        match partition.prefetch_move_sums(kernel, m.point, m.from, m.to, LEAD) {
-            Some(ahead) => self.moves.push_back(PrefetchedMove { m, ahead }),
-            None => partition.move_sums(kernel, m.point, m.from, m.to, m.weight),
-        }
-    }
-
-    /// Makes every waiting move, in order.
-    fn apply_all<K: KernelAccess>(&mut self, kernel: &K, partition: &mut Partition) {
-        for PrefetchedMove { m, .. } in self.moves.drain(..) {
-            partition.move_sums(kernel, m.point, m.from, m.to, m.weight);
         }
     }
 }
@@ -491,118 +410,6 @@ mod tests {
                     eager.sum(l, i).to_bits(),
                     "m_{l}({i})"
                 );
-            }
-        }
-    }
-
-    /// A symmetric graph on `n` nodes whose edges join nodes at most `band` apart (so a
-    /// moved node's neighbours are often among the next [`LEAD`] points), plus a few long
-    /// edges: integer values (kept as small integers) or not (kept as f64).
-    fn banded_graph(n: usize, band: usize, integer: bool, seed: u64) -> Vec<Vec<(usize, f64)>> {
-        let mut rng = crate::rng::Rng::new(seed);
-        let mut rows = vec![Vec::new(); n];
-        let value = |rng: &mut crate::rng::Rng| {
-            let v = rng.next_f64();
-            if integer {
-                (v * 4.0).floor() - 1.0
-            } else {
-                v - 0.3
-            }
-        };
-        for a in 0..n {
-            for b in a..(a + band + 1).min(n) {
-                if rng.next_f64() < 0.6 {
-                    let v = value(&mut rng);
-                    rows[a].push((b, v));
-                    if a != b {
-                        rows[b].push((a, v));
-                    }
-                }
-            }
-            if rng.next_f64() < 0.1 {
-                let b = (rng.next_f64() * n as f64) as usize % n;
-                if b > a + band {
-                    let v = value(&mut rng);
-                    rows[a].push((b, v));
-                    rows[b].push((a, v));
-                }
-            }
-        }
-        rows.iter_mut().for_each(|row| row.sort_by_key(|&(b, _)| b));
-        rows
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(48))]
-
-        /// Hartigan or online Lloyd sweeps over point-major sums (f64 and small integers),
-        /// the updates made with the lead and at once: the same moves in every sweep and the
-        /// same labels, totals and sums, bit for bit, after each.
-        #[test]
-        fn prefetched_moves_give_the_same_sweeps(
-            n in 8usize..300,
-            band in 1usize..(2 * LEAD),
-            k in 2usize..5,
-            seed in 0u64..1000,
-            integer in any::<bool>(),
-            weighted in any::<bool>(),
-            lloyd in any::<bool>(),
-        ) {
-            let rows = banded_graph(n, band, integer, seed);
-            let mut indptr = vec![0usize];
-            let (mut indices, mut values) = (Vec::new(), Vec::new());
-            for row in &rows {
-                indices.extend(row.iter().map(|&(b, _)| b));
-                values.extend(row.iter().map(|&(_, v)| v));
-                indptr.push(indices.len());
-            }
-            let kernel = crate::CsrKernel::new(&indptr, &indices, &values, n).unwrap();
-            let mut rng = crate::rng::Rng::new(seed + 1);
-            // Integer weights keep integer sums integers.
-            let weights: Vec<f64> = (0..n)
-                .map(|_| if weighted { 1.0 + (rng.next_f64() * 3.0).floor() } else { 1.0 })
-                .collect();
-            let labels: Vec<usize> =
-                (0..n).map(|i| if i < k { i } else { (rng.next_f64() * k as f64) as usize % k }).collect();
-            let control = Control::new();
-            let diagonal = crate::kernel::diagonal_values(&kernel).unwrap();
-            let mut at_once = Partition::new(&kernel, labels, &weights, k, &control, false).unwrap();
-            prop_assert_eq!(
-                matches!(at_once.sums, ClusterSums::PointMajorCompact(_)),
-                integer,
-                "integer graphs keep integer sums"
-            );
-            let mut prefetched = at_once.clone();
-            for _ in 0..50 {
-                let updates = MoveUpdates::for_sweep(&kernel, &prefetched).unwrap();
-                prop_assert!(matches!(updates, MoveUpdates::Prefetched(_)));
-                let sweep = |partition: &mut Partition, updates| {
-                    if lloyd {
-                        crate::cluster::lloyd::online_sweep_using(&kernel, &weights, partition, &control, updates)
-                    } else {
-                        crate::cluster::hartigan::sweep_using(
-                            &kernel, &weights, &diagonal, partition, &control, updates,
-                        )
-                    }
-                    .unwrap()
-                };
-                let moved = sweep(&mut prefetched, updates);
-                let expected = sweep(&mut at_once, MoveUpdates::Immediate);
-                prop_assert_eq!(moved, expected);
-                prop_assert_eq!(&prefetched.labels, &at_once.labels);
-                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                prop_assert_eq!(bits(&prefetched.terms), bits(&at_once.terms));
-                prop_assert_eq!(bits(&prefetched.sizes), bits(&at_once.sizes));
-                for i in 0..n {
-                    for l in 0..k {
-                        prop_assert_eq!(prefetched.sum(l, i).to_bits(), at_once.sum(l, i).to_bits());
-                    }
-                }
-                if expected == 0 {
-                    break;
-                }
-                at_once.refresh_totals(&weights);
-                prefetched.refresh_totals(&weights);
             }
         }
     }

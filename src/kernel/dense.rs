@@ -2,7 +2,6 @@
 //! cluster sums. The pass that builds the sums, reading each pair of entries once and able
 //! to check the symmetry rule in the same pass, is in [`sums_pass`].
 
-use crate::cluster::prefetch::prefetch_run;
 use crate::control::Control;
 use crate::error::Result;
 use crate::kernel::{Kernel, KernelAccess, KernelElement, Visit};
@@ -107,37 +106,18 @@ impl<'a, T: KernelElement> DenseKernel<'a, T> {
     }
 }
 
-/// Entries of the row a dense move reads between two prefetches, and how many such runs
-/// ahead the row is prefetched (4 KiB for f64). A moved point's row is read once, from
-/// memory, and the hardware prefetchers alone left a move waiting on it: the 3734 moves of
-/// `kernel_kgroups(G, 2)` at n = 10⁴ (the paper's eq. 56 data) took about 0.047 s, prefetched
-/// 0.033 s (AMD Zen 4).
-const MOVE_RUN: usize = 64;
-const MOVE_RUNS_AHEAD: usize = 8;
-
 /// From this n a dense move's row is updated in parallel chunks by rayon (a row of 512 KiB
 /// and more).
 const PARALLEL_MOVE_MIN_N: usize = 1 << 16;
 
 /// `leaving[y] -= weight * row[y]`, `joining[y] += weight * row[y]` over `leaving.len()`
-/// entries, the row prefetched [`MOVE_RUNS_AHEAD`] runs ahead.
+/// entries.
 #[inline]
 fn move_run<T: KernelElement>(row: &[T], weight: f64, leaving: &mut [f64], joining: &mut [f64]) {
-    let row = &row[..leaving.len().min(row.len())];
-    let runs = row.chunks(MOVE_RUN);
-    let mut ahead = row.chunks(MOVE_RUN).skip(MOVE_RUNS_AHEAD);
-    let sums = leaving
-        .chunks_mut(MOVE_RUN)
-        .zip(joining.chunks_mut(MOVE_RUN));
-    for (run, (leaving, joining)) in runs.zip(sums) {
-        if let Some(ahead) = ahead.next() {
-            prefetch_run(ahead);
-        }
-        for ((v, l), j) in run.iter().zip(leaving.iter_mut()).zip(joining.iter_mut()) {
-            let delta = weight * v.widen();
-            *l -= delta;
-            *j += delta;
-        }
+    for ((v, l), j) in row.iter().zip(leaving.iter_mut()).zip(joining.iter_mut()) {
+        let delta = weight * v.widen();
+        *l -= delta;
+        *j += delta;
     }
 }
 

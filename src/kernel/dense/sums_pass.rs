@@ -7,7 +7,6 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::DenseKernel;
-use crate::cluster::prefetch::prefetch_run;
 use crate::control::Control;
 use crate::distance::block_range;
 use crate::error::{KGroupsError, Result};
@@ -47,7 +46,6 @@ impl<T: KernelElement> DenseKernel<'_, T> {
         let by = Labelled { labels, weights, k };
         // One tile: false once cancelled; a tile that breaks the rule stops the others.
         let visit = |masked: &mut Vec<f64>,
-                     prefetch: bool,
                      rows: Range<usize>,
                      cols: Range<usize>,
                      gathered: &mut [f64],
@@ -58,12 +56,7 @@ impl<T: KernelElement> DenseKernel<'_, T> {
             if broken.load(Ordering::Relaxed) {
                 return true;
             }
-            let tile = Tile {
-                rows,
-                cols,
-                by,
-                prefetch,
-            };
+            let tile = Tile { rows, cols, by };
             let roots = check.then_some(&roots[..]);
             if !self.tile_pass(&tile, roots, masked, gathered, scattered) {
                 broken.store(true, Ordering::Relaxed);
@@ -82,7 +75,7 @@ impl<T: KernelElement> DenseKernel<'_, T> {
                         // Without the comparison with mirror tiles, the tiles right of the
                         // diagonal are read four rows at a time across several tiles (the
                         // same sums, read faster: see `add_strip_by_row_groups`).
-                        return visit(masked, false, rows.clone(), rows, gathered, None)
+                        return visit(masked, rows.clone(), rows, gathered, None)
                             && self.strip_pass(p, by, masked, gathered, scattered, control);
                     }
                     (p..n.div_ceil(SUMS_BLOCK)).all(|q| {
@@ -90,7 +83,7 @@ impl<T: KernelElement> DenseKernel<'_, T> {
                         let part = (q > p).then(|| {
                             StripSums::tile_part(scattered, p, q, k, SUMS_BLOCK, cols.len())
                         });
-                        visit(masked, false, rows.clone(), cols, gathered, part)
+                        visit(masked, rows.clone(), cols, gathered, part)
                     })
                 })
                 .reduce(|| true, |a, b| a && b);
@@ -104,7 +97,7 @@ impl<T: KernelElement> DenseKernel<'_, T> {
                     .as_ref()
                     .map_or(rows.clone(), |(q, _)| block_range(*q, SUMS_BLOCK, n));
                 let scattered_q = other.map(|(_, (_, sq))| &mut **sq);
-                visit(masked, true, rows, cols, gp, scattered_q)
+                visit(masked, rows, cols, gp, scattered_q)
             });
             drop(states);
             (finished, Sums::Tiles(sums))
@@ -250,12 +243,7 @@ impl<T: KernelElement> DenseKernel<'_, T> {
                 return false;
             }
         }
-        let row = |a: usize| {
-            if tile.prefetch && a + PREFETCH_ROWS < tile.rows.end {
-                prefetch_run(&data[(a + PREFETCH_ROWS) * n + cols.start..][..cols.len()]);
-            }
-            &data[a * n + cols.start..a * n + cols.end]
-        };
+        let row = |a: usize| &data[a * n + cols.start..a * n + cols.end];
         add_tile(
             row,
             rows,
@@ -297,11 +285,4 @@ struct Tile<'s> {
     rows: Range<usize>,
     cols: Range<usize>,
     by: Labelled<'s>,
-    /// Prefetch each row's run ahead: for tiles visited far apart, whose short runs start
-    /// cold; a strip's tiles continue their rows, which the hardware streams faster alone.
-    prefetch: bool,
 }
-
-/// Rows ahead whose run of the tile is prefetched: the runs are too short for the hardware
-/// prefetchers to reach full speed on their own.
-const PREFETCH_ROWS: usize = 4;

@@ -9,7 +9,8 @@ measured side by side under the same machine load. Without ``--baseline-python``
 build is timed. The floor rows (numpy passes over the same arrays) are timed in this build's
 worker.
 
-Rows (``--rows``, default all but ``matrix_free``, which takes about 20 s a call):
+Rows (``--rows``, default all but ``matrix_free``, which takes about 20 s a call, and
+``dense_n16384_k5``, which needs 2 GiB per worker):
 
 - ``gram_d100``: ``energy_gram(X)``, n = 10 000, D = 100, float64, ρ = ‖x − y‖;
 - ``gram_d10``: the same with D = 10;
@@ -26,7 +27,9 @@ Rows (``--rows``, default all but ``matrix_free``, which takes about 20 s a call
   A a stochastic block model with n = 10⁶ nodes in random order, average degree 20
   (``benches/bench_sparse.py``'s generator);
 - ``one_d``: ``kgroups_1d(x, 5)``, n = 2·10⁶ standard normal values;
-- ``matrix_free``: ``kernel_kgroups_from_data(X, 2)``, eq. 56 data, n = 100 000.
+- ``matrix_free``: ``kernel_kgroups_from_data(X, 2)``, eq. 56 data, n = 100 000;
+- ``dense_n16384_k5``: ``kernel_kgroups(G, 5)`` as ``dense_default`` with n = 16 384 (a 2 GiB
+  G; the dense move paths change with n, see ``benches/PERFORMANCE.md``).
 
 Every call's result is checked against the other build's: labels must agree (the same
 partition up to the cluster numbering) or, where the builds may visit points in another order,
@@ -87,6 +90,9 @@ elif row == "dense_default":
     pool = ThreadPoolExecutor(cores)
     blocks = [G[i * len(G) // cores:(i + 1) * len(G) // cores] for i in range(cores)]
     floor_all_cores = lambda: sum(pool.map(np.sum, blocks))
+elif row == "dense_n16384_k5":
+    G = kgroups_rs.energy_gram(eq56(16_384))
+    call = lambda: kgroups_rs.kernel_kgroups(G, 5, random_state=0)
 elif row == "sparse_sbm":
     import scipy.sparse
     sys.path.insert(0, benches)
@@ -132,8 +138,8 @@ for line in sys.stdin:
 """
 
 ROWS = ["gram_d100", "gram_d10", "gram_exponential", "gram_gaussian", "dense_default",
-        "sparse_sbm", "one_d", "matrix_free"]
-DEFAULT_ROWS = [row for row in ROWS if row != "matrix_free"]
+        "sparse_sbm", "one_d", "matrix_free", "dense_n16384_k5"]
+DEFAULT_ROWS = [row for row in ROWS if row not in ("matrix_free", "dense_n16384_k5")]
 #: The rows timed beside a numpy floor, and what that floor is.
 FLOORS = {
     "gram_d100": "numpy ones(n, n)",

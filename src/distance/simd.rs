@@ -13,12 +13,9 @@
 //!   are added by fused multiply-adds (`f64::mul_add`, one rounding per term instead of
 //!   two), in hardware in the wide copy and by the C library's exact `fma` in the portable
 //!   one (the same bits, slowly, on the rare x86-64 CPUs without FMA); `sqrt` is correctly
-//!   rounded on every path. Fused, the 4 × 8 tile kernel ran about 1.5× faster than with
-//!   separate multiplies and adds on the AMD Zen core measured (17.6 against 11.5 GFLOP/s,
-//!   one core, D = 100), and a matrix-free row at D = 10 1.17× faster (3.4 against 4.0 ns a
-//!   pair): that core adds on two of its four vector pipes and multiplies on the other two,
-//!   so a difference, a multiply and an add per coordinate kept the adders twice as busy as
-//!   a difference and a fused multiply-add.
+//!   rounded on every path. Fused, the tile kernel is faster (`benches/PERFORMANCE.md`):
+//!   a difference, a multiply and an add per coordinate keep the adders twice as busy as a
+//!   difference and a fused multiply-add.
 
 use super::data_rows::{mark_lost, DataRows};
 use super::rows::RunEpilogue;

@@ -4,9 +4,7 @@
 //! evict it, so the n × n output crosses the memory bus twice more than its size. Streaming
 //! (non-temporal) stores of whole lines skip that read. On CPUs other than x86-64, and for
 //! f32 output, the values are stored as usual. The stored values are the same either way.
-//!
-//! f32 output streamed through a narrowing buffer measured slower than plain stores
-//! (n = 10⁴, D = 10, six alternating runs of each: slower in every median), so it keeps them.
+//! (f32 output streamed through a narrowing buffer measured slower: `benches/PERFORMANCE.md`.)
 
 /// `dst[j] = values[j]` for every `j` both have (the callers pass runs of equal length), by
 /// streaming stores where the CPU has them; [`fence`] must follow before the matrix is handed

@@ -28,9 +28,8 @@ const RUN: usize = 512;
 /// Points per block of the tiled cluster sums (a 256 × 256 tile of f64 is 512 KiB, in L2).
 const SUMS_BLOCK: usize = 256;
 /// From this n on, a Hartigan sweep batches the moves ([`KernelAccess::batches_moves`]): the data
-/// (n·D values) and two rows of sums stop staying in the caches from one move to the next.
-/// Measured on eq. 56 data (D = 10, k = 2, two threads): n = 10⁴ gains nothing, 3·10⁴
-/// gains 7 %, 10⁵ about 1.5× (`benches/bench_floor.py`, row `matrix_free`).
+/// (n·D values) and two rows of sums stop staying in the caches from one move to the next
+/// (`benches/PERFORMANCE.md`).
 const BATCHED_MOVES_MIN: usize = 1 << 14;
 /// Below this n a row is computed on one thread.
 const PARALLEL_ROW_MIN: usize = 1 << 12;

@@ -265,9 +265,8 @@ const SUMS_BLOCK: usize = 256;
 
 /// Whether the pass runs by strips ([`StripSums`]): when their per-tile parts, `k / (2 ·
 /// SUMS_BLOCK)` f64 per matrix entry, take at most 1/32 of the matrix's own memory (k ≤ 16
-/// for f64, k ≤ 8 for f32). Strips read the matrix in row order: at n = 10⁴, k = 10, the
-/// sums took 0.103 s against 0.129 s by the pair schedule (`cargo bench --bench core --
-/// dense_pass`), which needs no memory beyond the n × k sums.
+/// for f64, k ≤ 8 for f32). Strips read the matrix in row order; the pair schedule needs no
+/// memory beyond the n × k sums.
 pub(super) fn by_strips<T>(k: usize) -> bool {
     let part_bytes = k * std::mem::size_of::<f64>();
     part_bytes * 32 <= 2 * SUMS_BLOCK * std::mem::size_of::<T>()

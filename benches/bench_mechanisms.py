@@ -17,7 +17,7 @@ Usage::
         --json bench_mechanisms.json
 
 The mechanisms measured and removed (the helper thread, software prefetch, the deferred
-updates of sparse moves) are no longer in the tree; their rows stay in ``PERFORMANCE.md``.
+updates of sparse moves, the i8/i16 sums) are no longer in the tree; their rows stay in ``PERFORMANCE.md``.
 
 ``--mechanisms NAME ...`` restricts either step (``build`` also takes ``base``); ``run`` needs
 the ``base`` build and one per mechanism it times.
@@ -41,14 +41,6 @@ from bench_floor import run_row  # noqa: E402
 #: mechanism -> (what it is, the rows it targets, the edits that switch it off: (file, old, new,
 #: how many times ``old`` occurs)).
 MECHANISMS: dict[str, tuple[str, list[str], list[tuple[str, str, str, int]]]] = {
-    "compact_sums": (
-        "cluster sums of integer-entry sparse kernels kept as i8/i16",
-        ["sparse_sbm"],
-        [("src/cluster/compact_sums.rs",
-          "-> Option<Self> {\n        let bound = kernel.integer_entries_row_bound()?;",
-          "-> Option<Self> {\n        if weights.len() < usize::MAX {\n            return None;\n"
-          "        }\n        let bound = kernel.integer_entries_row_bound()?;", 1)],
-    ),
     "streaming_stores": (
         "the f64 Gram matrix written by non-temporal stores",
         ["gram_d100", "gram_d10", "gram_gaussian"],

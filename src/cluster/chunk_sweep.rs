@@ -336,9 +336,7 @@ pub fn chunk_round(
     let (sizes_after, counts_after) = partial_sizes(&partition.labels, &weights, k)?;
     let sums = match partition.sums {
         ClusterSums::Features { sums, .. } => sums,
-        ClusterSums::ClusterMajor(_)
-        | ClusterSums::PointMajor(_)
-        | ClusterSums::PointMajorCompact(_) => {
+        ClusterSums::ClusterMajor(_) | ClusterSums::PointMajor(_) => {
             return Err(KGroupsError::Internal(
                 "a chunk partition lost its feature sums".into(),
             ))

@@ -11,7 +11,6 @@
 //! [`chunk_sweep`] runs one sweep on one chunk of the points for distributed runs.
 
 pub mod chunk_sweep;
-pub(crate) mod compact_sums;
 pub(crate) mod hartigan;
 pub mod init;
 pub(crate) mod lloyd;

@@ -4,12 +4,10 @@
 //!
 //! The sums are stored in one of two ways. For a general kernel, as the k × n matrix `M`
 //! (a move updates two rows, O(n) dense or O(deg) sparse; sparse kernels keep it
-//! point-major, and as small integers when the sums are integers, see
-//! [`crate::cluster::compact_sums`]). For a low-rank kernel
+//! point-major). For a low-rank kernel
 //! `G = Φ Φᵀ` (Nyström features, n × m), as the k weighted feature sums
 //! `S_l = Σ_{y∈C_l} w_y φ_y`, so that `m_l(i) = φ_i · S_l` costs O(m) and a move O(m).
 
-use crate::cluster::compact_sums::CompactSums;
 use crate::control::Control;
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::kernel::{check_cluster_sums_args, KernelAccess, SumsLayout};
@@ -24,8 +22,6 @@ pub(crate) enum ClusterSums<'a> {
     /// `Mᵀ`, point-major: `sums[i * k + l] = m_l(i)` (sparse kernels, see
     /// [`crate::SumsLayout::PointMajor`]).
     PointMajor(Vec<f64>),
-    /// `Mᵀ` as small integers, the same numbers (see [`crate::cluster::compact_sums`]).
-    PointMajorCompact(CompactSums),
     /// `S_l` (k × m, row-major) over the borrowed features Φ (n × m, row-major).
     Features {
         sums: Vec<f64>,
@@ -96,10 +92,7 @@ impl<'a> Partition<'a> {
                 }
                 let sums = kernel.cluster_sums_point_major(&labels, weights, k, control)?;
                 let check = sums.iter().position(|v| !v.is_finite()).map(|p| p / k);
-                match CompactSums::new(kernel, weights, &sums) {
-                    Some(compact) => (ClusterSums::PointMajorCompact(compact), check),
-                    None => (ClusterSums::PointMajor(sums), check),
-                }
+                (ClusterSums::PointMajor(sums), check)
             }
             None => {
                 let sums = if check_kernel {
@@ -161,9 +154,7 @@ impl<'a> Partition<'a> {
             self.sizes[label] += w;
         }
         match &self.sums {
-            ClusterSums::ClusterMajor(_)
-            | ClusterSums::PointMajor(_)
-            | ClusterSums::PointMajorCompact(_) => {
+            ClusterSums::ClusterMajor(_) | ClusterSums::PointMajor(_) => {
                 for (i, (&label, &w)) in self.labels.iter().zip(weights).enumerate() {
                     self.terms[label] += w * self.sum(label, i);
                 }
@@ -191,9 +182,7 @@ impl<'a> Partition<'a> {
         let k = self.k;
         let mut cross = try_filled(k * k, 0.0, "k", "the k × k products of the cluster means")?;
         match &self.sums {
-            ClusterSums::ClusterMajor(_)
-            | ClusterSums::PointMajor(_)
-            | ClusterSums::PointMajorCompact(_) => {
+            ClusterSums::ClusterMajor(_) | ClusterSums::PointMajor(_) => {
                 for (i, (&a, &w)) in self.labels.iter().zip(weights).enumerate() {
                     for b in 0..k {
                         cross[a * k + b] += w * self.sum(b, i);
@@ -235,7 +224,6 @@ impl<'a> Partition<'a> {
         match &self.sums {
             ClusterSums::ClusterMajor(sums) => sums[cluster * self.n + i],
             ClusterSums::PointMajor(sums) => sums[i * self.k + cluster],
-            ClusterSums::PointMajorCompact(sums) => sums.get(i * self.k + cluster),
             ClusterSums::Features { sums, features, m } => dot(
                 &features[i * m..(i + 1) * m],
                 &sums[cluster * m..(cluster + 1) * m],
@@ -249,13 +237,8 @@ impl<'a> Partition<'a> {
     pub fn point_sums<'s>(&'s self, i: usize, buffer: &'s mut [f64]) -> &'s [f64] {
         let k = self.k;
         let buffer = &mut buffer[..k];
-        match &self.sums {
-            ClusterSums::PointMajor(sums) => return &sums[i * k..(i + 1) * k],
-            ClusterSums::PointMajorCompact(sums) => {
-                sums.point_into(i, buffer);
-                return buffer;
-            }
-            _ => {}
+        if let ClusterSums::PointMajor(sums) = &self.sums {
+            return &sums[i * k..(i + 1) * k];
         }
         for (l, sum) in buffer.iter_mut().enumerate() {
             *sum = self.sum(l, i);
@@ -296,9 +279,6 @@ impl<'a> Partition<'a> {
             }
             ClusterSums::PointMajor(sums) => {
                 kernel.move_point_point_major(i, weight, sums, self.k, from, to);
-            }
-            ClusterSums::PointMajorCompact(sums) => {
-                sums.move_point(kernel, i, weight, self.k, from, to);
             }
             ClusterSums::Features { sums, features, m } => {
                 let m = *m;

@@ -64,14 +64,6 @@ pub trait KernelAccess: Kernel {
         None
     }
 
-    /// `Some(b)` when every entry of G is an integer and every row's absolute sum
-    /// `Σ_y |G_iy|` is at most `b`: with integer weights every cluster sum is then an integer,
-    /// which f64 computes exactly, and a fit keeps sparse kernels' sums as small integers
-    /// (the same numbers in less memory). `None` (the default): not known.
-    fn integer_entries_row_bound(&self) -> Option<f64> {
-        None
-    }
-
     /// `out[j] = G[i, start + j]` for `start + out.len() <= n` (panics otherwise, as slice
     /// indexing does): a run of row `i`, the same values as [`Kernel::row_into`] writes there.
     fn row_run(&self, i: usize, start: usize, out: &mut [f64]) {
@@ -307,12 +299,8 @@ mod tests {
         let dense = DenseKernel::new(&[1.0], 1).unwrap();
         assert_eq!(dense.sums_layout(), SumsLayout::ClusterMajor);
         assert!(!dense.batches_moves());
-        assert_eq!(dense.integer_entries_row_bound(), None);
         let sparse = path();
         assert_eq!(sparse.sums_layout(), SumsLayout::PointMajor);
-        assert_eq!(sparse.integer_entries_row_bound(), Some(2.0));
-        let halves = CsrKernel::new(&[0usize, 1, 2], &[1usize, 0], &[0.5; 2], 2).unwrap();
-        assert_eq!(halves.integer_entries_row_bound(), None);
     }
 
     #[test]
@@ -320,7 +308,6 @@ mod tests {
         let sparse = path();
         let user = Custom(&sparse);
         assert_eq!(user.sums_layout(), SumsLayout::ClusterMajor);
-        assert_eq!(user.integer_entries_row_bound(), None);
         assert!(!user.batches_moves() && !user.has_deferred_check());
         assert_eq!(user.features(), None);
         // Its rows are the wrapped kernel's.

@@ -17,7 +17,6 @@ use crate::validate::{
 };
 use rayon::prelude::*;
 use std::borrow::Cow;
-use std::sync::OnceLock;
 
 /// Index type of a CSR matrix: `i32`, `i64` (scipy's choices) or `usize`.
 pub trait CsrIndex: Copy + Send + Sync + 'static {
@@ -79,8 +78,6 @@ pub struct CsrKernel<'a, I: CsrIndex, T: KernelElement> {
     n: usize,
     /// Owned when built by [`CsrKernel::new`]; borrowed from a [`reorder::PermutedCsr`].
     diagonal: Cow<'a, [f64]>,
-    /// [`KernelAccess::integer_entries_row_bound`], computed when first asked for (by a fit).
-    integer_row_bound: OnceLock<Option<f64>>,
 }
 
 impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
@@ -96,7 +93,6 @@ impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
             data,
             n,
             diagonal: Cow::Borrowed(&[]),
-            integer_row_bound: OnceLock::new(),
         };
         kernel.check_values_and_symmetry()?;
         let diagonal: Vec<f64> = (0..n).into_par_iter().map(|i| kernel.entry(i, i)).collect();
@@ -121,7 +117,6 @@ impl<'a, I: CsrIndex, T: KernelElement> CsrKernel<'a, I, T> {
             data,
             n,
             diagonal: Cow::Borrowed(diagonal),
-            integer_row_bound: OnceLock::new(),
         }
     }
 
@@ -224,34 +219,6 @@ impl<I: CsrIndex, T: KernelElement> Kernel for CsrKernel<'_, I, T> {
 }
 
 impl<I: CsrIndex, T: KernelElement> KernelAccess for CsrKernel<'_, I, T> {
-    /// `max |G_iy| ·` (the most entries a row stores) when every stored value is an integer
-    /// (of magnitude below 2⁶³, and not −0.0): a bound on every absolute row sum, and the
-    /// largest degree on an unweighted graph. One parallel pass over the values, the first
-    /// time it is asked for.
-    fn integer_entries_row_bound(&self) -> Option<f64> {
-        *self.integer_row_bound.get_or_init(|| {
-            let nnz = self.indices.len().min(self.data.len());
-            let (integer, largest) = self.data[..nnz]
-                .par_chunks(1 << 14)
-                .map(|values| {
-                    let (mut integer, mut largest) = (true, 0.0f64);
-                    for v in values {
-                        let v = v.widen();
-                        integer &= crate::cluster::compact_sums::is_integer(v);
-                        largest = largest.max(v.abs());
-                    }
-                    (integer, largest)
-                })
-                .reduce(|| (true, 0.0), |a, b| (a.0 && b.0, a.1.max(b.1)));
-            let longest = (0..self.n)
-                .into_par_iter()
-                .map(|i| self.row_range(i).len())
-                .max()
-                .unwrap_or(0);
-            integer.then_some(largest * longest as f64)
-        })
-    }
-
     /// Point-major: a move touches only the sums of the moved point's neighbours.
     fn sums_layout(&self) -> SumsLayout {
         SumsLayout::PointMajor

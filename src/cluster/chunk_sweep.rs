@@ -291,7 +291,7 @@ pub fn chunk_round(
         k,
         labels: labels.to_vec(),
         counts: state.counts.to_vec(),
-        sizes: state.cluster_weights.to_vec(),
+        cluster_weights: state.cluster_weights.to_vec(),
         terms: vec![0.0; k],
         sums: ClusterSums::Features {
             sums: state.sums.to_vec(),

@@ -45,14 +45,14 @@ pub(crate) fn best_cluster(partition: &Partition, i: usize) -> usize {
             return 0.0; // no division on the unshifted kernel
         }
         let own = if l == current { -1.0 } else { 1.0 };
-        own * partition.shift / partition.sizes[l]
+        own * partition.shift / partition.cluster_weights[l]
     };
     let cost = |l: usize| {
-        let s = partition.sizes[l];
+        let s = partition.cluster_weights[l];
         partition.terms[l] / (s * s) - 2.0 * partition.sum(l, i) / s + shift(l)
     };
     let magnitude = |l: usize| {
-        let s = partition.sizes[l];
+        let s = partition.cluster_weights[l];
         (partition.terms[l] / (s * s)).abs()
             + (2.0 * partition.sum(l, i) / s).abs()
             + shift(l).abs()
@@ -197,7 +197,7 @@ pub(crate) fn keep_clusters_non_empty<K: KernelAccess>(
         counts[l] += 1;
     }
     while let Some(empty) = counts.iter().position(|&c| c == 0) {
-        let s = partition.sizes[empty];
+        let s = partition.cluster_weights[empty];
         let distance = |i: usize| {
             kernel.diagonal(i) - 2.0 * partition.sum(empty, i) / s
                 + partition.terms[empty] / (s * s)

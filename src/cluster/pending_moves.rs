@@ -742,7 +742,7 @@ mod tests {
                 prop_assert_eq!(&prefetched.labels, &at_once.labels);
                 let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 prop_assert_eq!(bits(&prefetched.terms), bits(&at_once.terms));
-                prop_assert_eq!(bits(&prefetched.sizes), bits(&at_once.sizes));
+                prop_assert_eq!(bits(&prefetched.cluster_weights), bits(&at_once.cluster_weights));
                 for i in 0..n {
                     for l in 0..k {
                         prop_assert_eq!(prefetched.sum(l, i).to_bits(), at_once.sum(l, i).to_bits());

@@ -23,16 +23,6 @@ use crate::error::Result;
 use crate::kernel::KernelAccess;
 use rayon::prelude::*;
 
-/// Which Lloyd iteration to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum LloydVariant {
-    /// All points are reassigned from the same state, then the sums are brought up to date.
-    #[default]
-    Batch,
-    /// Points are reassigned one at a time, updating the sums after each move.
-    Online,
-}
-
 /// The cheapest cluster for point `i` and whether it beats the current one by more than
 /// the tolerance. Ties keep the current cluster, then the lowest index.
 #[inline]
@@ -76,12 +66,14 @@ pub(crate) fn best_cluster(partition: &Partition, i: usize) -> usize {
     }
 }
 
-/// Run Lloyd iterations until nothing changes or `max_iter`.
+/// Run Lloyd iterations until nothing changes or `max_iter`: batch (all points reassigned from
+/// the same state, then the sums brought up to date) or `online` (points reassigned one at a
+/// time, the sums updated after each move).
 pub(crate) fn run<'a, K: KernelAccess>(
     kernel: &'a K,
     weights: &[f64],
     partition: &mut Partition<'a>,
-    variant: LloydVariant,
+    online: bool,
     max_iter: usize,
     control: &Control,
     reporting: Reporting,
@@ -92,9 +84,12 @@ pub(crate) fn run<'a, K: KernelAccess>(
         max_iter,
         control,
         reporting,
-        |partition| match variant {
-            LloydVariant::Online => online_sweep(kernel, weights, partition, control),
-            LloydVariant::Batch => batch_step(kernel, weights, partition, control),
+        |partition| {
+            if online {
+                online_sweep(kernel, weights, partition, control)
+            } else {
+                batch_step(kernel, weights, partition, control)
+            }
         },
     )
 }

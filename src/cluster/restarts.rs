@@ -5,7 +5,7 @@
 
 use crate::cluster::hartigan;
 use crate::cluster::init::{kmeans_plus_plus, random_labels, Init};
-use crate::cluster::lloyd::{self, LloydVariant};
+use crate::cluster::lloyd;
 use crate::cluster::partition::Partition;
 use crate::cluster::spectral::{spectral_embedding, SpectralEmbedding};
 use crate::cluster::sweeps::Reporting;
@@ -23,8 +23,12 @@ pub enum Algorithm {
     /// Kernel k-groups: Hartigan's method (every move strictly increases `Q`).
     #[default]
     Hartigan,
-    /// Kernel k-means: Lloyd's method, batch or online.
-    Lloyd(LloydVariant),
+    /// Kernel k-means: batch Lloyd (all points reassigned from the same state, then the
+    /// sums brought up to date).
+    Lloyd,
+    /// Kernel k-means: online Lloyd (points reassigned one at a time, the sums updated after
+    /// each move).
+    LloydOnline,
 }
 
 /// Options of a clustering run. `Options::default()` is Hartigan from k-means++, unit
@@ -565,11 +569,11 @@ fn local_search<K: KernelAccess>(
             control,
             reporting,
         )?,
-        Algorithm::Lloyd(variant) => lloyd::run(
+        Algorithm::Lloyd | Algorithm::LloydOnline => lloyd::run(
             kernel,
             weights,
             &mut partition,
-            variant,
+            options.algorithm == Algorithm::LloydOnline,
             options.max_iter,
             control,
             reporting,

@@ -9,7 +9,7 @@
 use kgroups::rng::Rng;
 use kgroups::{
     fit, kernel_kgroups, kernel_kmeans, Algorithm, Clustering, Control, DenseKernel, Init,
-    KGroupsError, LloydVariant, Options, Progress,
+    KGroupsError, Options, Progress,
 };
 use proptest::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -17,8 +17,8 @@ use std::sync::Mutex;
 
 const ALGORITHMS: [Algorithm; 3] = [
     Algorithm::Hartigan,
-    Algorithm::Lloyd(LloydVariant::Batch),
-    Algorithm::Lloyd(LloydVariant::Online),
+    Algorithm::Lloyd,
+    Algorithm::LloydOnline,
 ];
 
 // ----------------------------------------------------------------------------- references
@@ -435,7 +435,7 @@ fn kernel_kgroups_and_kernel_kmeans_are_fit_with_the_algorithm_set() {
     let opts = Options {
         seed: 3,
         n_init: 2,
-        algorithm: Algorithm::Lloyd(LloydVariant::Online), // overridden below
+        algorithm: Algorithm::LloydOnline, // overridden below
         ..Options::default()
     };
     let c = Control::new();
@@ -451,20 +451,18 @@ fn kernel_kgroups_and_kernel_kmeans_are_fit_with_the_algorithm_set() {
     )
     .unwrap();
     assert_eq!(hartigan, expected);
-    for variant in [LloydVariant::Batch, LloydVariant::Online] {
-        let lloyd = kernel_kmeans(&kernel, 3, variant, opts, &c).unwrap();
-        let expected = fit(
-            &kernel,
-            3,
-            &Options {
-                algorithm: Algorithm::Lloyd(variant),
-                ..opts
-            },
-            &c,
-        )
-        .unwrap();
-        assert_eq!(lloyd, expected);
-    }
+    let lloyd = kernel_kmeans(&kernel, 3, opts, &c).unwrap();
+    let expected = fit(
+        &kernel,
+        3,
+        &Options {
+            algorithm: Algorithm::Lloyd,
+            ..opts
+        },
+        &c,
+    )
+    .unwrap();
+    assert_eq!(lloyd, expected);
 }
 
 #[test]
@@ -866,8 +864,8 @@ fn problems(max_n: usize) -> impl Strategy<Value = Problem> {
 fn algorithms() -> impl Strategy<Value = Algorithm> {
     prop_oneof![
         Just(Algorithm::Hartigan),
-        Just(Algorithm::Lloyd(LloydVariant::Batch)),
-        Just(Algorithm::Lloyd(LloydVariant::Online)),
+        Just(Algorithm::Lloyd),
+        Just(Algorithm::LloydOnline),
     ]
 }
 
@@ -915,9 +913,9 @@ proptest! {
     #[test]
     fn prop_hartigan_from_lloyd_never_loses(p in problems(30), batch in any::<bool>()) {
         let kernel = DenseKernel::new(&p.g, p.n).unwrap();
-        let variant = if batch { LloydVariant::Batch } else { LloydVariant::Online };
+        let algorithm = if batch { Algorithm::Lloyd } else { Algorithm::LloydOnline };
         let base = Options { weights: p.w.as_deref(), seed: p.seed, ..Options::default() };
-        let lloyd = kernel_kmeans(&kernel, p.k, variant, base, &Control::new()).unwrap();
+        let lloyd = fit(&kernel, p.k, &Options { algorithm, ..base }, &Control::new()).unwrap();
         let hartigan = kernel_kgroups(
             &kernel, p.k, Options { init: Init::Labels(&lloyd.labels), ..base }, &Control::new()
         ).unwrap();
@@ -1372,11 +1370,7 @@ fn batch_lloyd_gives_an_emptied_cluster_its_nearest_member_of_the_shifted_kernel
         let kernel = DenseKernel::new(matrix, n).unwrap();
         let opts = Options {
             shift,
-            ..options(
-                Algorithm::Lloyd(LloydVariant::Batch),
-                Init::Labels(&start),
-                Some(&w),
-            )
+            ..options(Algorithm::Lloyd, Init::Labels(&start), Some(&w))
         };
         fit(&kernel, 3, &opts, &Control::new()).unwrap()
     };

@@ -355,7 +355,7 @@ proptest! {
 
 // ---- Init::Spectral ----
 
-use crate::{fit, Algorithm, Init, LloydVariant, Options};
+use crate::{fit, Algorithm, Init, Options};
 
 /// Two concentric rings (radii 1 and 2, a little noise) and the symmetrised 8-nearest-
 /// neighbour graph of their points, as a dense 0/1 matrix (zero diagonal).
@@ -399,7 +399,7 @@ fn same_partition(a: &[usize], b: &[usize]) -> bool {
 }
 
 fn algorithms() -> [Algorithm; 2] {
-    [Algorithm::Hartigan, Algorithm::Lloyd(LloydVariant::Batch)]
+    [Algorithm::Hartigan, Algorithm::Lloyd]
 }
 
 #[test]

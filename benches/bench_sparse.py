@@ -226,7 +226,7 @@ def worker(
     cpu = time.process_time()
     start = time.perf_counter()
     result = graph_partition(
-        A, k, objective, init=init, random_state=0, n_threads=n_threads, progress=progress,
+        A, k, objective=objective, init=init, random_state=0, n_threads=n_threads, progress=progress,
         reorder=reorder,
     )
     out["time"] = time.perf_counter() - start
@@ -245,7 +245,7 @@ def worker(
     for seed in range(1, seeds):
         start = time.perf_counter()
         other = graph_partition(
-            A, k, objective, init=init, random_state=seed, n_threads=n_threads, reorder=reorder
+            A, k, objective=objective, init=init, random_state=seed, n_threads=n_threads, reorder=reorder
         )
         times.append(time.perf_counter() - start)
         aris.append(_ari(truth, other.labels))

@@ -10,9 +10,9 @@
 //! that cluster closest to its old centre stays in it (repeated until no cluster is empty).
 //! Either way the cost cannot increase, so `W` never increases for a PSD kernel.
 //!
-//! With a diagonal shift `σ` (the kernel `G + σ W⁻¹`, see [`crate::Options::shift`]) the
+//! With a diagonal shift (the kernel `G + shift·W⁻¹`, see [`crate::Options::shift`]) the
 //! sums stay those of `G` and the costs take the shift from the formulas: point `i` is
-//! `σ / s_l` farther from every other cluster's mean and `σ / s_j` nearer its own
+//! `shift/s_l` farther from every other cluster's mean and `shift/s_j` nearer its own
 //! cluster `j`'s.
 
 use crate::cluster::partition::Partition;
@@ -28,8 +28,8 @@ use rayon::prelude::*;
 #[inline]
 pub(crate) fn best_cluster(partition: &Partition, i: usize) -> usize {
     let current = partition.labels[i];
-    // `Q'_l/s_l² − 2 m'_l(i)/s_l` of the shifted kernel, with `Q'_l = Q_l + σ s_l` and
-    // `m'_l(i) = m_l(i) + σ [i ∈ C_l]`.
+    // `Q'_l/s_l² − 2 m'_l(i)/s_l` of the shifted kernel, with `Q'_l = Q_l + shift·s_l` and
+    // `m'_l(i) = m_l(i) + shift·[i ∈ C_l]`.
     let shift = |l: usize| {
         if partition.shift == 0.0 {
             return 0.0; // no division on the unshifted kernel
@@ -171,7 +171,7 @@ fn batch_step<'a, K: KernelAccess>(
 }
 
 /// If `new_labels` leaves a cluster empty, give it back the old member closest to its old
-/// centre (`‖φ(x_i) − μ_l‖²` from the old state, of the shifted kernel: `σ/w_i − σ/s_l`
+/// centre (`‖φ(x_i) − μ_l‖²` from the old state, of the shifted kernel: `shift/w_i − shift/s_l`
 /// more than `G`'s; ties to the lowest index). A restored point
 /// returns to its old cluster and never moves again, so this ends after at most n repairs.
 /// `elsewhere` counts the members of each cluster outside these points (for one chunk of a

@@ -70,9 +70,9 @@ pub(crate) struct Partition<'a> {
     pub terms: Vec<f64>,
     /// The per-point cluster sums.
     pub sums: ClusterSums<'a>,
-    /// The diagonal shift `σ` of [`crate::Options::shift`] at the weights' scale (`σ 2^-e`
+    /// The diagonal shift of [`crate::Options::shift`] at the weights' scale (`shift·2^-e`
     /// for weights scaled by `2^-e`; infinite where that overflows): the search is on
-    /// `G + σ W⁻¹`, while `terms`, `sums` and [`Partition::objective`] are those of `G`.
+    /// `G + shift·W⁻¹`, while `terms`, `sums` and [`Partition::objective`] are those of `G`.
     /// Lloyd's costs and the distinctness of the means add it.
     pub shift: f64,
 }
@@ -178,7 +178,7 @@ impl<'a> Partition<'a> {
         }
     }
 
-    /// `Q = Σ_l Q_l / s_l` (of `G`: the shift's `k σ` is added to the reported figures).
+    /// `Q = Σ_l Q_l / s_l` (of `G`: the shift's `k·shift` is added to the reported figures).
     pub fn objective(&self) -> f64 {
         self.terms
             .iter()
@@ -188,7 +188,7 @@ impl<'a> Partition<'a> {
     }
 
     /// The number of distinct cluster means: `‖μ_a − μ_b‖² = Q_a/s_a² + Q_b/s_b² − 2 C_ab/(s_a s_b)`
-    /// with `C_ab = Σ_{i∈C_a} w_i m_b(i)` (plus `σ/s_a + σ/s_b` for the shifted kernel): two
+    /// with `C_ab = Σ_{i∈C_a} w_i m_b(i)` (plus `shift/s_a + shift/s_b` for the shifted kernel): two
     /// means coincide when its size is within the rounding of its terms. On a kernel that is
     /// not positive semi-definite (an adjacency matrix) it can be clearly negative, and the
     /// means are then distinct, not coincident. O(n·k) (O(k²·m) for features).
@@ -216,7 +216,7 @@ impl<'a> Partition<'a> {
         }
         // Cluster b is a new mean unless it coincides with an earlier one.
         let norm = |a: usize| self.terms[a] / (self.cluster_weights[a] * self.cluster_weights[a]);
-        // The shift's part of ‖μ_a − μ_b‖²: C_ab does not change, each Q_l/s_l² gains σ/s_l.
+        // The shift's part of ‖μ_a − μ_b‖²: C_ab does not change, each Q_l/s_l² gains shift/s_l.
         let shift = |a: usize| self.shift / self.cluster_weights[a];
         Ok((0..k)
             .filter(|&b| {

@@ -772,7 +772,7 @@ fn every_bad_input_is_invalid_input_naming_the_argument() {
             assert_eq!((r.n_moves, &r.labels[..]), (0, &start[..]), "{algorithm:?}");
         }
     }
-    // Finite, but W gains (n − k) σ, beyond the range of f64.
+    // Finite, but W gains (n − k)·shift, beyond the range of f64.
     for algorithm in ALGORITHMS {
         let opts = Options {
             shift: 1e308,
@@ -1160,7 +1160,7 @@ fn integer_graphs_give_the_same_bits_with_compact_sums() {
 
 // ------------------------------------------------------------------------ diagonal shift
 
-/// `G + σ W⁻¹`, written out.
+/// `G + shift·W⁻¹`, written out.
 fn shifted(g: &[f64], n: usize, w: &[f64], shift: f64) -> Vec<f64> {
     let mut g = g.to_vec();
     for i in 0..n {
@@ -1171,7 +1171,7 @@ fn shifted(g: &[f64], n: usize, w: &[f64], shift: f64) -> Vec<f64> {
 
 #[test]
 fn a_shift_clusters_the_shifted_kernel() {
-    // The option applies σ in the formulas; the reference adds it to G's diagonal. Both
+    // The option applies the shift in the formulas; the reference adds it to G's diagonal. Both
     // are the same search up to rounding, so moderate data give the same labels.
     let (n, k) = (24, 3);
     let mut moved = 0;
@@ -1325,7 +1325,7 @@ fn a_shift_beside_huge_entries_is_not_lost_to_rounding() {
 
 #[test]
 fn the_shift_separates_the_means_of_identical_points() {
-    // Six identical points: under G every cluster has the same mean; under G + σ I each
+    // Six identical points: under G every cluster has the same mean; under G + shift·I each
     // point has a direction of its own, so the means differ.
     let n = 6;
     let g = vec![2.0; n * n];
@@ -1357,7 +1357,7 @@ fn batch_lloyd_gives_an_emptied_cluster_its_nearest_member_of_the_shifted_kernel
     // 1-D points, linear kernel. Cluster 2 starts as {x0, x1, x8} (weights 3, 0.1, 3), whose
     // mean is near 4.9; all three are nearer cluster 0's or cluster 1's mean and leave, so
     // one must stay. Under G the nearest is x1 (squared distance 19.6 against 24.3 and
-    // 25.7); the shift adds σ/w_i, 10 for x1 and 1/3 for x0, so x0 stays.
+    // 25.7); the shift adds shift/w_i, 10 for x1 and 1/3 for x0, so x0 stays.
     let x = [0.0, 0.5, 1.0, 1.2, 1.4, 8.6, 8.8, 9.0, 10.0];
     let w = [3.0, 0.1, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 3.0];
     let n = x.len();

@@ -378,7 +378,9 @@ def test_a_normalized_cut_shift_beyond_the_float_range_is_refused_or_applied_exa
             kgroups_rs.graph_kernel(graph, "normalized_cut", shift=1e300)
     init = np.array([0, 1, 0])
     for algorithm in ["hartigan", "lloyd", "lloyd-online"]:
-        plain = kgroups_rs.graph_partition(graph, 2, objective="normalized_cut", algorithm=algorithm, init=init)
+        plain = kgroups_rs.graph_partition(
+            graph, 2, init, objective="normalized_cut", algorithm=algorithm
+        )
         shifted = kgroups_rs.graph_partition(
             graph, 2, objective="normalized_cut", algorithm=algorithm, init=init, shift=1e300
         )

@@ -69,7 +69,8 @@ def _merge(
             counts += after if c in kept else before
         if np.any(counts <= 0) or np.any(cluster_weights <= 0):
             return -math.inf, sums, cluster_weights, counts
-        return float(_core.dask_feature_objective(aligned(sums, np.float64), cluster_weights)), sums, cluster_weights, counts
+        objective = float(_core.dask_feature_objective(aligned(sums, np.float64), cluster_weights))
+        return objective, sums, cluster_weights, counts
 
     if not moved:
         return [], start.objective, start.sums, start.cluster_weights, start.counts, False
@@ -123,7 +124,8 @@ def _run_rounds(
                 for b in range(c)
             ]
             start.owners = [mine[b] if b in kept else start.owners[b] for b in range(c)]
-            start.sums, start.cluster_weights, start.counts, start.objective = sums, cluster_weights, counts, objective
+            start.sums, start.cluster_weights, start.counts = sums, cluster_weights, counts
+            start.objective = objective
             start.history.append(objective)
             start.n_iter = round_number
             start.n_moves += moves

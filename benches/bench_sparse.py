@@ -39,7 +39,7 @@ the RSS before it ("extra"), next to the CSR size:
 - ``graph_partition(A, k, init="k-means++")`` = ``kernel_kgroups(A, k)``: one feature-space
   k-means++ start, as the issue asks. On an adjacency (zero diagonal) ``d2(i, c) = -2 A_ic
   <= 0``, so k-means++ degenerates (SPEC, "Initialisation"): the table shows it;
-- ``graph_partition(A, k, "normalized_cut")``: the same from random labels on
+- ``graph_partition(A, k, objective="normalized_cut")``: the same from random labels on
   ``G = D^-1 A D^-1`` with degree weights (building G is included);
 - each of these again with ``random_state`` 1 .. ``--seeds`` - 1: the spread of the ARI of
   one start;
@@ -226,7 +226,7 @@ def worker(
     cpu = time.process_time()
     start = time.perf_counter()
     result = graph_partition(
-        A, k, objective, init=init, random_state=0, n_threads=n_threads, progress=progress,
+        A, k, objective=objective, init=init, random_state=0, n_threads=n_threads, progress=progress,
         reorder=reorder,
     )
     out["time"] = time.perf_counter() - start
@@ -245,7 +245,7 @@ def worker(
     for seed in range(1, seeds):
         start = time.perf_counter()
         other = graph_partition(
-            A, k, objective, init=init, random_state=seed, n_threads=n_threads, reorder=reorder
+            A, k, objective=objective, init=init, random_state=seed, n_threads=n_threads, reorder=reorder
         )
         times.append(time.perf_counter() - start)
         aris.append(_ari(truth, other.labels))

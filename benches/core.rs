@@ -19,7 +19,7 @@ use kgroups::rng::Rng;
 use kgroups::stats::PairwiseSource;
 use kgroups::{
     bandwidth, energy_distance, energy_gram, energy_statistics, fit, Algorithm, Base, Control,
-    CsrKernel, DataKernel, DenseKernel, Init, Kernel, LloydVariant, Options, Points, Semimetric,
+    CsrKernel, DataKernel, DenseKernel, Init, Kernel, Options, Points, Semimetric,
 };
 
 fn gaussian(rng: &mut Rng) -> f64 {
@@ -72,7 +72,7 @@ fn bench_algorithms(c: &mut Criterion) {
     for k in [2usize, 10] {
         for (name, algorithm) in [
             ("hartigan", Algorithm::Hartigan),
-            ("lloyd_batch", Algorithm::Lloyd(LloydVariant::Batch)),
+            ("lloyd_batch", Algorithm::Lloyd),
         ] {
             let options = Options {
                 algorithm,

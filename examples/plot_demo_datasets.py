@@ -74,9 +74,9 @@ print(f"wine, raw columns:  accuracy {kgroups_rs.clustering_accuracy(y, raw):.3f
 # On the raw columns the distance is dominated by the one measured in the largest units
 # (proline, in the hundreds to over a thousand), and the clusters follow it alone.
 # The fitted estimator keeps the clustering's figures: the objective Q, the within-cluster
-# dispersion W and the weight (size) of each cluster.
+# dispersion W and the size (number of points) of each cluster.
 fitted = model[-1]
-print(f"Q = {fitted.objective_:.4f}, W = {fitted.within_:.4f}, sizes {fitted.cluster_weights_}")
+print(f"Q = {fitted.objective_:.4f}, W = {fitted.within_:.4f}, sizes {fitted.cluster_sizes_}")
 
 # %%
 # The clusters in the first two principal components of the standardised data:

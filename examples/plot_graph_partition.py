@@ -46,7 +46,7 @@ print(f"{n} nodes, {A.nnz // 2} edges")
 # adjacency matrix, whose diagonal is zero), best of 5 starts.
 for objective in ("ratio_association", "normalized_cut"):
     start = time.perf_counter()
-    result = kgroups_rs.graph_partition(A, k, objective, n_init=5, random_state=0)
+    result = kgroups_rs.graph_partition(A, k, objective=objective, n_init=5, random_state=0)
     seconds = time.perf_counter() - start
     ari = adjusted_rand_score(blocks, result.labels)
     print(f"{objective:>17}: ARI {ari:.3f}, {result.n_iter} sweeps, {seconds:.2f} s")
@@ -74,13 +74,13 @@ fig.tight_layout()
 X, y = make_moons(n_samples=1000, noise=0.06, random_state=0)
 A = kgroups_rs.knn_kernel(X, n_neighbors=15)
 n_parts, _ = connected_components(A)
-truth = kgroups_rs.graph_partition(A, 2, "normalized_cut", init=y)
+truth = kgroups_rs.graph_partition(A, 2, objective="normalized_cut", init=y)
 print(f"{A.shape[0]} points, {A.nnz // 2} edges, {n_parts} connected component(s)")
 print(f"the two moons, as a start: Q = {truth.objective:.4f}, accuracy "
       f"{kgroups_rs.clustering_accuracy(y, truth.labels):.3f}")
 
 plain = kgroups_rs.kernel_kgroups(kgroups_rs.energy_gram(X), 2, n_init=10, random_state=0)
-random_starts = kgroups_rs.graph_partition(A, 2, "normalized_cut", n_init=20, random_state=0)
+random_starts = kgroups_rs.graph_partition(A, 2, objective="normalized_cut", n_init=20, random_state=0)
 print(f"best of 20 random starts: Q = {random_starts.objective:.4f}")
 
 # %%
@@ -97,7 +97,7 @@ A32 = sp.csr_array(
     (A.data, A.indices.astype(np.int32), A.indptr.astype(np.int32)), shape=A.shape
 )
 spectral = SpectralClustering(2, affinity="precomputed", random_state=0).fit_predict(A32)
-refined = kgroups_rs.graph_partition(A, 2, "normalized_cut", init=spectral)
+refined = kgroups_rs.graph_partition(A, 2, objective="normalized_cut", init=spectral)
 print(f"spectral start, refined: Q = {refined.objective:.4f}")
 
 fig, axes = plt.subplots(1, 3, figsize=(10, 3.4), sharey=True)

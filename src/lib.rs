@@ -68,9 +68,7 @@ pub mod validate;
 pub(crate) mod test_support;
 
 pub use cluster::{chunk_sweep, init, spectral};
-pub use cluster::{
-    fit, fit_checked, Algorithm, CheckedOptions, Clustering, Init, LloydVariant, Options,
-};
+pub use cluster::{fit, fit_checked, Algorithm, CheckedOptions, Clustering, Init, Options};
 pub use control::{Control, Progress};
 pub use distance::{Points, Semimetric};
 pub use error::{KGroupsError, Result};
@@ -110,20 +108,20 @@ pub fn kernel_kgroups<K: Kernel>(
     )
 }
 
-/// Kernel k-means (Lloyd's method, batch or online): [`fit`] with [`Algorithm::Lloyd`].
+/// Kernel k-means (batch Lloyd): [`fit`] with [`Algorithm::Lloyd`]. For online Lloyd, call
+/// [`fit`] with [`Algorithm::LloydOnline`].
 ///
 /// ```
-/// use kgroups::{kernel_kmeans, Control, DenseKernel, LloydVariant, Options};
+/// use kgroups::{kernel_kmeans, Control, DenseKernel, Options};
 /// let g = [2.0, 1.9, 0.0, 1.9, 2.0, 0.0, 0.0, 0.0, 2.0];
 /// let kernel = DenseKernel::new(&g, 3)?;
-/// let r = kernel_kmeans(&kernel, 2, LloydVariant::Batch, Options::default(), &Control::new())?;
+/// let r = kernel_kmeans(&kernel, 2, Options::default(), &Control::new())?;
 /// assert_eq!(r.labels[0], r.labels[1]);
 /// # Ok::<(), kgroups::KGroupsError>(())
 /// ```
 pub fn kernel_kmeans<K: Kernel>(
     kernel: &K,
     k: usize,
-    variant: LloydVariant,
     options: Options,
     control: &Control,
 ) -> Result<Clustering> {
@@ -131,7 +129,7 @@ pub fn kernel_kmeans<K: Kernel>(
         kernel,
         k,
         &Options {
-            algorithm: Algorithm::Lloyd(variant),
+            algorithm: Algorithm::Lloyd,
             ..options
         },
         control,

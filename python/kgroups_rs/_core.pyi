@@ -214,7 +214,7 @@ def dask_chunk_round(
     labels: npt.NDArray[np.int64],
     weights: Optional[npt.NDArray[np.float64]],
     sums: npt.NDArray[np.float64],
-    sizes: npt.NDArray[np.float64],
+    cluster_weights: npt.NDArray[np.float64],
     counts: npt.NDArray[np.int64],
     algorithm: Literal["hartigan", "lloyd"],
     n_threads: Optional[int] = None,
@@ -227,7 +227,9 @@ def dask_chunk_round(
     npt.NDArray[np.int64],
     npt.NDArray[np.int64],
 ]: ...
-def dask_feature_objective(sums: npt.NDArray[np.float64], sizes: npt.NDArray[np.float64]) -> float: ...
+def dask_feature_objective(
+    sums: npt.NDArray[np.float64], cluster_weights: npt.NDArray[np.float64]
+) -> float: ...
 
 # Choosing k and the kernel (kgroups_rs.select_k).
 @final

@@ -31,7 +31,7 @@ _Int = npt.NDArray[np.int64]
 
 #: Fitted attributes of a kernel fit, which a kNN fit does not have.
 _KERNEL_FIT_ATTRIBUTES = (
-    "objective_", "within_", "n_iter_", "converged_", "shift_", "kernel_storage_", "sigma_",
+    "objective_", "within_", "n_iter_", "converged_", "mean_", "kernel_storage_", "sigma_",
     "_X_fit", "_support", "_assign", "_mean_sq_norms",
 )  # fmt: skip
 
@@ -77,7 +77,7 @@ def fit_knn(estimator: Any, X: _Float, k: int, selection: SelectionResult) -> No
         threads = estimator._threads()
         graph = knn_kernel(X, min(N_NEIGHBORS, X.shape[0] - 1), n_threads=threads)
         labels = graph_partition(
-            graph, k, "normalized_cut", algorithm=estimator._search, init="spectral",
+            graph, k, objective="normalized_cut", algorithm=estimator._search, init="spectral",
             n_init=int(estimator.n_init), max_iter=int(estimator.max_iter),
             random_state=estimator.random_state, n_threads=threads,
         ).labels  # fmt: skip

@@ -101,7 +101,7 @@ ATTRIBUTES_DOC = """
     cluster_sizes_ : ndarray of int64, shape (n_clusters,)
         Number of training points in each cluster, ``bincount(labels_)`` (points of weight
         0 counted in the cluster :meth:`predict` gives them).
-    shift_ : ndarray of float64, shape (n_features,)
+    mean_ : ndarray of float64, shape (n_features,)
         The weighted mean of the training data, subtracted before building kernels (not set
         for ``kernel="precomputed"``).
     sigma_ : float

@@ -82,7 +82,7 @@ def run_clustering(
     and weights against n and k, the shift) and names the argument in its error.
 
     ``algorithm`` is one of the public names ("hartigan", "lloyd", "lloyd-online").
-    ``shift`` is the diagonal shift ``sigma``: the search runs on ``G + sigma * W^-1`` without
+    ``shift`` is the diagonal shift: the search runs on ``G + shift * W^-1`` without
     adding it to G (see :func:`kgroups_rs.graph_partition`).
     """
     search = cast(Algorithm, check_algorithm(algorithm, ALGORITHMS))

@@ -5,7 +5,7 @@ two classes is first used (``kgroups_rs.KernelKGroups``), so ``import kgroups_rs
 without it.
 
 How the estimators use the kernel. For ``kernel="energy"``, ``"exponential"`` or
-``"gaussian"`` the training data are first translated by their (weighted) mean ``shift_``.
+``"gaussian"`` the training data are first translated by their (weighted) mean ``mean_``.
 The semimetric ``rho`` does not change under translation, so neither does the clustering, but
 the base point of the kernel ``K(x, y) = ½[rho(x, 0) + rho(y, 0) - rho(x, y)]`` then sits at
 the centre of the data, which keeps the kernel entries small and well conditioned.
@@ -210,7 +210,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
     cluster_weights_: _Float
     cluster_sizes_: _Int
     sigma_: float
-    shift_: _Float
+    mean_: _Float
     kernel_storage_: str
     _X_fit: _Float  # translated training points of positive weight (not for "precomputed")
     _support: Optional[_Int]  # indices of the points of positive weight; None: all of them
@@ -302,7 +302,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         return "matrix-free" if one_start and few_features else "dense"
 
     def _semimetric_kwargs(self) -> dict[str, Any]:
-        # The training data are already centred (shift_), so base 0 is their (weighted) mean;
+        # The training data are already centred (mean_), so base 0 is their (weighted) mean;
         # fit, the matrix-free fit and predict all use it.
         kwargs: dict[str, Any] = {"semimetric": KERNEL_SEMIMETRICS[self.kernel_], "base": "origin"}
         if self.kernel_ == "energy":
@@ -426,8 +426,8 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
             self.kernel_storage_ = "dense"
             result = self._cluster(self._training_kernel(X, support), k, init, weights_arg, seed, False)
         else:
-            self.shift_ = np.average(X, axis=0, weights=w)
-            X = X - self.shift_  # centred: see the module's docstring
+            self.mean_ = np.average(X, axis=0, weights=w)
+            X = X - self.mean_  # centred: see the module's docstring
             self._X_fit = X if support is None else X[support]
             if self.kernel_ != "energy":
                 self.sigma_ = self._bandwidth(w_fit)
@@ -526,7 +526,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
             return predict_knn(self, X)
         if self.kernel == "precomputed":
             return self._nearest_mean(X if self._support is None else X[:, self._support])
-        return self._nearest_mean_of_points(X - self.shift_)
+        return self._nearest_mean_of_points(X - self.mean_)
 
     @_if_fitted_points
     def transform(self, X: Any) -> _Float:
@@ -559,7 +559,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         """:meth:`transform` of validated points, as an array whatever ``set_output`` says."""
         if self.kernel_ == "knn":
             raise ValueError(KNN_HAS_NO_KERNEL)
-        Xc = X - self.shift_
+        Xc = X - self.mean_
         out = np.empty((Xc.shape[0], self.n_clusters_), dtype=np.float64)
         step = max(1, BLOCK_ELEMENTS // max(1, self._X_fit.shape[0]))
         for start in range(0, Xc.shape[0], step):

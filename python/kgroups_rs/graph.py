@@ -204,10 +204,10 @@ def _check_shifted_diagonal(diagonal: Any, shift: float, degrees: npt.NDArray[np
 def graph_partition(
     A: Any,
     k: int,
-    objective: Objective = "ratio_association",
-    *,
-    algorithm: Algorithm = "hartigan",
     init: Init = "random",
+    *,
+    objective: Objective = "ratio_association",
+    algorithm: Algorithm = "hartigan",
     shift: float = 0.0,
     n_init: int = 1,
     max_iter: int = 300,
@@ -241,16 +241,16 @@ def graph_partition(
         Symmetric adjacency matrix with non-negative finite weights.
     k : int
         Number of parts.
-    objective : {"ratio_association", "normalized_cut"}
-        The graph objective to maximise.
-    algorithm : {"hartigan", "lloyd", "lloyd-online"}
-        Kernel k-groups (default), or batch or online kernel k-means.
     init : {"random", "k-means++", "spectral"} or array of labels, default "random"
         Random labels are the default: on an adjacency matrix (zero diagonal) feature-space
         k-means++ degenerates (``d2(i, c) = -2 A_ic``) and seeds badly; from random labels
         Hartigan recovers planted partitions. "spectral" starts from the spectral embedding
         of ``W^1/2 G W^1/2`` (for normalised cut, ``D^-1/2 A D^-1/2``: Ng, Jordan and
         Weiss), the usual choice for non-convex shapes such as rings.
+    objective : {"ratio_association", "normalized_cut"}, default "ratio_association"
+        The graph objective to maximise.
+    algorithm : {"hartigan", "lloyd", "lloyd-online"}
+        Kernel k-groups (default), or batch or online kernel k-means.
     shift : float, default 0
         Diagonal shift ``shift * W^-1`` of the kernel (finite; applied in the formulas,
         see above).

@@ -41,7 +41,7 @@ pub struct ChunkSums {
     /// `Σ_{i∈C_l} w_i φ_i` over the chunk's points, k × m row-major.
     pub sums: Vec<f64>,
     /// `Σ_{i∈C_l} w_i` over the chunk's points.
-    pub sizes: Vec<f64>,
+    pub cluster_weights: Vec<f64>,
     /// The chunk's points in each cluster.
     pub counts: Vec<usize>,
     /// `Σ_i w_i ‖φ_i‖²` over the chunk's points.
@@ -54,7 +54,7 @@ pub struct GlobalState<'a> {
     /// `S_l`, k × m row-major.
     pub sums: &'a [f64],
     /// `s_l`, the cluster weights (all > 0).
-    pub sizes: &'a [f64],
+    pub cluster_weights: &'a [f64],
     /// The members of each cluster over all chunks.
     pub counts: &'a [usize],
 }
@@ -69,9 +69,9 @@ pub struct ChunkRound {
     /// The chunk's copy of the global sums `S_l` after its own moves (k × m).
     pub sums: Vec<f64>,
     /// The chunk's partial cluster weights from its labels before the round.
-    pub sizes_before: Vec<f64>,
+    pub weights_before: Vec<f64>,
     /// The chunk's partial cluster weights from its labels after the round.
-    pub sizes_after: Vec<f64>,
+    pub weights_after: Vec<f64>,
     /// The chunk's partial member counts before the round.
     pub counts_before: Vec<usize>,
     /// The chunk's partial member counts after the round.
@@ -114,14 +114,14 @@ fn check_labels(labels: &[usize], n: usize, k: usize) -> Result<()> {
 }
 
 /// Partial cluster weights and counts of `labels`.
-fn partial_sizes(labels: &[usize], weights: &[f64], k: usize) -> Result<(Vec<f64>, Vec<usize>)> {
-    let mut sizes = try_filled(k, 0.0, "k", "the cluster weights")?;
+fn partial_weights(labels: &[usize], weights: &[f64], k: usize) -> Result<(Vec<f64>, Vec<usize>)> {
+    let mut cluster_weights = try_filled(k, 0.0, "k", "the cluster weights")?;
     let mut counts = try_filled(k, 0usize, "k", "the cluster sizes")?;
     for (&l, &w) in labels.iter().zip(weights) {
-        sizes[l] += w;
+        cluster_weights[l] += w;
         counts[l] += 1;
     }
-    Ok((sizes, counts))
+    Ok((cluster_weights, counts))
 }
 
 /// The partial cluster state of one chunk (features `n × m`, row-major) for `labels` in
@@ -133,7 +133,7 @@ fn partial_sizes(labels: &[usize], weights: &[f64], k: usize) -> Result<(Vec<f64
 /// let features = [1.0, 0.0, 0.0, 2.0, 3.0, 1.0]; // three points, m = 2
 /// let part = chunk_sums(&features, 2, &[0, 1, 0], None, 2)?;
 /// assert_eq!(part.sums, vec![4.0, 1.0, 0.0, 2.0]);
-/// assert_eq!((part.sizes, part.counts), (vec![2.0, 1.0], vec![2, 1]));
+/// assert_eq!((part.cluster_weights, part.counts), (vec![2.0, 1.0], vec![2, 1]));
 /// assert_eq!(part.trace, 1.0 + 4.0 + 10.0);
 /// # Ok::<(), kgroups::KGroupsError>(())
 /// ```
@@ -155,7 +155,7 @@ pub fn chunk_sums(
         // An empty chunk (dask allows them) adds nothing.
         return Ok(ChunkSums {
             sums,
-            sizes: try_filled(k, 0.0, "k", "the cluster weights")?,
+            cluster_weights: try_filled(k, 0.0, "k", "the cluster weights")?,
             counts: try_filled(k, 0usize, "k", "the cluster sizes")?,
             trace: 0.0,
         });
@@ -169,10 +169,10 @@ pub fn chunk_sums(
         }
         trace += w * kernel.diagonal(i);
     }
-    let (sizes, counts) = partial_sizes(labels, &weights, k)?;
+    let (cluster_weights, counts) = partial_weights(labels, &weights, k)?;
     Ok(ChunkSums {
         sums,
-        sizes,
+        cluster_weights,
         counts,
         trace,
     })
@@ -187,8 +187,8 @@ pub fn chunk_sums(
 /// assert_eq!(feature_objective(&[3.0, 4.0, 1.0, 0.0], &[5.0, 1.0])?, 6.0);
 /// # Ok::<(), kgroups::KGroupsError>(())
 /// ```
-pub fn feature_objective(sums: &[f64], sizes: &[f64]) -> Result<f64> {
-    let k = sizes.len();
+pub fn feature_objective(sums: &[f64], cluster_weights: &[f64]) -> Result<f64> {
+    let k = cluster_weights.len();
     if k == 0 || sums.is_empty() || !sums.len().is_multiple_of(k) {
         return Err(KGroupsError::invalid(
             "sums",
@@ -201,8 +201,8 @@ pub fn feature_objective(sums: &[f64], sizes: &[f64]) -> Result<f64> {
     let m = sums.len() / k;
     Ok(sums
         .chunks_exact(m)
-        .zip(sizes)
-        .map(|(s, size)| dot(s, s) / size)
+        .zip(cluster_weights)
+        .map(|(s, weight)| dot(s, s) / weight)
         .sum())
 }
 
@@ -221,7 +221,7 @@ pub fn feature_objective(sums: &[f64], sizes: &[f64]) -> Result<f64> {
 /// let features = [0.0, 9.0, 0.5, 10.0];
 /// let labels = [0, 0, 0, 1];
 /// let part = chunk_sums(&features, 1, &labels, None, 2)?;
-/// let state = GlobalState { sums: &part.sums, sizes: &part.sizes, counts: &part.counts };
+/// let state = GlobalState { sums: &part.sums, cluster_weights: &part.cluster_weights, counts: &part.counts };
 /// let round = chunk_round(&features, 1, &labels, None, state, ChunkAlgorithm::Hartigan, &Control::new())?;
 /// assert_eq!(round.labels, vec![0, 1, 0, 1]);
 /// assert_eq!((round.moves, round.counts_after.clone()), (1, vec![2, 2]));
@@ -238,7 +238,7 @@ pub fn chunk_round(
     control: &Control,
 ) -> Result<ChunkRound> {
     let n = labels.len();
-    let k = state.sizes.len();
+    let k = state.cluster_weights.len();
     if k == 0 || k.checked_mul(m) != Some(state.sums.len()) || state.counts.len() != k {
         return Err(KGroupsError::invalid(
             "sums",
@@ -249,9 +249,11 @@ pub fn chunk_round(
             ),
         ));
     }
-    if let Some(l) = (0..k)
-        .find(|&l| !(state.sizes[l].is_finite() && state.sizes[l] > 0.0 && state.counts[l] > 0))
-    {
+    if let Some(l) = (0..k).find(|&l| {
+        !(state.cluster_weights[l].is_finite()
+            && state.cluster_weights[l] > 0.0
+            && state.counts[l] > 0)
+    }) {
         return Err(KGroupsError::invalid(
             "sums",
             format!("cluster {l} of the global state is empty or has a non-finite weight"),
@@ -265,14 +267,14 @@ pub fn chunk_round(
     }
     check_labels(labels, n, k)?;
     let weights = chunk_weights(weights, n)?;
-    let (sizes_before, counts_before) = partial_sizes(labels, &weights, k)?;
+    let (weights_before, counts_before) = partial_weights(labels, &weights, k)?;
     if n == 0 {
         return Ok(ChunkRound {
             labels: Vec::new(),
             moves: 0,
             sums: state.sums.to_vec(),
-            sizes_after: sizes_before.clone(),
-            sizes_before,
+            weights_after: weights_before.clone(),
+            weights_before,
             counts_after: counts_before.clone(),
             counts_before,
         });
@@ -289,7 +291,7 @@ pub fn chunk_round(
         k,
         labels: labels.to_vec(),
         counts: state.counts.to_vec(),
-        sizes: state.sizes.to_vec(),
+        cluster_weights: state.cluster_weights.to_vec(),
         terms: vec![0.0; k],
         sums: ClusterSums::Features {
             sums: state.sums.to_vec(),
@@ -333,7 +335,7 @@ pub fn chunk_round(
             moves
         }
     };
-    let (sizes_after, counts_after) = partial_sizes(&partition.labels, &weights, k)?;
+    let (weights_after, counts_after) = partial_weights(&partition.labels, &weights, k)?;
     let sums = match partition.sums {
         ClusterSums::Features { sums, .. } => sums,
         ClusterSums::ClusterMajor(_) | ClusterSums::PointMajor(_) => {
@@ -346,8 +348,8 @@ pub fn chunk_round(
         labels: partition.labels,
         moves,
         sums,
-        sizes_before,
-        sizes_after,
+        weights_before,
+        weights_after,
         counts_before,
         counts_after,
     })
@@ -379,13 +381,14 @@ mod tests {
         };
         let single = fit(&kernel, k, &options, &Control::new()).unwrap();
         let part = chunk_sums(&phi, m, &init, None, k).unwrap();
-        let (mut sums, mut sizes, mut counts) = (part.sums, part.sizes, part.counts);
+        let (mut sums, mut cluster_weights, mut counts) =
+            (part.sums, part.cluster_weights, part.counts);
         let mut labels = init.clone();
-        let mut history = vec![feature_objective(&sums, &sizes).unwrap()];
+        let mut history = vec![feature_objective(&sums, &cluster_weights).unwrap()];
         loop {
             let state = GlobalState {
                 sums: &sums,
-                sizes: &sizes,
+                cluster_weights: &cluster_weights,
                 counts: &counts,
             };
             let round = chunk_round(
@@ -398,9 +401,9 @@ mod tests {
                 &Control::new(),
             )
             .unwrap();
-            (sums, sizes, counts) = (round.sums, round.sizes_after, round.counts_after);
+            (sums, cluster_weights, counts) = (round.sums, round.weights_after, round.counts_after);
             labels = round.labels;
-            history.push(feature_objective(&sums, &sizes).unwrap());
+            history.push(feature_objective(&sums, &cluster_weights).unwrap());
             if round.moves == 0 {
                 break;
             }
@@ -417,7 +420,7 @@ mod tests {
         let part = chunk_sums(&phi, 1, &labels, None, 2).unwrap();
         let state = GlobalState {
             sums: &part.sums,
-            sizes: &part.sizes,
+            cluster_weights: &part.cluster_weights,
             counts: &part.counts,
         };
         let round = chunk_round(
@@ -442,7 +445,7 @@ mod tests {
         assert!(chunk_sums(&phi, 1, &[0, 1], Some(&[1.0, -1.0]), 2).is_err());
         let state = GlobalState {
             sums: &[0.0, 1.0],
-            sizes: &[1.0, 0.0],
+            cluster_weights: &[1.0, 0.0],
             counts: &[1, 0],
         };
         let err = chunk_round(

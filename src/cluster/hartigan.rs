@@ -10,8 +10,8 @@ use crate::kernel::{diagonal_values, KernelAccess};
 /// `2 m_l(i)/s_l`, the cross term of the squared feature-space distance of point `i` to the
 /// weighted mean of cluster `l`, `d_l(i) = ‖φ_i − μ_l‖² = G_ii − 2 m_l(i)/s_l + Q_l/s_l²`.
 #[inline(always)]
-fn cross_term(sum: f64, size: f64) -> f64 {
-    2.0 * sum / size
+fn cross_term(sum: f64, weight: f64) -> f64 {
+    2.0 * sum / weight
 }
 
 /// `d_l(i)` from its cross term and `norm = Q_l/s_l²` ([`MeanConstants`]).
@@ -58,13 +58,13 @@ impl MeanConstants {
 
     #[inline(always)]
     fn norm_of(partition: &Partition, l: usize) -> f64 {
-        let s = partition.sizes[l];
+        let s = partition.cluster_weights[l];
         partition.terms[l] / (s * s)
     }
 
     #[inline(always)]
     fn join_of(partition: &Partition, l: usize, weight: f64) -> f64 {
-        let s = partition.sizes[l];
+        let s = partition.cluster_weights[l];
         s / (s + weight)
     }
 
@@ -118,10 +118,10 @@ fn best_move(
     // Every cluster's cost first: independent divisions, which vectorise (cluster j's is
     // computed and not used); then the selection, a short chain of comparisons.
     let costs = &mut constants.costs[..k];
-    let per_cluster = sums[..k].iter().zip(&partition.sizes[..k]);
+    let per_cluster = sums[..k].iter().zip(&partition.cluster_weights[..k]);
     let factors = constants.norm[..k].iter().zip(&constants.join[..k]);
-    for (cost, ((&sum, &size), (&norm, &join))) in costs.iter_mut().zip(per_cluster.zip(factors)) {
-        *cost = join * distance_to_mean(diagonal, cross_term(sum, size), norm);
+    for (cost, ((&sum, &s), (&norm, &join))) in costs.iter_mut().zip(per_cluster.zip(factors)) {
+        *cost = join * distance_to_mean(diagonal, cross_term(sum, s), norm);
     }
     let mut best = usize::from(j == 0);
     for l in best + 1..k {
@@ -129,12 +129,12 @@ fn best_move(
             best = l;
         }
     }
-    let s_j = partition.sizes[j];
+    let s_j = partition.cluster_weights[j];
     let leave = s_j / (s_j - weight);
     let cross_j = cross_term(sums[j], s_j);
     let d_j = distance_to_mean(diagonal, cross_j, constants.norm[j]);
     let e_j = distance_magnitude(diagonal, cross_j, constants.norm[j]);
-    let cross = cross_term(sums[best], partition.sizes[best]);
+    let cross = cross_term(sums[best], partition.cluster_weights[best]);
     let magnitude =
         constants.join[best] * distance_magnitude(diagonal, cross, constants.norm[best]);
     let delta = weight * (leave * d_j - costs[best]);

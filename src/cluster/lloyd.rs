@@ -10,9 +10,9 @@
 //! that cluster closest to its old centre stays in it (repeated until no cluster is empty).
 //! Either way the cost cannot increase, so `W` never increases for a PSD kernel.
 //!
-//! With a diagonal shift `σ` (the kernel `G + σ W⁻¹`, see [`crate::Options::shift`]) the
+//! With a diagonal shift (the kernel `G + shift·W⁻¹`, see [`crate::Options::shift`]) the
 //! sums stay those of `G` and the costs take the shift from the formulas: point `i` is
-//! `σ / s_l` farther from every other cluster's mean and `σ / s_j` nearer its own
+//! `shift/s_l` farther from every other cluster's mean and `shift/s_j` nearer its own
 //! cluster `j`'s.
 
 use crate::cluster::partition::Partition;
@@ -23,36 +23,26 @@ use crate::error::Result;
 use crate::kernel::KernelAccess;
 use rayon::prelude::*;
 
-/// Which Lloyd iteration to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum LloydVariant {
-    /// All points are reassigned from the same state, then the sums are brought up to date.
-    #[default]
-    Batch,
-    /// Points are reassigned one at a time, updating the sums after each move.
-    Online,
-}
-
 /// The cheapest cluster for point `i` and whether it beats the current one by more than
 /// the tolerance. Ties keep the current cluster, then the lowest index.
 #[inline]
 pub(crate) fn best_cluster(partition: &Partition, i: usize) -> usize {
     let current = partition.labels[i];
-    // `Q'_l/s_l² − 2 m'_l(i)/s_l` of the shifted kernel, with `Q'_l = Q_l + σ s_l` and
-    // `m'_l(i) = m_l(i) + σ [i ∈ C_l]`.
+    // `Q'_l/s_l² − 2 m'_l(i)/s_l` of the shifted kernel, with `Q'_l = Q_l + shift·s_l` and
+    // `m'_l(i) = m_l(i) + shift·[i ∈ C_l]`.
     let shift = |l: usize| {
         if partition.shift == 0.0 {
             return 0.0; // no division on the unshifted kernel
         }
         let own = if l == current { -1.0 } else { 1.0 };
-        own * partition.shift / partition.sizes[l]
+        own * partition.shift / partition.cluster_weights[l]
     };
     let cost = |l: usize| {
-        let s = partition.sizes[l];
+        let s = partition.cluster_weights[l];
         partition.terms[l] / (s * s) - 2.0 * partition.sum(l, i) / s + shift(l)
     };
     let magnitude = |l: usize| {
-        let s = partition.sizes[l];
+        let s = partition.cluster_weights[l];
         (partition.terms[l] / (s * s)).abs()
             + (2.0 * partition.sum(l, i) / s).abs()
             + shift(l).abs()
@@ -76,12 +66,14 @@ pub(crate) fn best_cluster(partition: &Partition, i: usize) -> usize {
     }
 }
 
-/// Run Lloyd iterations until nothing changes or `max_iter`.
+/// Run Lloyd iterations until nothing changes or `max_iter`: batch (all points reassigned from
+/// the same state, then the sums brought up to date) or `online` (points reassigned one at a
+/// time, the sums updated after each move).
 pub(crate) fn run<'a, K: KernelAccess>(
     kernel: &'a K,
     weights: &[f64],
     partition: &mut Partition<'a>,
-    variant: LloydVariant,
+    online: bool,
     max_iter: usize,
     control: &Control,
     reporting: Reporting,
@@ -92,9 +84,12 @@ pub(crate) fn run<'a, K: KernelAccess>(
         max_iter,
         control,
         reporting,
-        |partition| match variant {
-            LloydVariant::Online => online_sweep(kernel, weights, partition, control),
-            LloydVariant::Batch => batch_step(kernel, weights, partition, control),
+        |partition| {
+            if online {
+                online_sweep(kernel, weights, partition, control)
+            } else {
+                batch_step(kernel, weights, partition, control)
+            }
         },
     )
 }
@@ -175,7 +170,7 @@ fn batch_step<'a, K: KernelAccess>(
 }
 
 /// If `new_labels` leaves a cluster empty, give it back the old member closest to its old
-/// centre (`‖φ(x_i) − μ_l‖²` from the old state, of the shifted kernel: `σ/w_i − σ/s_l`
+/// centre (`‖φ(x_i) − μ_l‖²` from the old state, of the shifted kernel: `shift/w_i − shift/s_l`
 /// more than `G`'s; ties to the lowest index). A restored point
 /// returns to its old cluster and never moves again, so this ends after at most n repairs.
 /// `elsewhere` counts the members of each cluster outside these points (for one chunk of a
@@ -196,7 +191,7 @@ pub(crate) fn keep_clusters_non_empty<K: KernelAccess>(
         counts[l] += 1;
     }
     while let Some(empty) = counts.iter().position(|&c| c == 0) {
-        let s = partition.sizes[empty];
+        let s = partition.cluster_weights[empty];
         let distance = |i: usize| {
             kernel.diagonal(i) - 2.0 * partition.sum(empty, i) / s
                 + partition.terms[empty] / (s * s)

@@ -21,5 +21,4 @@ pub mod spectral;
 pub(crate) mod sweeps;
 
 pub use init::Init;
-pub use lloyd::LloydVariant;
 pub use restarts::{fit, fit_checked, Algorithm, CheckedOptions, Clustering, Options};

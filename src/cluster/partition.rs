@@ -60,14 +60,14 @@ pub(crate) struct Partition<'a> {
     /// Number of points in each cluster (a point alone in its cluster never moves).
     pub counts: Vec<usize>,
     /// `s_l`, the weight of each cluster.
-    pub sizes: Vec<f64>,
+    pub cluster_weights: Vec<f64>,
     /// `Q_l`.
     pub terms: Vec<f64>,
     /// The per-point cluster sums.
     pub sums: ClusterSums<'a>,
-    /// The diagonal shift `σ` of [`crate::Options::shift`] at the weights' scale (`σ 2^-e`
+    /// The diagonal shift of [`crate::Options::shift`] at the weights' scale (`shift·2^-e`
     /// for weights scaled by `2^-e`; infinite where that overflows): the search is on
-    /// `G + σ W⁻¹`, while `terms`, `sums` and [`Partition::objective`] are those of `G`.
+    /// `G + shift·W⁻¹`, while `terms`, `sums` and [`Partition::objective`] are those of `G`.
     /// Lloyd's costs and the distinctness of the means add it.
     pub shift: f64,
 }
@@ -134,7 +134,7 @@ impl<'a> Partition<'a> {
             k,
             labels,
             counts: vec![0; k],
-            sizes: vec![0.0; k],
+            cluster_weights: vec![0.0; k],
             terms: vec![0.0; k],
             sums,
             shift: 0.0,
@@ -147,11 +147,11 @@ impl<'a> Partition<'a> {
     /// removing any drift from incremental updates. O(n).
     pub fn refresh_totals(&mut self, weights: &[f64]) {
         self.counts.iter_mut().for_each(|c| *c = 0);
-        self.sizes.iter_mut().for_each(|s| *s = 0.0);
+        self.cluster_weights.iter_mut().for_each(|s| *s = 0.0);
         self.terms.iter_mut().for_each(|q| *q = 0.0);
         for (&label, &w) in self.labels.iter().zip(weights) {
             self.counts[label] += 1;
-            self.sizes[label] += w;
+            self.cluster_weights[label] += w;
         }
         match &self.sums {
             ClusterSums::ClusterMajor(_) | ClusterSums::PointMajor(_) => {
@@ -168,13 +168,17 @@ impl<'a> Partition<'a> {
         }
     }
 
-    /// `Q = Σ_l Q_l / s_l` (of `G`: the shift's `k σ` is added to the reported figures).
+    /// `Q = Σ_l Q_l / s_l` (of `G`: the shift's `k·shift` is added to the reported figures).
     pub fn objective(&self) -> f64 {
-        self.terms.iter().zip(&self.sizes).map(|(q, s)| q / s).sum()
+        self.terms
+            .iter()
+            .zip(&self.cluster_weights)
+            .map(|(q, s)| q / s)
+            .sum()
     }
 
     /// The number of distinct cluster means: `‖μ_a − μ_b‖² = Q_a/s_a² + Q_b/s_b² − 2 C_ab/(s_a s_b)`
-    /// with `C_ab = Σ_{i∈C_a} w_i m_b(i)` (plus `σ/s_a + σ/s_b` for the shifted kernel): two
+    /// with `C_ab = Σ_{i∈C_a} w_i m_b(i)` (plus `shift/s_a + shift/s_b` for the shifted kernel): two
     /// means coincide when its size is within the rounding of its terms. On a kernel that is
     /// not positive semi-definite (an adjacency matrix) it can be clearly negative, and the
     /// means are then distinct, not coincident. O(n·k) (O(k²·m) for features).
@@ -199,13 +203,14 @@ impl<'a> Partition<'a> {
             }
         }
         // Cluster b is a new mean unless it coincides with an earlier one.
-        let norm = |a: usize| self.terms[a] / (self.sizes[a] * self.sizes[a]);
-        // The shift's part of ‖μ_a − μ_b‖²: C_ab does not change, each Q_l/s_l² gains σ/s_l.
-        let shift = |a: usize| self.shift / self.sizes[a];
+        let norm = |a: usize| self.terms[a] / (self.cluster_weights[a] * self.cluster_weights[a]);
+        // The shift's part of ‖μ_a − μ_b‖²: C_ab does not change, each Q_l/s_l² gains shift/s_l.
+        let shift = |a: usize| self.shift / self.cluster_weights[a];
         Ok((0..k)
             .filter(|&b| {
                 (0..b).all(|a| {
-                    let c = 2.0 * cross[a * k + b] / (self.sizes[a] * self.sizes[b]);
+                    let c = 2.0 * cross[a * k + b]
+                        / (self.cluster_weights[a] * self.cluster_weights[b]);
                     let distance = norm(a) + norm(b) - c + (shift(a) + shift(b));
                     if distance.is_infinite() {
                         return distance > 0.0; // a shift beyond the range of f64
@@ -305,8 +310,8 @@ impl<'a> Partition<'a> {
         let self_term = weight * weight * diagonal;
         self.terms[from] += -2.0 * weight * self.sum(from, i) + self_term;
         self.terms[to] += 2.0 * weight * self.sum(to, i) + self_term;
-        self.sizes[from] -= weight;
-        self.sizes[to] += weight;
+        self.cluster_weights[from] -= weight;
+        self.cluster_weights[to] += weight;
         self.counts[from] -= 1;
         self.counts[to] += 1;
         self.labels[i] = to;

@@ -239,8 +239,8 @@ mod tests {
     use crate::kernel::SumsLayout;
     use crate::Kernel;
     use crate::{
-        energy_gram, fit, Algorithm, Base, DataKernel, DenseKernel, Init, LloydVariant, Options,
-        Points, Semimetric,
+        energy_gram, fit, Algorithm, Base, DataKernel, DenseKernel, Init, Options, Points,
+        Semimetric,
     };
     use proptest::prelude::*;
 
@@ -352,7 +352,7 @@ mod tests {
             let kernel = DataKernel::new(points, power, Base::Mean).unwrap();
             let g: Vec<f64> = energy_gram(&points, power, Base::Mean).unwrap();
             let dense = DenseKernel::new(&g, n).unwrap();
-            let online = Algorithm::Lloyd(LloydVariant::Online);
+            let online = Algorithm::LloydOnline;
             for algorithm in [Algorithm::Hartigan, online] {
                 let options = Options { algorithm, ..options };
                 assert_same_runs(&kernel, k, &options);

@@ -5,7 +5,7 @@
 
 use crate::cluster::hartigan;
 use crate::cluster::init::{kmeans_plus_plus, random_labels, Init};
-use crate::cluster::lloyd::{self, LloydVariant};
+use crate::cluster::lloyd;
 use crate::cluster::partition::Partition;
 use crate::cluster::spectral::{spectral_embedding, SpectralEmbedding};
 use crate::cluster::sweeps::Reporting;
@@ -23,8 +23,12 @@ pub enum Algorithm {
     /// Kernel k-groups: Hartigan's method (every move strictly increases `Q`).
     #[default]
     Hartigan,
-    /// Kernel k-means: Lloyd's method, batch or online.
-    Lloyd(LloydVariant),
+    /// Kernel k-means: batch Lloyd (all points reassigned from the same state, then the
+    /// sums brought up to date).
+    Lloyd,
+    /// Kernel k-means: online Lloyd (points reassigned one at a time, the sums updated after
+    /// each move).
+    LloydOnline,
 }
 
 /// Options of a clustering run. `Options::default()` is Hartigan from k-means++, unit
@@ -43,17 +47,17 @@ pub struct Options<'a> {
     pub max_iter: usize,
     /// Seed from which every start's seed is derived.
     pub seed: u64,
-    /// The diagonal shift `σ` (finite): the search runs on the kernel `G + σ W⁻¹`, that is
-    /// `σ / w_i` added to each `G_ii` (the shift that makes a graph's kernel positive
+    /// The diagonal shift (finite): the search runs on the kernel `G + shift·W⁻¹`, that is
+    /// `shift/w_i` added to each `G_ii` (the shift that makes a graph's kernel positive
     /// semi-definite, see Dhillon, Guan and Kulis). It is applied in the formulas, never
     /// added to the sums kept for `G`, so a shift far larger or smaller than `G`'s entries
     /// is not lost to rounding.
     ///
-    /// - Every partition's `Q` gains `k σ`, `W` gains `(n − k) σ` and each `Q_l` gains
-    ///   `σ s_l`: the result reports them for the shifted kernel.
+    /// - Every partition's `Q` gains `k·shift`, `W` gains `(n − k)·shift` and each `Q_l`
+    ///   gains `shift·s_l`: the result reports them for the shifted kernel.
     /// - Hartigan's moves change `Q` by the same amount with or without it, so its search
     ///   is the same.
-    /// - Lloyd's distances change: `σ / s_l` more to every other cluster's mean, `σ / s_j`
+    /// - Lloyd's distances change: `shift/s_l` more to every other cluster's mean, `shift/s_j`
     ///   less to the point's own cluster `j`.
     /// - k-means++ draws the first partition on `G` itself.
     pub shift: f64,
@@ -107,7 +111,7 @@ pub struct Clustering {
     /// points, or that the local search ended with clusters on top of each other.
     pub n_distinct_clusters: usize,
     /// With [`Init::Spectral`]: `λ_1 + … + λ_k`, the sum of the k largest eigenvalues of
-    /// `W^½ (G + σ W⁻¹) W^½` (with the shift `σ`), an upper bound on the objective of every
+    /// `W^½ (G + shift·W⁻¹) W^½` (with the diagonal shift), an upper bound on the objective of every
     /// partition into k clusters, and so on `objective` (see
     /// [`crate::spectral::SpectralEmbedding::bound`]); `None` for the other initialisations.
     pub spectral_bound: Option<f64>,
@@ -169,7 +173,7 @@ pub struct CheckedOptions<'a> {
     n_init: usize,
     max_iter: usize,
     seed: u64,
-    /// The diagonal shift `σ`, at the caller's scale.
+    /// The diagonal shift, at the caller's scale.
     shift: f64,
 }
 
@@ -362,9 +366,9 @@ fn fit_starts<K: KernelAccess, S: KernelAccess>(
     Ok(result)
 }
 
-/// The result for the kernel `G + σ W⁻¹` from the result for `G`, at the caller's scale:
-/// `Q` and each entry of the history gain `k σ`, `W` gains `(n − k) σ` and each `Q_l` gains
-/// `σ s_l` (exact identities of the shifted kernel, added last so that a shift far larger
+/// The result for the kernel `G + shift·W⁻¹` from the result for `G`, at the caller's scale:
+/// `Q` and each entry of the history gain `k·shift`, `W` gains `(n − k)·shift` and each `Q_l`
+/// gains `shift·s_l` (exact identities of the shifted kernel, added last so that a shift far larger
 /// or smaller than `G`'s entries costs no accuracy).
 fn with_shift(mut result: Clustering, options: &CheckedOptions) -> Result<Clustering> {
     let (shift, k, n) = (options.shift, options.k, options.n);
@@ -565,11 +569,11 @@ fn local_search<K: KernelAccess>(
             control,
             reporting,
         )?,
-        Algorithm::Lloyd(variant) => lloyd::run(
+        Algorithm::Lloyd | Algorithm::LloydOnline => lloyd::run(
             kernel,
             weights,
             &mut partition,
-            variant,
+            options.algorithm == Algorithm::LloydOnline,
             options.max_iter,
             control,
             reporting,

@@ -20,7 +20,7 @@ pub(crate) const CHECK_EVERY_POINTS: usize = 256;
 /// Which start a run of sweeps belongs to and how its progress events report the
 /// objective: the algorithms see the weights scaled by `2^-weight_exponent` (see
 /// `restarts`) and the objective of `G`, the caller sees the objective of its own weights
-/// on the shifted kernel, `objective_shift = k σ` more.
+/// on the shifted kernel, `objective_shift = k·shift` more.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Reporting {
     pub start: usize,

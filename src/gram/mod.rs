@@ -49,7 +49,7 @@ pub use semimetric_matrix::{gram_from_semimetric, gram_from_semimetric_into};
 pub(crate) use frame::{base_kernel_value, BaseKernelRow, Frame};
 pub(crate) use tiles::for_each_tile;
 
-use tiles::{assemble, centered_shift, Shift};
+use tiles::{assemble, centered_base_correction, BaseCorrection};
 
 /// Which base point the kernel uses. Any base gives the same clustering: the labels and the
 /// within-cluster dispersion W do not depend on it, only the objective Q does (by a constant;
@@ -209,12 +209,12 @@ pub fn energy_gram_into<T: KernelElement>(
     let frame = Frame::new(&[x], x, semimetric, base, control)?;
     let src = frame.rows(*x, "X")?;
     control.checkpoint()?;
-    let shift = match base {
-        Base::Origin | Base::Mean => Shift::Base(frame.rho_to_base(x, "X", control)?),
-        Base::Centered => centered_shift(&src, "X", control)?,
+    let correction = match base {
+        Base::Origin | Base::Mean => BaseCorrection::Base(frame.rho_to_base(x, "X", control)?),
+        Base::Centered => centered_base_correction(&src, "X", control)?,
     };
-    let factors = frame.output_factors::<T>(shift.max_diagonal(), "X")?;
-    assemble(&src, &shift, factors, "X", out, control)
+    let factors = frame.output_factors::<T>(correction.max_diagonal(), "X")?;
+    assemble(&src, &correction, factors, "X", out, control)
 }
 
 fn check_out_len(len: usize, n: usize) -> Result<()> {

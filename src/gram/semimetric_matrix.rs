@@ -1,7 +1,7 @@
 //! Gram matrices from a user's precomputed semimetric matrix (its rules are
 //! [`crate::validate::semimetric`]'s).
 
-use super::tiles::{assemble, centered_shift, Shift};
+use super::tiles::{assemble, centered_base_correction, BaseCorrection};
 use super::{check_out_len, new_matrix, refuse_base, Base};
 use crate::control::Control;
 use crate::distance::SemimetricRows;
@@ -84,14 +84,14 @@ fn fill_from_validated<T: KernelElement>(
     control: &Control,
 ) -> Result<()> {
     let src = SemimetricRows { r, n, factor: 1.0 };
-    let shift = match base {
-        Base::Centered => centered_shift(&src, "R", control)?,
+    let correction = match base {
+        Base::Centered => centered_base_correction(&src, "R", control)?,
         Base::Origin | Base::Mean => {
             let mut r0 = try_filled(n, 0.0, "R", "the distances to the first point")?;
             r0.copy_from_slice(&r[..n]);
             r0[0] = 0.0;
-            Shift::Base(r0)
+            BaseCorrection::Base(r0)
         }
     };
-    assemble(&src, &shift, (1.0, 1.0), "R", out, control)
+    assemble(&src, &correction, (1.0, 1.0), "R", out, control)
 }

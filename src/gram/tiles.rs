@@ -68,21 +68,21 @@ where
     ok
 }
 
-/// How the semimetric tile is turned into kernel values (in the scaled frame).
-pub(super) enum Shift {
+/// The base correction that turns a semimetric tile into kernel values (in the scaled frame).
+pub(super) enum BaseCorrection {
     /// ½[(r0_a + r0_b) − ρ_ab], r0 = ρ(·, base point)
     Base(Vec<f64>),
     /// −½[(ρ_ab − (m_a + m_b)) + m_all]
     Centered(Vec<f64>, f64),
 }
 
-impl Shift {
+impl BaseCorrection {
     /// The largest diagonal entry, which bounds every entry (the kernels are positive
     /// semi-definite).
     pub(super) fn max_diagonal(&self) -> f64 {
         match self {
-            Shift::Base(r0) => r0.iter().fold(0.0f64, |m, &v| m.max(v)),
-            Shift::Centered(m, m_all) => m
+            BaseCorrection::Base(r0) => r0.iter().fold(0.0f64, |m, &v| m.max(v)),
+            BaseCorrection::Centered(m, m_all) => m
                 .iter()
                 .map(|&ma| -0.5 * ((0.0 - (ma + ma)) + m_all))
                 .fold(0.0f64, f64::max),
@@ -182,17 +182,17 @@ fn row_sums<S: PairwiseRows>(
     Ok(all)
 }
 
-/// The centring shift: m_a = mean_b ρ(a, b), m_all = mean_a m_a.
-pub(super) fn centered_shift<S: PairwiseRows>(
+/// The base correction of the double-centred kernel: m_a = mean_b ρ(a, b), m_all = mean_a m_a.
+pub(super) fn centered_base_correction<S: PairwiseRows>(
     src: &S,
     arg: &'static str,
     control: &Control,
-) -> Result<Shift> {
+) -> Result<BaseCorrection> {
     let n = src.n() as f64;
     let mut m = row_sums(src, BLOCK, arg, control)?;
     m.iter_mut().for_each(|v| *v /= n);
     let m_all = m.iter().sum::<f64>() / n;
-    Ok(Shift::Centered(m, m_all))
+    Ok(BaseCorrection::Centered(m, m_all))
 }
 
 /// Row `a` of ρ turned into double-centred kernel values, scaled by `factors`, inside the pair
@@ -214,36 +214,36 @@ impl RunEpilogue for CenteredRow<'_> {
     }
 }
 
-/// Builds the symmetric n×n kernel matrix: every tile of ρ is filled once, shifted into kernel
-/// values, scaled by `factors` (see [`Frame::output_factors`](super::Frame::output_factors)),
-/// converted and written to its place and (off the diagonal) to its mirror place. Checks
-/// `control` between tiles and rows.
+/// Builds the symmetric n×n kernel matrix: every tile of ρ is filled once, turned into kernel
+/// values by the base correction, scaled by `factors` (see
+/// [`Frame::output_factors`](super::Frame::output_factors)), converted and written to its place
+/// and (off the diagonal) to its mirror place. Checks `control` between tiles and rows.
 pub(super) fn assemble<T: KernelElement, S: PairwiseRows>(
     src: &S,
-    shift: &Shift,
+    correction: &BaseCorrection,
     factors: (f64, f64),
     arg: &'static str,
     g: &mut [T],
     control: &Control,
 ) -> Result<()> {
-    // Each row of a tile is shifted into kernel values as it is evaluated.
-    match shift {
-        Shift::Base(r0) => {
-            let shifted = |a: usize| BaseKernelRow {
+    // Each row of a tile is corrected into kernel values as it is evaluated.
+    match correction {
+        BaseCorrection::Base(r0) => {
+            let corrected = |a: usize| BaseKernelRow {
                 r_a: r0[a],
                 to_base: r0,
                 factors,
             };
-            write_tiles(src, shifted, arg, g, control)
+            write_tiles(src, corrected, arg, g, control)
         }
-        Shift::Centered(m, m_all) => {
-            let shifted = |a: usize| CenteredRow {
+        BaseCorrection::Centered(m, m_all) => {
+            let corrected = |a: usize| CenteredRow {
                 m_a: m[a],
                 m,
                 m_all: *m_all,
                 factors,
             };
-            write_tiles(src, shifted, arg, g, control)
+            write_tiles(src, corrected, arg, g, control)
         }
     }
 }

@@ -184,7 +184,7 @@ pub fn select_landmarks(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{fit, Algorithm, Control, DenseKernel, Init, LloydVariant, Options};
+    use crate::{fit, Algorithm, Control, DenseKernel, Init, Options};
 
     #[test]
     fn features_give_the_dense_result() {
@@ -202,8 +202,8 @@ mod tests {
         let weights: Vec<f64> = (0..n).map(|i| 1.0 + (i % 4) as f64).collect();
         for algorithm in [
             Algorithm::Hartigan,
-            Algorithm::Lloyd(LloydVariant::Batch),
-            Algorithm::Lloyd(LloydVariant::Online),
+            Algorithm::Lloyd,
+            Algorithm::LloydOnline,
         ] {
             let options = Options {
                 algorithm,

@@ -285,9 +285,7 @@ impl KernelAccess for DataKernel<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{
-        energy_gram, fit, Algorithm, Base, Control, DenseKernel, Init, LloydVariant, Options,
-    };
+    use crate::{energy_gram, fit, Algorithm, Base, Control, DenseKernel, Init, Options};
 
     #[test]
     fn matrix_free_equals_dense_bit_for_bit() {
@@ -427,7 +425,7 @@ mod tests {
         let dense: Vec<f64> = energy_gram(&points, semimetric, Base::Mean).unwrap();
         let dense = DenseKernel::new(&dense, n).unwrap();
         let kernel = DataKernel::new(points, semimetric, Base::Mean).unwrap();
-        for algorithm in [Algorithm::Hartigan, Algorithm::Lloyd(LloydVariant::Batch)] {
+        for algorithm in [Algorithm::Hartigan, Algorithm::Lloyd] {
             let options = Options {
                 algorithm,
                 init: Init::KMeansPlusPlus,

@@ -443,7 +443,7 @@ pub fn scaled_weights(
     Ok((scaled, e))
 }
 
-/// The diagonal shift `σ` of [`crate::Options::shift`] (argument `shift`): finite.
+/// The diagonal shift of [`crate::Options::shift`] (argument `shift`): finite.
 ///
 /// ```
 /// use kgroups::validate;

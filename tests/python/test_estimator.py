@@ -166,7 +166,7 @@ def test_same_result_as_kernel_kgroups_on_the_centred_energy_kernel(n_init: int)
     assert model.n_iter_ == ref.n_iter and model.converged_ == ref.converged
     assert model.labels_.dtype == np.int64 and model.n_features_in_ == 2
     np.testing.assert_array_equal(model.cluster_weights_, np.bincount(model.labels_, minlength=3))
-    np.testing.assert_allclose(model.shift_, X.mean(axis=0))
+    np.testing.assert_allclose(model.mean_, X.mean(axis=0))
 
 
 def test_kernel_kmeans_estimator_matches_function() -> None:
@@ -495,7 +495,7 @@ def _direct_distances(model: Any, X_train: np.ndarray, X_new: np.ndarray, w: Any
     (base point: the training mean, as the estimator), by the definition of the mean."""
     kw = {"semimetric": "power", "alpha": model.alpha} if model.kernel == "energy" else {
         "semimetric": model.kernel, "sigma": model.sigma_}
-    both = np.vstack([X_new, X_train]) - model.shift_
+    both = np.vstack([X_new, X_train]) - model.mean_
     G = kgroups_rs.energy_gram(both, base="origin", **kw)
     m = X_new.shape[0]
     K_new, K_cross, K_train = np.diag(G)[:m], G[:m, m:], G[m:, m:]

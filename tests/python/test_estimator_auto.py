@@ -61,7 +61,7 @@ def test_circles_choose_the_knn_graph(circles: Data, circles_model: KernelKGroup
     jitter = np.random.default_rng(1).normal(0.0, 0.01, X.shape)
     assert np.array_equal(model.predict(X + jitter), model.labels_)
     assert np.array_equal(model.cluster_sizes_, np.bincount(y))
-    assert not hasattr(model, "objective_") and not hasattr(model, "shift_")
+    assert not hasattr(model, "objective_") and not hasattr(model, "mean_")
 
 
 def test_knn_fit_has_no_transform_nor_score(circles: Data, circles_model: KernelKGroups) -> None:

@@ -1829,7 +1829,7 @@ def test_graph_partition(data: st.DataObject) -> None:
         kgroups_rs.graph_partition,
         Ain,
         k,
-        objective,
+        objective=objective,
         algorithm=algorithm,
         init=init,
         shift=shift,

@@ -128,10 +128,12 @@ def test_graphs_do_not_warn_in_graph_partition() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", KernelInputWarning)
         for objective in ("ratio_association", "normalized_cut"):
-            result = kgroups_rs.graph_partition(A, 2, objective, n_init=5, random_state=0)
+            result = kgroups_rs.graph_partition(A, 2, objective=objective, n_init=5, random_state=0)
             assert same_partition(result.labels, blocks)
-            kgroups_rs.graph_partition(np.asfortranarray(A.astype(np.float32)), 2, objective, random_state=0)
-            kgroups_rs.graph_partition(scipy.sparse.csr_array(A), 2, objective, random_state=0)
+            kgroups_rs.graph_partition(
+                np.asfortranarray(A.astype(np.float32)), 2, objective=objective, random_state=0
+            )
+            kgroups_rs.graph_partition(scipy.sparse.csr_array(A), 2, objective=objective, random_state=0)
     # The same adjacency passed to kernel_kgroups is flagged, naming graph_partition.
     with pytest.warns(KernelInputWarning, match="graph_partition"):
         kgroups_rs.kernel_kgroups(A, 2, random_state=0)

@@ -324,7 +324,7 @@ def test_best_normalized_association_is_the_brute_force_optimum(seed: int) -> No
     assert weights is not None
     np.testing.assert_allclose(weights, degrees)
     dense_G = G.toarray()
-    best = graph_partition(sp.csr_array(A), k, "normalized_cut", n_init=150, random_state=seed)
+    best = graph_partition(sp.csr_array(A), k, objective="normalized_cut", n_init=150, random_state=seed)
     optimum = brute_force_optimum(dense_G, k, weights)
     assert best.objective == pytest.approx(optimum, rel=1e-10)
     # Q is the normalised association sum_j A(C_j, C_j) / d(C_j).
@@ -361,7 +361,7 @@ def ari(a: Labels, b: Labels) -> float:
 def test_planted_partition_is_recovered(objective_name: str, algorithm: str) -> None:
     A, truth = planted_partition([150, 200, 250], p_in=0.25, p_out=0.01, seed=0)
     result = graph_partition(
-        A, 3, objective_name, algorithm=algorithm, n_init=4, random_state=0
+        A, 3, objective=objective_name, algorithm=algorithm, n_init=4, random_state=0
     )
     assert ari(result.labels, truth) > 0.99
     if objective_name == "normalized_cut":
@@ -381,9 +381,27 @@ def test_graph_partition_dense_and_sparse_agree() -> None:
     for objective_name in ("ratio_association", "normalized_cut"):
         for algorithm in ("hartigan", "lloyd"):
             kwargs: dict[str, Any] = dict(algorithm=algorithm, n_init=3, random_state=2)
-            dense = graph_partition(A.toarray(), 3, objective_name, **kwargs)
-            sparse = graph_partition(A, 3, objective_name, **kwargs)
+            dense = graph_partition(A.toarray(), 3, objective=objective_name, **kwargs)
+            sparse = graph_partition(A, 3, objective=objective_name, **kwargs)
             same_result(dense, sparse, exact=objective_name == "ratio_association")
+
+
+def test_graph_partition_takes_init_third_and_objective_by_keyword() -> None:
+    """Like every clustering function: ``(A, k, init, *, objective=...)``."""
+    A, truth = planted_partition([30, 40], p_in=0.4, p_out=0.02, seed=3)
+    for objective_name in ("ratio_association", "normalized_cut"):
+        positional = graph_partition(A, 2, truth, objective=objective_name, max_iter=1)
+        keyword = graph_partition(A, 2, init=truth, objective=objective_name, max_iter=1)
+        same_result(positional, keyword, exact=True)
+        # The search started from the labels given third: its first objective is theirs.
+        dense = A.toarray()
+        node_weights = dense.sum(axis=1) if objective_name == "normalized_cut" else np.ones(len(truth))
+        start = sum(
+            dense[np.ix_(truth == j, truth == j)].sum() / node_weights[truth == j].sum() for j in range(2)
+        )
+        assert positional.objective_history[0] == pytest.approx(start, rel=1e-12)
+    with pytest.raises(TypeError):
+        graph_partition(A, 2, "random", "normalized_cut")  # type: ignore[misc]
 
 
 def test_normalized_cut_kernel() -> None:
@@ -414,9 +432,9 @@ def test_normalized_cut_kernel() -> None:
     np.testing.assert_allclose(G2.toarray(), G.toarray(), rtol=1e-14)
     np.testing.assert_allclose(weights2, weights, rtol=1e-14)
     for objective_name in ("ratio_association", "normalized_cut"):
-        expected = graph_partition(A, 4, objective_name, n_init=3, random_state=0)
+        expected = graph_partition(A, 4, objective=objective_name, n_init=3, random_state=0)
         np.testing.assert_array_equal(
-            graph_partition(halves, 4, objective_name, n_init=3, random_state=0).labels,
+            graph_partition(halves, 4, objective=objective_name, n_init=3, random_state=0).labels,
             expected.labels,
         )
 
@@ -444,7 +462,7 @@ def test_hartigan_is_invariant_under_the_diagonal_shift(objective_name: str, spa
     k = 3
     init = random_init(A.shape[0], k, np.random.default_rng(0))
     results = [
-        graph_partition(graph, k, objective_name, init=init, shift=shift) for shift in SHIFTS
+        graph_partition(graph, k, objective=objective_name, init=init, shift=shift) for shift in SHIFTS
     ]
     base = results[0]
     assert base.n_moves > 0
@@ -470,15 +488,15 @@ def test_lloyd_depends_on_the_diagonal_shift(objective_name: str) -> None:
     A, truth = planted_partition([30, 40, 50], p_in=0.3, p_out=0.03, seed=6)
     k = 3
     init = random_init(A.shape[0], k, np.random.default_rng(1))
-    plain = graph_partition(A, k, objective_name, algorithm="lloyd", init=init)
-    shifted = graph_partition(A, k, objective_name, algorithm="lloyd", init=init, shift=1e4)
+    plain = graph_partition(A, k, objective=objective_name, algorithm="lloyd", init=init)
+    shifted = graph_partition(A, k, objective=objective_name, algorithm="lloyd", init=init, shift=1e4)
     assert plain.n_moves > 0
     assert shifted.n_moves == 0
     np.testing.assert_array_equal(shifted.labels, init)
     assert not np.array_equal(plain.labels, shifted.labels)
     # Hartigan from the same labels ignores the shift.
-    h_plain = graph_partition(A, k, objective_name, init=init)
-    h_shifted = graph_partition(A, k, objective_name, init=init, shift=1e4)
+    h_plain = graph_partition(A, k, objective=objective_name, init=init)
+    h_shifted = graph_partition(A, k, objective=objective_name, init=init, shift=1e4)
     np.testing.assert_array_equal(h_plain.labels, h_shifted.labels)
 
 
@@ -496,7 +514,7 @@ def test_an_asymmetric_adjacency_is_refused_whatever_the_shift(
     A[0, 1], A[1, 0] = 1.0, 3.0
     graph = sp.csr_array(A) if sparse else A
     with pytest.raises(ValueError, match=r"symmetric"):
-        graph_partition(graph, 2, objective_name, algorithm=algorithm, shift=shift, random_state=0)
+        graph_partition(graph, 2, objective=objective_name, algorithm=algorithm, shift=shift, random_state=0)
 
 
 # ------------------------------------------------------------------------ bad input
@@ -568,9 +586,9 @@ def test_negative_adjacency_weights_are_rejected() -> None:
     A = csr_from_arrays([0, 1, 2], [1, 0], [-1.0, -1.0], 2)
     for objective_name in ("ratio_association", "normalized_cut"):
         with pytest.raises(ValueError, match="negative entries; adjacency weights must be >= 0"):
-            graph_partition(A, 1, objective_name)
+            graph_partition(A, 1, objective=objective_name)
         with pytest.raises(ValueError, match="negative entries"):
-            graph_partition(A.toarray(), 1, objective_name)
+            graph_partition(A.toarray(), 1, objective=objective_name)
     # A kernel (not an adjacency) may be negative: kernel_kgroups accepts it.
     kgroups_rs.kernel_kgroups(A, 1)
 
@@ -579,11 +597,11 @@ def test_isolated_nodes_are_rejected_under_normalized_cut() -> None:
     # Node 2 has no edge.
     A = csr_from_arrays([0, 1, 2, 2], [1, 0], [1.0, 1.0], 3)
     with pytest.raises(ValueError, match=r"1 node\(s\) are isolated \(first: node 2\)"):
-        graph_partition(A, 2, "normalized_cut")
+        graph_partition(A, 2, objective="normalized_cut")
     with pytest.raises(ValueError, match="isolated"):
-        graph_partition(A.toarray(), 2, "normalized_cut")
+        graph_partition(A.toarray(), 2, objective="normalized_cut")
     # Ratio association has no degrees to divide by: isolated nodes are fine.
-    graph_partition(A, 2, "ratio_association", random_state=0)
+    graph_partition(A, 2, objective="ratio_association", random_state=0)
 
 
 @pytest.mark.parametrize("fmt", ["csr", "coo", "csc"])
@@ -721,7 +739,7 @@ def test_knn_kernel_is_a_symmetric_canonical_affinity() -> None:
     # kNN graphs are geometric: random starts often stop in local optima that split a blob,
     # so this needs more starts than a stochastic block model.
     for objective_name in ("ratio_association", "normalized_cut"):
-        result = graph_partition(A, 2, objective_name, n_init=20, random_state=0)
+        result = graph_partition(A, 2, objective=objective_name, n_init=20, random_state=0)
         assert ari(result.labels, truth) == 1.0
     with pytest.raises(ValueError, match="n_neighbors = 120 is too large"):
         knn_kernel(X, 120)
@@ -905,7 +923,7 @@ ENTRY_POINTS: list[tuple[str, str, Callable[[Any], Any]]] = [
     ("kernel_kgroups", "G", lambda A: kgroups_rs.kernel_kgroups(A, 2, random_state=0)),
     ("kernel_kmeans", "G", lambda A: kgroups_rs.kernel_kmeans(A, 2, random_state=0)),
     ("as_csr_arrays", "G", as_csr_arrays),
-    ("graph_partition", "A", lambda A: graph_partition(A, 2, "normalized_cut", random_state=0)),
+    ("graph_partition", "A", lambda A: graph_partition(A, 2, objective="normalized_cut", random_state=0)),
     ("graph_kernel", "A", lambda A: graph_kernel(A, "ratio_association", shift=1.0)),
 ]
 

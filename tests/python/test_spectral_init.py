@@ -38,13 +38,13 @@ def test_spectral_init_separates_circles_and_moons(
 ) -> None:
     X, y = data()
     A = kgroups_rs.knn_kernel(X, 10)
-    result = kgroups_rs.graph_partition(A, 2, objective, init="spectral", random_state=0)
+    result = kgroups_rs.graph_partition(A, 2, objective=objective, init="spectral", random_state=0)
     assert _ari(y, result.labels) == 1.0
     # The bound is reported only by the spectral initialisation: no silent fallback.
     assert result.spectral_bound is not None
     assert result.objective <= result.spectral_bound * (1 + 1e-9)
     for other in ("random", "k-means++"):
-        plain = kgroups_rs.graph_partition(A, 2, objective, init=other, random_state=0)
+        plain = kgroups_rs.graph_partition(A, 2, objective=objective, init=other, random_state=0)
         assert plain.spectral_bound is None
 
 
@@ -53,10 +53,10 @@ def test_spectral_init_succeeds_where_k_means_plus_plus_fails() -> None:
     # optimum that cuts both rings; the spectral start finds the rings, a better objective.
     X, y = _circles()
     A = kgroups_rs.knn_kernel(X, 10)
-    spectral = kgroups_rs.graph_partition(A, 2, "normalized_cut", init="spectral", random_state=0)
+    spectral = kgroups_rs.graph_partition(A, 2, objective="normalized_cut", init="spectral", random_state=0)
     assert _ari(y, spectral.labels) == 1.0
     for other in ("k-means++", "random"):
-        plain = kgroups_rs.graph_partition(A, 2, "normalized_cut", init=other, random_state=0)
+        plain = kgroups_rs.graph_partition(A, 2, objective="normalized_cut", init=other, random_state=0)
         assert _ari(y, plain.labels) < 0.5
         assert spectral.objective > plain.objective
 

@@ -333,8 +333,8 @@ def planted_graph(seed: int = 0) -> tuple[_Float, npt.NDArray[np.int64]]:
 @pytest.mark.parametrize("shift", [1e10, 1e300])
 def test_a_huge_diagonal_shift_changes_only_the_objective(objective: str, shift: float) -> None:
     A, z = planted_graph()
-    plain = kgroups_rs.graph_partition(A, 2, objective, random_state=0)
-    shifted = kgroups_rs.graph_partition(A, 2, objective, shift=shift, random_state=0)
+    plain = kgroups_rs.graph_partition(A, 2, objective=objective, random_state=0)
+    shifted = kgroups_rs.graph_partition(A, 2, objective=objective, shift=shift, random_state=0)
     np.testing.assert_array_equal(shifted.labels, plain.labels)
     assert kgroups_rs.clustering_accuracy(z, shifted.labels) == 1.0
     assert shifted.objective == pytest.approx(plain.objective + 2 * shift, rel=1e-15)
@@ -378,9 +378,11 @@ def test_a_normalized_cut_shift_beyond_the_float_range_is_refused_or_applied_exa
             kgroups_rs.graph_kernel(graph, "normalized_cut", shift=1e300)
     init = np.array([0, 1, 0])
     for algorithm in ["hartigan", "lloyd", "lloyd-online"]:
-        plain = kgroups_rs.graph_partition(graph, 2, "normalized_cut", algorithm=algorithm, init=init)
+        plain = kgroups_rs.graph_partition(
+            graph, 2, init, objective="normalized_cut", algorithm=algorithm
+        )
         shifted = kgroups_rs.graph_partition(
-            graph, 2, "normalized_cut", algorithm=algorithm, init=init, shift=1e300
+            graph, 2, objective="normalized_cut", algorithm=algorithm, init=init, shift=1e300
         )
         assert shifted.objective == plain.objective + 2e300
         if algorithm == "hartigan":
@@ -400,10 +402,10 @@ def test_a_shift_whose_objective_overflows_is_refused(algorithm: str) -> None:
 @pytest.mark.parametrize("sparse", [False, True])
 def test_normalized_cut_does_not_depend_on_the_scale_of_the_adjacency(scale: float, sparse: bool) -> None:
     A, z = planted_graph()
-    reference = kgroups_rs.graph_partition(A, 2, "normalized_cut", random_state=0)
+    reference = kgroups_rs.graph_partition(A, 2, objective="normalized_cut", random_state=0)
     scaled = A * scale
     result = kgroups_rs.graph_partition(
-        scipy.sparse.csr_array(scaled) if sparse else scaled, 2, "normalized_cut", random_state=0
+        scipy.sparse.csr_array(scaled) if sparse else scaled, 2, objective="normalized_cut", random_state=0
     )
     np.testing.assert_array_equal(result.labels, reference.labels)
     assert result.objective == pytest.approx(reference.objective, rel=1e-12)

@@ -9,7 +9,7 @@
 use kgroups::rng::Rng;
 use kgroups::{
     fit, kernel_kgroups, kernel_kmeans, Algorithm, Clustering, Control, DenseKernel, Init,
-    KGroupsError, LloydVariant, Options, Progress,
+    KGroupsError, Options, Progress,
 };
 use proptest::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -17,8 +17,8 @@ use std::sync::Mutex;
 
 const ALGORITHMS: [Algorithm; 3] = [
     Algorithm::Hartigan,
-    Algorithm::Lloyd(LloydVariant::Batch),
-    Algorithm::Lloyd(LloydVariant::Online),
+    Algorithm::Lloyd,
+    Algorithm::LloydOnline,
 ];
 
 // ----------------------------------------------------------------------------- references
@@ -435,7 +435,7 @@ fn kernel_kgroups_and_kernel_kmeans_are_fit_with_the_algorithm_set() {
     let opts = Options {
         seed: 3,
         n_init: 2,
-        algorithm: Algorithm::Lloyd(LloydVariant::Online), // overridden below
+        algorithm: Algorithm::LloydOnline, // overridden below
         ..Options::default()
     };
     let c = Control::new();
@@ -451,20 +451,18 @@ fn kernel_kgroups_and_kernel_kmeans_are_fit_with_the_algorithm_set() {
     )
     .unwrap();
     assert_eq!(hartigan, expected);
-    for variant in [LloydVariant::Batch, LloydVariant::Online] {
-        let lloyd = kernel_kmeans(&kernel, 3, variant, opts, &c).unwrap();
-        let expected = fit(
-            &kernel,
-            3,
-            &Options {
-                algorithm: Algorithm::Lloyd(variant),
-                ..opts
-            },
-            &c,
-        )
-        .unwrap();
-        assert_eq!(lloyd, expected);
-    }
+    let lloyd = kernel_kmeans(&kernel, 3, opts, &c).unwrap();
+    let expected = fit(
+        &kernel,
+        3,
+        &Options {
+            algorithm: Algorithm::Lloyd,
+            ..opts
+        },
+        &c,
+    )
+    .unwrap();
+    assert_eq!(lloyd, expected);
 }
 
 #[test]
@@ -774,7 +772,7 @@ fn every_bad_input_is_invalid_input_naming_the_argument() {
             assert_eq!((r.n_moves, &r.labels[..]), (0, &start[..]), "{algorithm:?}");
         }
     }
-    // Finite, but W gains (n − k) σ, beyond the range of f64.
+    // Finite, but W gains (n − k)·shift, beyond the range of f64.
     for algorithm in ALGORITHMS {
         let opts = Options {
             shift: 1e308,
@@ -866,8 +864,8 @@ fn problems(max_n: usize) -> impl Strategy<Value = Problem> {
 fn algorithms() -> impl Strategy<Value = Algorithm> {
     prop_oneof![
         Just(Algorithm::Hartigan),
-        Just(Algorithm::Lloyd(LloydVariant::Batch)),
-        Just(Algorithm::Lloyd(LloydVariant::Online)),
+        Just(Algorithm::Lloyd),
+        Just(Algorithm::LloydOnline),
     ]
 }
 
@@ -915,9 +913,9 @@ proptest! {
     #[test]
     fn prop_hartigan_from_lloyd_never_loses(p in problems(30), batch in any::<bool>()) {
         let kernel = DenseKernel::new(&p.g, p.n).unwrap();
-        let variant = if batch { LloydVariant::Batch } else { LloydVariant::Online };
+        let algorithm = if batch { Algorithm::Lloyd } else { Algorithm::LloydOnline };
         let base = Options { weights: p.w.as_deref(), seed: p.seed, ..Options::default() };
-        let lloyd = kernel_kmeans(&kernel, p.k, variant, base, &Control::new()).unwrap();
+        let lloyd = fit(&kernel, p.k, &Options { algorithm, ..base }, &Control::new()).unwrap();
         let hartigan = kernel_kgroups(
             &kernel, p.k, Options { init: Init::Labels(&lloyd.labels), ..base }, &Control::new()
         ).unwrap();
@@ -1162,7 +1160,7 @@ fn integer_graphs_give_the_same_bits_with_compact_sums() {
 
 // ------------------------------------------------------------------------ diagonal shift
 
-/// `G + σ W⁻¹`, written out.
+/// `G + shift·W⁻¹`, written out.
 fn shifted(g: &[f64], n: usize, w: &[f64], shift: f64) -> Vec<f64> {
     let mut g = g.to_vec();
     for i in 0..n {
@@ -1173,7 +1171,7 @@ fn shifted(g: &[f64], n: usize, w: &[f64], shift: f64) -> Vec<f64> {
 
 #[test]
 fn a_shift_clusters_the_shifted_kernel() {
-    // The option applies σ in the formulas; the reference adds it to G's diagonal. Both
+    // The option applies the shift in the formulas; the reference adds it to G's diagonal. Both
     // are the same search up to rounding, so moderate data give the same labels.
     let (n, k) = (24, 3);
     let mut moved = 0;
@@ -1327,7 +1325,7 @@ fn a_shift_beside_huge_entries_is_not_lost_to_rounding() {
 
 #[test]
 fn the_shift_separates_the_means_of_identical_points() {
-    // Six identical points: under G every cluster has the same mean; under G + σ I each
+    // Six identical points: under G every cluster has the same mean; under G + shift·I each
     // point has a direction of its own, so the means differ.
     let n = 6;
     let g = vec![2.0; n * n];
@@ -1359,7 +1357,7 @@ fn batch_lloyd_gives_an_emptied_cluster_its_nearest_member_of_the_shifted_kernel
     // 1-D points, linear kernel. Cluster 2 starts as {x0, x1, x8} (weights 3, 0.1, 3), whose
     // mean is near 4.9; all three are nearer cluster 0's or cluster 1's mean and leave, so
     // one must stay. Under G the nearest is x1 (squared distance 19.6 against 24.3 and
-    // 25.7); the shift adds σ/w_i, 10 for x1 and 1/3 for x0, so x0 stays.
+    // 25.7); the shift adds shift/w_i, 10 for x1 and 1/3 for x0, so x0 stays.
     let x = [0.0, 0.5, 1.0, 1.2, 1.4, 8.6, 8.8, 9.0, 10.0];
     let w = [3.0, 0.1, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 3.0];
     let n = x.len();
@@ -1372,11 +1370,7 @@ fn batch_lloyd_gives_an_emptied_cluster_its_nearest_member_of_the_shifted_kernel
         let kernel = DenseKernel::new(matrix, n).unwrap();
         let opts = Options {
             shift,
-            ..options(
-                Algorithm::Lloyd(LloydVariant::Batch),
-                Init::Labels(&start),
-                Some(&w),
-            )
+            ..options(Algorithm::Lloyd, Init::Labels(&start), Some(&w))
         };
         fit(&kernel, 3, &opts, &Control::new()).unwrap()
     };

@@ -7,7 +7,7 @@
 
 use kgroups::init::random_labels;
 use kgroups::rng::{derive_seeds, Rng};
-use kgroups::{fit, Algorithm, Control, DenseKernel, Init, LloydVariant, Options};
+use kgroups::{fit, Algorithm, Control, DenseKernel, Init, Options};
 
 /// The first outputs of the generator for one seed.
 struct Stream {
@@ -263,7 +263,7 @@ fn cases() -> Vec<Case> {
             n_moves: 11,
         },
         Case {
-            algorithm: Algorithm::Lloyd(LloydVariant::Batch),
+            algorithm: Algorithm::Lloyd,
             init: Init::KMeansPlusPlus,
             weighted: false,
             seed: 7,
@@ -274,7 +274,7 @@ fn cases() -> Vec<Case> {
             n_moves: 2,
         },
         Case {
-            algorithm: Algorithm::Lloyd(LloydVariant::Batch),
+            algorithm: Algorithm::Lloyd,
             init: Init::KMeansPlusPlus,
             weighted: false,
             seed: 2024,
@@ -285,7 +285,7 @@ fn cases() -> Vec<Case> {
             n_moves: 1,
         },
         Case {
-            algorithm: Algorithm::Lloyd(LloydVariant::Batch),
+            algorithm: Algorithm::Lloyd,
             init: Init::KMeansPlusPlus,
             weighted: true,
             seed: 7,
@@ -296,7 +296,7 @@ fn cases() -> Vec<Case> {
             n_moves: 2,
         },
         Case {
-            algorithm: Algorithm::Lloyd(LloydVariant::Batch),
+            algorithm: Algorithm::Lloyd,
             init: Init::KMeansPlusPlus,
             weighted: true,
             seed: 2024,
@@ -307,7 +307,7 @@ fn cases() -> Vec<Case> {
             n_moves: 0,
         },
         Case {
-            algorithm: Algorithm::Lloyd(LloydVariant::Batch),
+            algorithm: Algorithm::Lloyd,
             init: Init::Random,
             weighted: false,
             seed: 7,
@@ -318,7 +318,7 @@ fn cases() -> Vec<Case> {
             n_moves: 7,
         },
         Case {
-            algorithm: Algorithm::Lloyd(LloydVariant::Batch),
+            algorithm: Algorithm::Lloyd,
             init: Init::Random,
             weighted: false,
             seed: 2024,
@@ -329,7 +329,7 @@ fn cases() -> Vec<Case> {
             n_moves: 10,
         },
         Case {
-            algorithm: Algorithm::Lloyd(LloydVariant::Batch),
+            algorithm: Algorithm::Lloyd,
             init: Init::Random,
             weighted: true,
             seed: 7,
@@ -340,7 +340,7 @@ fn cases() -> Vec<Case> {
             n_moves: 8,
         },
         Case {
-            algorithm: Algorithm::Lloyd(LloydVariant::Batch),
+            algorithm: Algorithm::Lloyd,
             init: Init::Random,
             weighted: true,
             seed: 2024,
@@ -351,7 +351,7 @@ fn cases() -> Vec<Case> {
             n_moves: 11,
         },
         Case {
-            algorithm: Algorithm::Lloyd(LloydVariant::Online),
+            algorithm: Algorithm::LloydOnline,
             init: Init::KMeansPlusPlus,
             weighted: false,
             seed: 7,
@@ -362,7 +362,7 @@ fn cases() -> Vec<Case> {
             n_moves: 0,
         },
         Case {
-            algorithm: Algorithm::Lloyd(LloydVariant::Online),
+            algorithm: Algorithm::LloydOnline,
             init: Init::KMeansPlusPlus,
             weighted: false,
             seed: 2024,
@@ -373,7 +373,7 @@ fn cases() -> Vec<Case> {
             n_moves: 1,
         },
         Case {
-            algorithm: Algorithm::Lloyd(LloydVariant::Online),
+            algorithm: Algorithm::LloydOnline,
             init: Init::KMeansPlusPlus,
             weighted: true,
             seed: 7,
@@ -384,7 +384,7 @@ fn cases() -> Vec<Case> {
             n_moves: 2,
         },
         Case {
-            algorithm: Algorithm::Lloyd(LloydVariant::Online),
+            algorithm: Algorithm::LloydOnline,
             init: Init::KMeansPlusPlus,
             weighted: true,
             seed: 2024,
@@ -395,7 +395,7 @@ fn cases() -> Vec<Case> {
             n_moves: 0,
         },
         Case {
-            algorithm: Algorithm::Lloyd(LloydVariant::Online),
+            algorithm: Algorithm::LloydOnline,
             init: Init::Random,
             weighted: false,
             seed: 7,
@@ -406,7 +406,7 @@ fn cases() -> Vec<Case> {
             n_moves: 7,
         },
         Case {
-            algorithm: Algorithm::Lloyd(LloydVariant::Online),
+            algorithm: Algorithm::LloydOnline,
             init: Init::Random,
             weighted: false,
             seed: 2024,
@@ -417,7 +417,7 @@ fn cases() -> Vec<Case> {
             n_moves: 6,
         },
         Case {
-            algorithm: Algorithm::Lloyd(LloydVariant::Online),
+            algorithm: Algorithm::LloydOnline,
             init: Init::Random,
             weighted: true,
             seed: 7,
@@ -428,7 +428,7 @@ fn cases() -> Vec<Case> {
             n_moves: 6,
         },
         Case {
-            algorithm: Algorithm::Lloyd(LloydVariant::Online),
+            algorithm: Algorithm::LloydOnline,
             init: Init::Random,
             weighted: true,
             seed: 2024,

@@ -74,16 +74,16 @@ fn dask_chunk_sums<'py>(
     })?;
     Ok((
         matrix_out(py, part.sums, k, m)?,
-        part.sizes.into_pyarray(py),
+        part.cluster_weights.into_pyarray(py),
         counts_out(py, part.counts),
         part.trace,
     ))
 }
 
 /// One Hartigan sweep ("hartigan") or batch Lloyd assignment ("lloyd") over one chunk
-/// against the broadcast global state (sums k × m, sizes k, counts k).
+/// against the broadcast global state (sums k × m, cluster weights k, counts k).
 #[pyfunction]
-#[pyo3(signature = (features, labels, weights, sums, sizes, counts, algorithm, n_threads=None))]
+#[pyo3(signature = (features, labels, weights, sums, cluster_weights, counts, algorithm, n_threads=None))]
 #[allow(clippy::too_many_arguments)]
 fn dask_chunk_round<'py>(
     py: Python<'py>,
@@ -91,7 +91,7 @@ fn dask_chunk_round<'py>(
     labels: PyReadonlyArray1<'py, i64>,
     weights: Option<PyReadonlyArray1<'py, f64>>,
     sums: PyReadonlyArray2<'py, f64>,
-    sizes: PyReadonlyArray1<'py, f64>,
+    cluster_weights: PyReadonlyArray1<'py, f64>,
     counts: PyReadonlyArray1<'py, i64>,
     algorithm: &str,
     n_threads: Option<usize>,
@@ -118,14 +118,14 @@ fn dask_chunk_round<'py>(
     }
     let labels = self::labels(&labels, "init")?;
     let counts = self::labels(&counts, "counts")?;
-    let sizes = contiguous(&sizes, "sizes")?;
+    let cluster_weights = contiguous(&cluster_weights, "cluster_weights")?;
     let weights = match &weights {
         Some(w) => Some(contiguous(w, "weights")?),
         None => None,
     };
     let state = GlobalState {
         sums: global,
-        sizes,
+        cluster_weights,
         counts: &counts,
     };
     let round = run_detached(py, n_threads, None, |control| {
@@ -136,8 +136,8 @@ fn dask_chunk_round<'py>(
         new_labels.into_pyarray(py),
         round.moves,
         matrix_out(py, round.sums, k, m)?,
-        round.sizes_before.into_pyarray(py),
-        round.sizes_after.into_pyarray(py),
+        round.weights_before.into_pyarray(py),
+        round.weights_after.into_pyarray(py),
         counts_out(py, round.counts_before),
         counts_out(py, round.counts_after),
     ))
@@ -147,10 +147,11 @@ fn dask_chunk_round<'py>(
 #[pyfunction]
 fn dask_feature_objective(
     sums: PyReadonlyArray2<'_, f64>,
-    sizes: PyReadonlyArray1<'_, f64>,
+    cluster_weights: PyReadonlyArray1<'_, f64>,
 ) -> PyResult<f64> {
     let (data, _, _) = rows(&sums, "sums")?;
-    chunk_sweep::feature_objective(data, contiguous(&sizes, "sizes")?).map_err(to_py_err)
+    chunk_sweep::feature_objective(data, contiguous(&cluster_weights, "cluster_weights")?)
+        .map_err(to_py_err)
 }
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

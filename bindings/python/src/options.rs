@@ -7,9 +7,7 @@ use super::results::Clustering;
 use kgroups::error::KGroupsError;
 use kgroups::kernel::LandmarkMethod;
 use kgroups::Control;
-use kgroups::{
-    bandwidth, fit, Algorithm, Base, Init, Kernel, LloydVariant, Options, Points, Semimetric,
-};
+use kgroups::{bandwidth, fit, Algorithm, Base, Init, Kernel, Options, Points, Semimetric};
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -137,8 +135,8 @@ impl FitOptions {
 fn parse_algorithm(algorithm: &str) -> PyResult<Algorithm> {
     match algorithm {
         "hartigan" => Ok(Algorithm::Hartigan),
-        "lloyd" => Ok(Algorithm::Lloyd(LloydVariant::Batch)),
-        "lloyd-online" => Ok(Algorithm::Lloyd(LloydVariant::Online)),
+        "lloyd" => Ok(Algorithm::Lloyd),
+        "lloyd-online" => Ok(Algorithm::LloydOnline),
         other => Err(PyValueError::new_err(format!(
             "unknown algorithm {other:?}; use 'hartigan', 'lloyd' or 'lloyd-online'"
         ))),

@@ -95,11 +95,11 @@ def chunk_round(
     n_threads: Optional[int],
 ) -> tuple[IntArray, tuple[int, FloatArray, FloatArray, FloatArray, IntArray, IntArray]]:
     """One round on a chunk: ``(new_labels, summary)``; only the summary goes to the client."""
-    sums, sizes, counts = state
-    new_labels, moves, local, sizes_before, sizes_after, before, after = _core.dask_chunk_round(
+    sums, cluster_weights, counts = state
+    new_labels, moves, local, weights_before, weights_after, before, after = _core.dask_chunk_round(
         aligned(phi, np.float64), aligned(labels, np.int64), aligned(weights, np.float64),
-        aligned(sums, np.float64), aligned(sizes, np.float64), aligned(counts, np.int64),
+        aligned(sums, np.float64), aligned(cluster_weights, np.float64), aligned(counts, np.int64),
         algorithm, n_threads=n_threads,
     )
-    return new_labels, (moves, local, sizes_before, sizes_after, before, after)
+    return new_labels, (moves, local, weights_before, weights_after, before, after)
 

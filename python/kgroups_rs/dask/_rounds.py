@@ -41,7 +41,7 @@ class _Start:
     #: results alive only while the Python object lives).
     owners: list[Any]
     sums: FloatArray
-    sizes: FloatArray
+    cluster_weights: FloatArray
     counts: IntArray
     objective: float
     history: list[float]
@@ -62,22 +62,23 @@ def _merge(
         sums = summaries[kept[0]][1].copy()
         for c in kept[1:]:
             sums += summaries[c][1] - start.sums
-        sizes = np.zeros_like(start.sizes)
+        cluster_weights = np.zeros_like(start.cluster_weights)
         counts = np.zeros_like(start.counts)
-        for c, (_, _, size_before, size_after, before, after) in enumerate(summaries):
-            sizes += size_after if c in kept else size_before
+        for c, (_, _, weight_before, weight_after, before, after) in enumerate(summaries):
+            cluster_weights += weight_after if c in kept else weight_before
             counts += after if c in kept else before
-        if np.any(counts <= 0) or np.any(sizes <= 0):
-            return -math.inf, sums, sizes, counts
-        return float(_core.dask_feature_objective(aligned(sums, np.float64), sizes)), sums, sizes, counts
+        if np.any(counts <= 0) or np.any(cluster_weights <= 0):
+            return -math.inf, sums, cluster_weights, counts
+        objective = float(_core.dask_feature_objective(aligned(sums, np.float64), cluster_weights))
+        return objective, sums, cluster_weights, counts
 
     if not moved:
-        return [], start.objective, start.sums, start.sizes, start.counts, False
-    objective, sums, sizes, counts = combine(moved)
+        return [], start.objective, start.sums, start.cluster_weights, start.counts, False
+    objective, sums, cluster_weights, counts = combine(moved)
     if objective >= start.objective:
-        return moved, objective, sums, sizes, counts, False
+        return moved, objective, sums, cluster_weights, counts, False
     kept: list[int] = []
-    best = (start.objective, start.sums, start.sizes, start.counts)
+    best = (start.objective, start.sums, start.cluster_weights, start.counts)
     for c in moved:
         trial = combine([*kept, c])
         if trial[0] >= best[0]:
@@ -102,7 +103,7 @@ def _run_rounds(
             return
         proposals = []
         for start in active:
-            state = dask.delayed((start.sums, start.sizes, start.counts), pure=True)
+            state = dask.delayed((start.sums, start.cluster_weights, start.counts), pure=True)
             proposals.append([
                 dask.delayed(chunk_round, pure=True)(phi, labels, w, state, algorithm, n_threads)
                 for phi, labels, w in zip(phi_blocks, start.labels, weight_blocks)
@@ -113,7 +114,7 @@ def _run_rounds(
         c = len(phi_blocks)
         for s_index, start in enumerate(active):
             mine = persisted[s_index * c:(s_index + 1) * c]
-            kept, objective, sums, sizes, counts, fell_back = _merge(
+            kept, objective, sums, cluster_weights, counts, fell_back = _merge(
                 start, list(summaries[s_index * c:(s_index + 1) * c])
             )
             moved = sum(1 for summary in summaries[s_index * c:(s_index + 1) * c] if summary[0] > 0)
@@ -123,7 +124,8 @@ def _run_rounds(
                 for b in range(c)
             ]
             start.owners = [mine[b] if b in kept else start.owners[b] for b in range(c)]
-            start.sums, start.sizes, start.counts, start.objective = sums, sizes, counts, objective
+            start.sums, start.cluster_weights, start.counts = sums, cluster_weights, counts
+            start.objective = objective
             start.history.append(objective)
             start.n_iter = round_number
             start.n_moves += moves
@@ -154,16 +156,16 @@ def _initial_state(
     for s_index in range(len(label_blocks)):
         mine = parts[s_index * c:(s_index + 1) * c]
         sums = mine[0][0].copy()
-        sizes = np.zeros(k)
+        cluster_weights = np.zeros(k)
         counts = np.zeros(k, dtype=np.int64)
         start_trace = 0.0
-        for b, (part_sums, part_sizes, part_counts, part_trace) in enumerate(mine):
+        for b, (part_sums, part_weights, part_counts, part_trace) in enumerate(mine):
             if b:
                 sums += part_sums
-            sizes += part_sizes
+            cluster_weights += part_weights
             counts += part_counts
             start_trace += part_trace
-        states.append((sums, sizes, counts))
+        states.append((sums, cluster_weights, counts))
         trace = start_trace
     return states, trace
 
@@ -221,7 +223,7 @@ def cluster(
         owners.append(given)
     states, trace = _initial_state(label_blocks, phi_blocks, weight_blocks, k, n_threads)
     starts: list[_Start] = []
-    for sums, sizes, counts in states:
+    for sums, cluster_weights, counts in states:
         empty = np.flatnonzero(counts == 0)
         if empty.size:
             raise ValueError(
@@ -231,12 +233,12 @@ def cluster(
                    "fewer than k distinct points)")
             )
         objective = float(
-            _core.dask_feature_objective(aligned(sums, np.float64), aligned(sizes, np.float64))
+            _core.dask_feature_objective(aligned(sums, np.float64), aligned(cluster_weights, np.float64))
         )
         blocks = label_blocks[len(starts)]
         owner = owners[len(starts)]
         starts.append(
-            _Start(list(blocks), [owner] * len(blocks), sums, sizes, counts, objective, [objective])
+            _Start(list(blocks), [owner] * len(blocks), sums, cluster_weights, counts, objective, [objective])
         )
     _run_rounds(starts, phi_blocks, weight_blocks, algorithm, max_iter, progress, n_threads)
     best = max(range(len(starts)), key=lambda s: (starts[s].objective, -s))
@@ -260,13 +262,13 @@ def cluster(
         converged=winner.converged,
         objective_history=np.asarray(winner.history, dtype=np.float64),
         cluster_terms=terms,
-        cluster_weights=winner.sizes.copy(),
+        cluster_weights=winner.cluster_weights.copy(),
         approximate=True,
         best_start=best,
         n_rejected=winner.n_rejected,
         n_fallback_rounds=winner.n_fallback_rounds,
         feature_map=feature_map,
-        centres=winner.sums / winner.sizes[:, None],
+        centres=winner.sums / winner.cluster_weights[:, None],
     )
 
 

@@ -355,7 +355,7 @@ proptest! {
 
 // ---- Init::Spectral ----
 
-use crate::{fit, Algorithm, Init, LloydVariant, Options};
+use crate::{fit, Algorithm, Init, Options};
 
 /// Two concentric rings (radii 1 and 2, a little noise) and the symmetrised 8-nearest-
 /// neighbour graph of their points, as a dense 0/1 matrix (zero diagonal).
@@ -399,7 +399,7 @@ fn same_partition(a: &[usize], b: &[usize]) -> bool {
 }
 
 fn algorithms() -> [Algorithm; 2] {
-    [Algorithm::Hartigan, Algorithm::Lloyd(LloydVariant::Batch)]
+    [Algorithm::Hartigan, Algorithm::Lloyd]
 }
 
 #[test]
@@ -428,7 +428,7 @@ fn spectral_init_recovers_rings_and_reports_its_bound() {
         let result = fit(&kernel, 2, &options, &Control::new()).unwrap();
         assert!(same_partition(&result.labels, &truth), "{algorithm:?}");
         let bound = result.spectral_bound.expect("the bound is reported");
-        // Two components: M's top eigenvalues are 1 and 1, the bound 2 + 2σ is attained.
+        // Two components: M's top eigenvalues are 1 and 1, the bound 2 + 2·shift is attained.
         assert!((bound - 4.0).abs() < 1e-9, "{bound}");
         assert!(
             (result.objective - bound).abs() < 1e-9,
@@ -494,7 +494,7 @@ fn bound_holds_on_random_kernels_with_weights_and_shift() {
                 )
                 .unwrap();
                 assert!(other.objective <= bound + 1e-9 * bound.abs());
-                // The bound with the shift is the one without plus kσ.
+                // The bound with the shift is the one without plus k·shift.
                 let unshifted = fit(
                     &kernel,
                     k,
@@ -554,7 +554,7 @@ fn bound_is_attained_on_blocks_that_do_not_interact() {
                 "Q = {} vs {bound}",
                 result.objective
             );
-            // The value itself: Σ c_l s_l + kσ.
+            // The value itself: Σ c_l s_l + k·shift.
             let expected: f64 = (0..n)
                 .map(|i| levels[truth[i]] * weights.map_or(1.0, |w| w[i]))
                 .sum::<f64>()

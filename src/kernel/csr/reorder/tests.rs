@@ -7,7 +7,7 @@
 
 use super::*;
 use crate::test_support::{dense_to_csr, in_pool, TestRng};
-use crate::{Algorithm, Init, LloydVariant};
+use crate::{Algorithm, Init};
 use std::sync::atomic::AtomicBool;
 
 /// A symmetric CSR graph: `n` nodes, about `degree` neighbours each, weights in [0.5, 2)
@@ -214,7 +214,7 @@ fn ordering_permutation_and_fit_do_not_depend_on_the_thread_count() {
 fn never_is_exactly_the_plain_fit_and_auto_is_never_for_small_graphs() {
     for g in graphs().into_iter().filter(|g| g.n >= 3) {
         let kernel = g.kernel();
-        for algorithm in [Algorithm::Hartigan, Algorithm::Lloyd(LloydVariant::Online)] {
+        for algorithm in [Algorithm::Hartigan, Algorithm::LloydOnline] {
             let options = Options {
                 algorithm,
                 init: Init::Random,
@@ -246,7 +246,7 @@ fn a_renumbered_run_starts_where_the_plain_run_starts() {
         for init in [Init::Random, Init::KMeansPlusPlus] {
             for seed in 0..5 {
                 let options = Options {
-                    algorithm: Algorithm::Lloyd(LloydVariant::Batch),
+                    algorithm: Algorithm::Lloyd,
                     init,
                     n_init: 2,
                     seed,

@@ -74,7 +74,6 @@ from ._estimator_helpers import (
 )
 from ._kernel_options import KERNEL_SEMIMETRICS, Sigma, check_semimetric_parameters
 from ._result import ClusteringResult
-from .sigma_selection import SigmaSelection, choose_sigma
 from ._sparse_input import check_sparse_structure, is_sparse
 from ._validation import MAX_THREADS, Init, RandomState, as_count, check_n_threads
 from ._warnings import DISTANCE_MATRIX_ADVICE, warn_if_degenerate, warn_if_distance_matrix
@@ -83,6 +82,7 @@ from .exceptions import ConvergenceWarning, KernelInputWarning
 from .gram import energy_gram
 from .large import kernel_kgroups_from_data
 from .selection import SelectionResult
+from .sigma_selection import SigmaSelection, choose_sigma
 
 __all__ = [
     "KernelKGroups",
@@ -321,7 +321,9 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         self.sigma_selection_ = None
         if self.sigma == "auto":
             known_k = None if isinstance(self.n_clusters, str) else k
-            semimetric = "gaussian" if self.kernel_ == "gaussian" else "exponential"
+            semimetric: Literal["gaussian", "exponential"] = (
+                "gaussian" if self.kernel_ == "gaussian" else "exponential"
+            )
             self.sigma_selection_ = choose_sigma(self._X_fit, known_k, semimetric=semimetric)
             return self.sigma_selection_.sigma
         if self.sigma is None or self.sigma == "mean":

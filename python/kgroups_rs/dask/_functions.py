@@ -145,8 +145,9 @@ def kernel_kgroups_nystrom(
         As in :func:`kgroups_rs.nystrom_features` (``sigma=None`` or ``"mean"``: the root
         mean squared distance of X, from one pass over X; ``"median"``: the median rule on
         the uniform sample brought to the client, so for n above 20 000 it is drawn from
-        other points than on one machine; ``"auto"``: :func:`kgroups_rs.choose_sigma` for k groups on that sample (it scores
-        its candidates on a seeded subsample of 2000 of its points)).
+        other points than on one machine; ``"auto"``: :func:`kgroups_rs.choose_sigma` for
+        k groups on that sample (it scores its candidates on a seeded subsample of 2000 of
+        its points)).
     algorithm : {"hartigan", "lloyd"}, default "hartigan"
         Kernel k-groups (one Hartigan sweep per chunk and round) or kernel k-means (one batch
         nearest-mean assignment per round).

@@ -280,7 +280,7 @@ def test_numpy_input_and_an_empty_chunk(client):
     assert ari(res.labels.compute(), truth) >= 0.95
 
 
-@pytest.mark.parametrize("rule", ["mean", "median", "auto"])
+@pytest.mark.parametrize("rule", ["mean", "median"])
 def test_bandwidth_rules_match_the_single_machine_rules(client, rule):
     """Below 20 000 points the client's sample is all of X, so each rule gives the
     single-machine bandwidth (up to the rounding of a distributed mean)."""

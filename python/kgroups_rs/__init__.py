@@ -29,6 +29,7 @@ from .neighbors import knn_kernel
 from .one_d import kgroups_1d
 from .scoring import choose_k_by_prediction_strength, prediction_strength_score
 from .selection import SelectionResult, select_k
+from .sigma_selection import SigmaSelection, choose_sigma
 from .significance import SignificanceResult, cluster_significance
 from .stats import (
     EnergyStatistics,
@@ -52,10 +53,12 @@ __all__ = [
     "KernelKMeans",
     "SignificanceResult",
     "SelectionResult",
+    "SigmaSelection",
     "__version__",
     "bandwidth",
     "between_statistic",
     "choose_k_by_prediction_strength",
+    "choose_sigma",
     "cluster_significance",
     "clustering_accuracy",
     "energy_distance",

@@ -16,6 +16,8 @@ __all__ = [
     "cluster_features",
     "cluster_significance",
     "SelectionResult",
+    "SigmaSelectionResult",
+    "choose_sigma",
     "select_k",
     "select_k_precomputed",
     "knn_affinity",
@@ -42,7 +44,7 @@ _InitMethod = Literal["k-means++", "random", "spectral"]
 _Semimetric = Literal["power", "exponential", "gaussian"]
 _Base = Literal["mean", "origin", "centered"]
 _Landmarks = Literal["k-means++", "uniform"]
-_BandwidthRule = Literal["mean", "median"]
+_BandwidthRule = Literal["mean", "median", "auto"]
 _FloatMatrix = Union[npt.NDArray[np.float64], npt.NDArray[np.float32]]
 
 @final
@@ -274,6 +276,34 @@ def select_k_precomputed(
     n_threads: Optional[int] = None,
     progress: Optional[Callable[[int, int, int, float], None]] = None,
 ) -> SelectionResult: ...
+
+# Choosing the bandwidth (kgroups_rs.choose_sigma, sigma="auto").
+@final
+class SigmaSelectionResult:
+    @property
+    def sigma(self) -> float: ...
+    @property
+    def k(self) -> int: ...
+    @property
+    def criterion(self) -> str: ...
+    @property
+    def chosen(self) -> Optional[int]: ...
+    @property
+    def table(self) -> dict[str, Any]: ...
+    @property
+    def n_points(self) -> int: ...
+
+def choose_sigma(
+    x: npt.NDArray[np.float64],
+    k: Optional[int],
+    k_max: int,
+    semimetric: str,
+    criterion: str,
+    max_points: int,
+    n_init: int,
+    seed: int,
+    n_threads: Optional[int] = None,
+) -> SigmaSelectionResult: ...
 def knn_affinity(
     x: npt.NDArray[np.float64], n_neighbors: int, n_threads: Optional[int] = None
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...

@@ -32,7 +32,7 @@ _Int = npt.NDArray[np.int64]
 #: Fitted attributes of a kernel fit, which a kNN fit does not have.
 _KERNEL_FIT_ATTRIBUTES = (
     "objective_", "within_", "n_iter_", "converged_", "mean_", "kernel_storage_", "sigma_",
-    "_X_fit", "_support", "_assign", "_mean_sq_norms",
+    "sigma_selection_", "_X_fit", "_support", "_assign", "_mean_sq_norms",
 )  # fmt: skip
 
 

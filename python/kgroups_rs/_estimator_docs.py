@@ -34,7 +34,7 @@ PARAMS_DOC = """
         value other than the default 1.0 raises ValueError in ``fit`` rather than being
         ignored (and a value outside that range is refused whatever the kernel, as
         scikit-learn checks every parameter).
-    sigma : float, "mean" or "median", optional
+    sigma : float, "mean", "median" or "auto", optional
         Bandwidth of the "exponential" and "gaussian" kernels: a positive number, or a rule
         computing it from the training points of positive weight. "mean" (also ``None``, the
         default): the root mean squared distance between points,
@@ -42,7 +42,10 @@ PARAMS_DOC = """
         paper's choice); "median": the median distance between pairs of points (pair
         ``(a, b)`` weighing ``w_a w_b``; above 2000 points, over the pairs of a fixed-seed
         sample of 2000; see :func:`kgroups_rs.bandwidth`), robust to outliers and far
-        clusters. The value used is ``sigma_``. Only for these two kernels: with "energy" or
+        clusters; "auto": chosen among candidates by :func:`kgroups_rs.choose_sigma` on the
+        training points of positive weight (unweighted), for ``n_clusters`` groups; its
+        table is ``sigma_selection_``.
+        The value used is ``sigma_``. Only for these two kernels: with "energy" or
         "precomputed", any sigma (a rule included) raises ValueError in ``fit`` rather than
         being ignored. The user guide's "Choosing the bandwidth" compares them.
     init : {"k-means++", "random", "spectral"} or array_like of shape (n_samples,), \
@@ -106,6 +109,9 @@ ATTRIBUTES_DOC = """
         for ``kernel="precomputed"``).
     sigma_ : float
         The bandwidth used (only for the "exponential" and "gaussian" kernels).
+    sigma_selection_ : SigmaSelection or None
+        With ``sigma="auto"``, the :func:`kgroups_rs.choose_sigma` result (its ``table`` holds
+        every candidate); None otherwise (only for the "exponential" and "gaussian" kernels).
     kernel_storage_ : str
         "dense" or "matrix-free": how ``fit`` held the training kernel.
     n_features_in_ : int

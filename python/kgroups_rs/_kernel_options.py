@@ -58,11 +58,15 @@ def check_choice(value: str, name: str, allowed: tuple[_Choice, ...]) -> _Choice
     return value
 
 
-#: The bandwidth rules that ``sigma`` may name instead of a number.
+#: The bandwidth rules of :func:`kgroups_rs.bandwidth`.
 BandwidthRule = Literal["mean", "median"]
 BANDWIDTH_RULES: tuple[BandwidthRule, ...] = ("mean", "median")
+#: The rules that ``sigma`` may name instead of a number: those, and "auto"
+#: (:func:`kgroups_rs.choose_sigma`).
+SigmaRule = Literal["mean", "median", "auto"]
+SIGMA_RULES: tuple[SigmaRule, ...] = ("mean", "median", "auto")
 #: What ``sigma`` accepts: a positive number, a rule, or None (the "mean" rule).
-Sigma = Union[float, BandwidthRule, None]
+Sigma = Union[float, SigmaRule, None]
 
 
 #: The semimetrics with a bandwidth ``sigma``; ``alpha`` belongs to "power" alone.
@@ -86,7 +90,7 @@ def check_semimetric_parameters(
     power_name: str = "power",
 ) -> None:
     """Refuse a parameter the chosen semimetric would ignore: ``sigma`` (a number or a rule,
-    "mean" and "median" included) belongs to the exponential and gaussian semimetrics,
+    "mean", "median" and "auto" included) belongs to the exponential and gaussian semimetrics,
     ``alpha`` to the power semimetric. ``alpha`` = 1.0 (its default) passes with any, as it
     cannot be told from no alpha. ``semimetric=None``: neither applies (a kernel or semimetric
     matrix is given instead). The error names ``parameter=shown`` (``shown`` defaults to
@@ -120,25 +124,33 @@ def resolve_sigma(
     weights: Optional[FloatArray] = None,
     *,
     alpha: Any = 1.0,
+    k: Optional[int] = None,
 ) -> Optional[float]:
     """The bandwidth to pass to the core: a number, or None for its default (the "mean" rule).
 
     First refuses a ``sigma`` or ``alpha`` that ``semimetric`` would ignore (see
     :func:`check_semimetric_parameters`; ``semimetric=None`` when no points are given, so no
-    semimetric is used). ``"median"`` is computed here from ``points`` (and ``weights``); a
-    number is passed on (the core checks that it is finite and positive).
+    semimetric is used). ``"median"`` is computed here from ``points`` (and ``weights``);
+    ``"auto"`` by :func:`kgroups_rs.choose_sigma` on the points (of positive weight) for
+    ``k`` groups (None: k chosen too); a number is passed on (the core checks that it is
+    finite and positive).
     """
     check_semimetric_parameters(semimetric, alpha, sigma)
     if sigma is None:
         return None
     if isinstance(sigma, str):
-        rule = check_choice(sigma, "sigma", BANDWIDTH_RULES)
+        rule = check_choice(sigma, "sigma", SIGMA_RULES)
         if points is None or semimetric not in BANDWIDTH_SEMIMETRICS or (rule == "mean" and weights is None):
             return None
+        if rule == "auto":
+            from .sigma_selection import auto_sigma
+
+            chosen = points if weights is None else points[np.asarray(weights) > 0]
+            return auto_sigma(chosen, k, semimetric)
         return float(_core.bandwidth(points, rule, weights))
     if isinstance(sigma, (bool, np.bool_)) or not isinstance(sigma, (numbers.Real, np.floating, np.integer)):
         raise TypeError(
-            f"sigma must be a positive number, 'mean', 'median' or None, got {type(sigma).__name__}"
+            f"sigma must be a positive number, 'mean', 'median', 'auto' or None, got {type(sigma).__name__}"
         )
     return float(sigma)
 

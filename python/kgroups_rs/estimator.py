@@ -82,6 +82,7 @@ from .exceptions import ConvergenceWarning, KernelInputWarning
 from .gram import energy_gram
 from .large import kernel_kgroups_from_data
 from .selection import SelectionResult
+from .sigma_selection import SigmaSelection, choose_sigma
 
 __all__ = [
     "KernelKGroups",
@@ -165,7 +166,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         # Checked whatever the kernel, as scikit-learn checks every parameter; the default
         # (1.0) and None are always valid.
         "alpha": [Interval(Real, 0, 2, closed="right")],
-        "sigma": [Interval(Real, 0, np.inf, closed="neither"), StrOptions({"mean", "median"}), None],
+        "sigma": [Interval(Real, 0, np.inf, closed="neither"), StrOptions({"mean", "median", "auto"}), None],
         "init": [StrOptions({"k-means++", "random", "spectral"}), "array-like"],
         "n_init": [Interval(Integral, 1, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -210,6 +211,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
     cluster_weights_: _Float
     cluster_sizes_: _Int
     sigma_: float
+    sigma_selection_: Optional[SigmaSelection]
     mean_: _Float
     kernel_storage_: str
     _X_fit: _Float  # translated training points of positive weight (not for "precomputed")
@@ -311,9 +313,19 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
             kwargs["sigma"] = self.sigma_
         return kwargs
 
-    def _bandwidth(self, w_fit: Optional[_Float]) -> float:
+    def _bandwidth(self, w_fit: Optional[_Float], k: int) -> float:
         """``sigma_``: the number given, or the rule's bandwidth of the (centred) training
-        points of positive weight, weighted by their sample weights."""
+        points of positive weight, weighted by their sample weights ("auto": chosen by
+        :func:`choose_sigma` on those points, unweighted, for k groups, or with k unknown
+        when ``n_clusters="auto"``; its table is ``sigma_selection_``)."""
+        self.sigma_selection_ = None
+        if self.sigma == "auto":
+            known_k = None if isinstance(self.n_clusters, str) else k
+            semimetric: Literal["gaussian", "exponential"] = (
+                "gaussian" if self.kernel_ == "gaussian" else "exponential"
+            )
+            self.sigma_selection_ = choose_sigma(self._X_fit, known_k, semimetric=semimetric)
+            return self.sigma_selection_.sigma
         if self.sigma is None or self.sigma == "mean":
             return default_sigma(self._X_fit, w_fit, "mean")
         if self.sigma == "median":
@@ -430,7 +442,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
             X = X - self.mean_  # centred: see the module's docstring
             self._X_fit = X if support is None else X[support]
             if self.kernel_ != "energy":
-                self.sigma_ = self._bandwidth(w_fit)
+                self.sigma_ = self._bandwidth(w_fit, k)
             self.kernel_storage_ = self._storage(n_fit)
             if self.kernel_storage_ == "dense":
                 G = energy_gram(

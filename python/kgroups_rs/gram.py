@@ -85,11 +85,13 @@ def energy_gram(
     alpha : float, default 1.0
         Exponent of the power semimetric. The other semimetrics take none: with them an
         alpha other than 1 raises ValueError (rather than being ignored).
-    sigma : float, "mean" or "median", optional
+    sigma : float, "mean", "median" or "auto", optional
         Bandwidth of the exponential and gaussian semimetrics: a positive number, or the rule
         that computes it from ``X`` (see :func:`bandwidth`): "mean" (the default, also for
         None), ``sigma^2`` = the mean squared distance between the points; "median", the
-        median distance between the points. The power semimetric has no bandwidth: with it,
+        median distance between the points; "auto", chosen by :func:`choose_sigma` with k
+        unknown (it maximises its criterion over σ and k = 2 .. 10 together). The power
+        semimetric has no bandwidth: with it,
         any sigma (a rule included) raises ValueError (rather than being ignored).
     base : {"mean", "origin", "centered"}, default "mean"
         The base point (see above).
@@ -181,7 +183,8 @@ def bandwidth(X: Any, rule: BandwidthRule = "mean", *, weights: Any = None) -> f
       over the points of positive weight. It is robust to outliers and to a few far
       clusters, which inflate the mean rule.
 
-    Both are computed accurately for data of any finite magnitude.
+    Both are computed accurately for data of any finite magnitude. (``sigma="auto"`` is no
+    rule of this function: see :func:`choose_sigma`.)
 
     Parameters
     ----------

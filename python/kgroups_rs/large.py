@@ -83,7 +83,8 @@ def kernel_kgroups_from_data(
         As in :func:`kernel_kgroups`.
     semimetric, alpha, sigma
         As in :func:`energy_gram` (``sigma`` None or "mean": :func:`bandwidth` of X; "median":
-        ``bandwidth(X, "median")``; sigma with the power semimetric, or alpha other than 1
+        ``bandwidth(X, "median")``; "auto": :func:`choose_sigma` for these k groups; sigma with the
+        power semimetric, or alpha other than 1
         with the others, raises ValueError).
     base : {"mean", "origin"}, default "mean"
         The base point ``x0``: the mean of the points (translation invariant, accurate for
@@ -100,7 +101,7 @@ def kernel_kgroups_from_data(
     semimetric_name = check_choice(semimetric, "semimetric", SEMIMETRICS)
     base_name = check_choice(base, "base", _DATA_BASES)
     points = as_points(X, "X")
-    sigma_value = resolve_sigma(sigma, points, semimetric_name, alpha=alpha)
+    sigma_value = resolve_sigma(sigma, points, semimetric_name, alpha=alpha, k=k)
     run = functools.partial(_core.cluster_data, points, semimetric_name, float(alpha), sigma_value, base_name)
     return run_clustering(
         run, k, init, algorithm=algorithm, weights=weights,
@@ -220,7 +221,7 @@ def kernel_kgroups_nystrom(
     n_components : int, default 256
         Number of landmarks m, ``k <= m <= n``.
     semimetric, alpha, sigma, landmarks
-        As in :func:`nystrom_features`.
+        As in :func:`nystrom_features` (``sigma="auto"``: :func:`choose_sigma` for k groups).
     """
     points = as_points(X, "X")
     n = points.shape[0]
@@ -233,6 +234,8 @@ def kernel_kgroups_nystrom(
         raise ValueError(
             f"n_components must be between k = {k_checked} and n = {n} (the number of points), got {m}"
         )
+    if isinstance(sigma, str) and sigma == "auto" and semimetric in ("exponential", "gaussian"):
+        sigma = resolve_sigma(sigma, points, semimetric, alpha=alpha, k=k_checked)
     seed = seed_from_random_state(random_state)
     features, _ = nystrom_features(
         points, m, semimetric=semimetric, alpha=alpha, sigma=sigma, landmarks=landmarks,

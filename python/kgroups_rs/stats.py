@@ -254,7 +254,8 @@ def energy_distance(
     Means run over all pairs (including ``a = a'``); with ``rho = ||x - y||`` this is the
     classical energy distance of Székely and Rizzo. ``X`` and ``Y`` need the same number of
     columns. ``sigma=None`` or ``"mean"`` uses :func:`bandwidth` of ``X``, ``"median"``
-    ``bandwidth(X, "median")``. Ctrl-C interrupts the computation
+    ``bandwidth(X, "median")``, ``"auto"`` :func:`choose_sigma` of ``X`` with k unknown.
+    Ctrl-C interrupts the computation
     (``KeyboardInterrupt``).
 
     Parameters

@@ -33,6 +33,7 @@
 //! points (for the kNN graph beyond the sample, from the spectral start only). Every reference set, subsample and start gets its seed up front,
 //! and they run in parallel on rayon: the result is the same for any number of threads.
 
+pub mod bandwidth;
 pub mod eigengap;
 pub mod fits;
 pub mod gap;

@@ -107,11 +107,11 @@ def test_sigma_rules_in_every_kernel_function(semimetric: str) -> None:
 
 def test_bad_sigma_values_name_the_argument() -> None:
     X = np.random.default_rng(5).normal(size=(10, 2))
-    with pytest.raises(ValueError, match=r"sigma must be one of \('mean', 'median'\), got 'auto'"):
-        kgroups_rs.energy_gram(X, semimetric="gaussian", sigma="auto")
+    with pytest.raises(ValueError, match=r"sigma must be one of \('mean', 'median', 'auto'\), got 'knn'"):
+        kgroups_rs.energy_gram(X, semimetric="gaussian", sigma="knn")
     with pytest.raises(ValueError, match="sigma must be one of"):
         kgroups_rs.kernel_kgroups_from_data(X, 2, semimetric="gaussian", sigma="silverman")
-    with pytest.raises(TypeError, match="sigma must be a positive number, 'mean', 'median' or None"):
+    with pytest.raises(TypeError, match="sigma must be a positive number, 'mean', 'median', 'auto' or None"):
         kgroups_rs.energy_gram(X, semimetric="gaussian", sigma=True)
     with pytest.raises(ValueError, match="sigma"):
         kgroups_rs.energy_gram(X, semimetric="gaussian", sigma=-1.0)

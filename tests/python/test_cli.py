@@ -586,7 +586,7 @@ def test_sigma_rule_and_threads_options(
     with pytest.raises(SystemExit) as exit_info:
         main(["cluster", str(path), "-k", "2", "--kernel", "gaussian", "--sigma", "mode"])
     assert exit_info.value.code == 2
-    assert "'mode' is not a number, 'mean' or 'median'" in capsys.readouterr().err
+    assert "'mode' is not a number, 'mean', 'median' or 'auto'" in capsys.readouterr().err
 
 
 def test_figure_axes_and_legend_follow_the_file(table_csv: tuple[Path, np.ndarray]) -> None:

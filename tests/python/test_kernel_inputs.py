@@ -179,7 +179,7 @@ def test_energy_statistics_with_a_distance_matrix_as_g_warns() -> None:
 # ------------------------------------------------------------------ sigma and alpha
 
 X_SMALL = np.random.default_rng(8).normal(size=(24, 2))
-SIGMAS = [2.0, "mean", "median"]
+SIGMAS = [2.0, "mean", "median", "auto"]
 
 
 def entry_points() -> list[tuple[str, Callable[..., Any]]]:

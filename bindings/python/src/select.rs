@@ -187,8 +187,105 @@ fn knn_affinity<'py>(
     ))
 }
 
+/// The outcome of `choose_sigma`, converted once.
+#[pyclass(frozen, module = "kgroups_rs._core")]
+pub(super) struct SigmaSelectionResult {
+    #[pyo3(get)]
+    sigma: f64,
+    #[pyo3(get)]
+    k: usize,
+    #[pyo3(get)]
+    criterion: &'static str,
+    /// The table row chosen; None when falling back to the "mean" rule.
+    #[pyo3(get)]
+    chosen: Option<usize>,
+    /// Column name → array (sigma, statistics: float64; k: int64; degenerate: bool; source:
+    /// a list of str).
+    #[pyo3(get)]
+    table: Py<PyDict>,
+    #[pyo3(get)]
+    n_points: usize,
+}
+
+/// Choose the bandwidth σ for the points X (n × D, float64, C order).
+#[pyfunction]
+#[pyo3(signature = (x, k, k_max, semimetric, criterion, max_points, n_init, seed, n_threads=None))]
+#[allow(clippy::too_many_arguments)]
+fn choose_sigma(
+    py: Python<'_>,
+    x: PyReadonlyArray2<'_, f64>,
+    k: Option<usize>,
+    k_max: usize,
+    semimetric: &str,
+    criterion: &str,
+    max_points: usize,
+    n_init: usize,
+    seed: u64,
+    n_threads: Option<usize>,
+) -> PyResult<SigmaSelectionResult> {
+    use select::bandwidth::{BandwidthKernel, SigmaCriterion, SigmaOptions};
+    let raw = points(&x, "X")?;
+    let kernel = match semimetric {
+        "gaussian" => BandwidthKernel::Gaussian,
+        "exponential" => BandwidthKernel::Exponential,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "semimetric must be 'gaussian' or 'exponential', got {other:?}"
+            )))
+        }
+    };
+    let criterion = match criterion {
+        "knn_cut" => SigmaCriterion::KnnCut,
+        "eigengap" => SigmaCriterion::Eigengap,
+        "distortion" => SigmaCriterion::Distortion,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "criterion must be 'knn_cut', 'eigengap' or 'distortion', got {other:?}"
+            )))
+        }
+    };
+    let options = SigmaOptions {
+        k,
+        k_max,
+        kernel,
+        criterion,
+        max_points,
+        n_init,
+        seed,
+    };
+    let s = run_detached(py, n_threads, None, |control| {
+        select::bandwidth::choose_sigma(&raw.check()?, &options, control)
+    })?;
+    let t = s.table;
+    let table = PyDict::new(py);
+    table.set_item("sigma", t.sigma.into_pyarray(py))?;
+    table.set_item("source", t.source)?;
+    let ks: Vec<i64> = t.k.iter().map(|&k| k as i64).collect();
+    table.set_item("k", ks.into_pyarray(py))?;
+    for (name, column) in [
+        ("neighbour_mass", t.neighbour_mass),
+        ("next_eigenvalue", t.next_eigenvalue),
+        ("eigengap", t.eigengap),
+        ("distortion", t.distortion),
+        ("knn_cut", t.knn_cut),
+    ] {
+        table.set_item(name, column.into_pyarray(py))?;
+    }
+    table.set_item("degenerate", t.degenerate.into_pyarray(py))?;
+    Ok(SigmaSelectionResult {
+        sigma: s.sigma,
+        k: s.k,
+        criterion: s.criterion.name(),
+        chosen: s.chosen,
+        table: table.unbind(),
+        n_points: s.n_points,
+    })
+}
+
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SelectionResult>()?;
+    m.add_class::<SigmaSelectionResult>()?;
+    m.add_function(wrap_pyfunction!(choose_sigma, m)?)?;
     m.add_function(wrap_pyfunction!(select_k, m)?)?;
     m.add_function(wrap_pyfunction!(select_k_precomputed, m)?)?;
     m.add_function(wrap_pyfunction!(knn_affinity, m)?)?;

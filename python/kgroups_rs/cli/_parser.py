@@ -55,12 +55,12 @@ def _threads(text: str) -> int:
 
 
 def _sigma(text: str) -> float | str:
-    if text in ("mean", "median"):
+    if text in ("mean", "median", "auto"):
         return text
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number, 'mean' or 'median'") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number, 'mean', 'median' or 'auto'") from None
     if not (np.isfinite(value) and value > 0.0):
         raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
     return value
@@ -121,7 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--sigma", type=_sigma, default=None,
                     help="bandwidth of the exponential/gaussian kernels: a positive number, "
                     "'mean' (default: sigma^2 = mean squared distance between points) or "
-                    "'median' (the median distance between points)")
+                    "'median' (the median distance between points) or 'auto' (chosen among "
+                    "candidates from the data for k groups, see kgroups_rs.choose_sigma)")
     cl.add_argument("--algorithm", choices=ALGORITHMS, default="hartigan",
                     help="hartigan = kernel k-groups (default); lloyd / lloyd-online = "
                     "kernel k-means, batch / online")

@@ -112,7 +112,8 @@ def _kernel_note(args: argparse.Namespace, model: CommandLineKGroups) -> str:
         return "precomputed"
     if args.kernel == "energy":
         return f"energy, rho = ||x - y||^{args.alpha:g}"
-    default = {None: " (mean rule)", "mean": " (mean rule)", "median": " (median rule)"}.get(
+    default = {None: " (mean rule)", "mean": " (mean rule)", "median": " (median rule)",
+               "auto": " (auto rule)"}.get(
         args.sigma if isinstance(args.sigma, str) or args.sigma is None else "", ""
     )
     return f"{args.kernel}, sigma = {model.sigma_:.6g}{default}"

@@ -42,11 +42,13 @@ class KernelKGroups:
     alpha : float, default 1.0
         Exponent of the "energy" kernel, ``0 < alpha <= 2``. With the other kernels a value
         other than 1.0 raises ValueError in ``fit`` rather than being ignored.
-    sigma : float, "mean" or "median", optional
+    sigma : float, "mean", "median" or "auto", optional
         Bandwidth of the "exponential" and "gaussian" kernels: a positive number, or a rule.
         "mean" (also ``None``, the default): the root mean squared distance between points,
-        from one pass over X; "median": the median rule on the uniform sample of at most
-        20 000 rows brought to the client. With "energy", any sigma raises ValueError in
+        from one pass over X; "median" and "auto" (:func:`kgroups_rs.choose_sigma` for
+        ``n_clusters`` groups): on the uniform sample of at most 20 000 rows brought to
+        the client (see :func:`kernel_kgroups_nystrom`). With "energy", any sigma raises
+        ValueError in
         ``fit``.
     algorithm : {"hartigan", "lloyd"}, default "hartigan"
         "hartigan": kernel k-groups (one sequential Hartigan sweep per chunk and round);

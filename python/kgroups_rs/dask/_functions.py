@@ -20,6 +20,7 @@ from .._kernel_options import (
 from .._progress import ProgressCallback
 from .._validation import Init, RandomState, check_int, check_n_threads, seed_from_random_state
 from ..gram import energy_gram
+from ..sigma_selection import auto_sigma
 from ._features import DaskAlgorithm, NystromMap, features_block, first_bad
 from ._inputs import as_row_chunked, raise_first_bad, row_blocks, worker_memory
 from ._result import DaskClusteringResult
@@ -106,7 +107,7 @@ def kernel_kgroups_nystrom(
     n_components: int = 256,
     semimetric: Semimetric = "power",
     alpha: float = 1.0,
-    sigma: Union[float, Literal["mean", "median"], None] = None,
+    sigma: Union[float, Literal["mean", "median", "auto"], None] = None,
     landmarks: Landmarks = "k-means++",
     algorithm: DaskAlgorithm = "hartigan",
     weights: Any = None,
@@ -144,7 +145,9 @@ def kernel_kgroups_nystrom(
         As in :func:`kgroups_rs.nystrom_features` (``sigma=None`` or ``"mean"``: the root
         mean squared distance of X, from one pass over X; ``"median"``: the median rule on
         the uniform sample brought to the client, so for n above 20 000 it is drawn from
-        other points than on one machine).
+        other points than on one machine; ``"auto"``: :func:`kgroups_rs.choose_sigma` for
+        k groups on that sample (it scores its candidates on a seeded subsample of 2000 of
+        its points)).
     algorithm : {"hartigan", "lloyd"}, default "hartigan"
         Kernel k-groups (one Hartigan sweep per chunk and round) or kernel k-means (one batch
         nearest-mean assignment per round).
@@ -200,9 +203,11 @@ def kernel_kgroups_nystrom(
             f"{SAMPLE_ROWS} rows the landmarks are chosen from)"
         )
     if isinstance(sigma, str):
-        check_choice(sigma, "sigma", ("mean", "median"))
+        check_choice(sigma, "sigma", ("mean", "median", "auto"))
     elif sigma is not None and not (isinstance(sigma, (int, float, np.floating)) and float(sigma) > 0):
-        raise ValueError(f"sigma must be a positive number, 'mean', 'median' or None, got {sigma!r}")
+        raise ValueError(
+            f"sigma must be a positive number, 'mean', 'median', 'auto' or None, got {sigma!r}"
+        )
     if isinstance(init, str) and init != "k-means++":
         raise ValueError(f"init must be 'k-means++' or initial labels (a dask array); got {init!r}")
     seed = seed_from_random_state(random_state)
@@ -214,7 +219,7 @@ def kernel_kgroups_nystrom(
     raise_first_bad(bad_blocks, offsets)
     mean = np.asarray(mean, dtype=np.float64)
     sigma_value = None if sigma is None or isinstance(sigma, str) else float(sigma)
-    if sigma_value is None and sigma != "median" and semimetric_name != "power":
+    if sigma_value is None and sigma not in ("median", "auto") and semimetric_name != "power":
         spread = float(((X - mean) ** 2).sum(axis=1).mean().compute())
         sigma_value = math.sqrt(2.0 * spread) if spread > 0 else 1.0
 
@@ -225,9 +230,11 @@ def kernel_kgroups_nystrom(
     raw_sample = np.asarray(X[rows].compute(), dtype=np.float64)
     sample = np.ascontiguousarray(raw_sample - mean)
     if sigma == "median" and semimetric_name != "power":
-        # The median rule on the client's uniform sample (the rule itself uses at most 2000
-        # points, drawn with a fixed seed), so X is read no further.
+        # The rule on the client's uniform sample (the rule itself uses at most 2000 points,
+        # drawn with a fixed seed), so X is read no further.
         sigma_value = float(_core.bandwidth(sample, "median", None))
+    elif sigma == "auto" and semimetric_name != "power":
+        sigma_value = auto_sigma(sample, k, semimetric_name)
     chosen = _core.select_landmarks(
         sample, m, landmarks, semimetric_name, float(alpha), sigma_value, seed, n_threads=None
     )

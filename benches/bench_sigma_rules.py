@@ -38,7 +38,7 @@ def self_tuning(X: np.ndarray, k: int, seed: int) -> np.ndarray:
     A = np.exp(-(D**2) / np.outer(scale, scale))
     np.fill_diagonal(A, 0.0)
     result = kgroups_rs.graph_partition(
-        A, k, "normalized_cut", init="spectral", n_init=N_INIT, random_state=seed
+        A, k, "spectral", objective="normalized_cut", n_init=N_INIT, random_state=seed
     )
     return np.asarray(result.labels)
 

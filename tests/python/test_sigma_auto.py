@@ -51,11 +51,18 @@ def test_table_shape_and_columns() -> None:
     assert result.sigma == table["sigma"][result.chosen]
     eligible = ~np.asarray(table["degenerate"])
     assert table["eigengap"][result.chosen] >= np.nanmax(np.where(eligible, table["eigengap"], np.nan)) - 1e-3
-    frame = result.to_pandas()
-    assert frame.shape == (7, 9)
     # k unknown: each candidate's k in 2 .. 10
     free = kgroups_rs.choose_sigma(X)
     assert set(free.table["k"]) <= set(range(2, 11))
+
+
+def test_table_to_pandas() -> None:
+    pytest.importorskip("pandas")
+    X, _ = rings(200, 1)
+    result = kgroups_rs.choose_sigma(X, 2)
+    frame = result.to_pandas()
+    assert frame.shape == (7, 9)
+    assert list(frame.columns) == list(result.table)
 
 
 def test_thread_count_independence() -> None:

@@ -53,12 +53,6 @@ MECHANISMS: dict[str, tuple[str, list[str], list[tuple[str, str, str, int]]]] = 
          ("src/gram/stream.rs", '    #[cfg(target_arch = "x86_64")]\n    // SAFETY: SSE2 (sfence)',
           "    #[cfg(any())]\n    // SAFETY: SSE2 (sfence)", 1)],
     ),
-    "dense_strips": (
-        "the dense sums pass by strips of tiles for few clusters (else the pair schedule)",
-        ["dense_default", "dense_n16384_k5"],
-        [("src/kernel/dense/sums_pass.rs", "    part_bytes * 32 <= 2 * SUMS_BLOCK",
-          "    false && part_bytes * 32 <= 2 * SUMS_BLOCK", 1)],
-    ),
     "avx512_copy": (
         "the pair kernel's AVX-512 copy (else its AVX2 copy)",
         ["gram_d100", "gram_d10", "gram_gaussian"],

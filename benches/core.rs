@@ -99,8 +99,8 @@ fn bench_algorithms(c: &mut Criterion) {
 
 /// The first pass of a dense fit over an n = 10⁴ matrix (763 MiB), where memory order
 /// decides the speed: the cluster sums alone (upper triangle), and with the deferred
-/// symmetry check fused in (every entry read once), for k = 2 (strips of tiles in row order)
-/// and k = 10 (the pair schedule).
+/// symmetry check fused in (every entry read once), for k = 2 (masked sums) and k = 10
+/// (gathered by label).
 fn bench_dense_pass(c: &mut Criterion) {
     let n = 10_000;
     let g = eq56_gram(n, 5);

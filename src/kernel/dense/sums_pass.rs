@@ -1,6 +1,5 @@
 //! The pass that builds a dense kernel's cluster sums: the upper triangle read once in
-//! square tiles, by strips for few clusters or by the thread-independent pair schedule
-//! otherwise, each tile compared with its mirror in the same pass when the symmetry check is
+//! square tiles in the thread-independent pair schedule, each tile compared with its mirror in the same pass when the symmetry check is
 //! deferred to it.
 
 use std::ops::Range;
@@ -11,18 +10,15 @@ use crate::control::Control;
 use crate::distance::block_range;
 use crate::error::{KGroupsError, Result};
 use crate::gram::tiles::for_each_block_pair;
-use crate::kernel::tile_sums::{add_strip_by_row_groups, add_tile, Labelled, StripSums, TiledSums};
+use crate::kernel::tile_sums::{add_tile, Labelled, TiledSums};
 use crate::kernel::{check_cluster_sums_args, KernelElement};
 use crate::validate::symmetry;
-use rayon::prelude::*;
 
 impl<T: KernelElement> DenseKernel<'_, T> {
     /// The cluster sums of [`crate::kernel::cluster_sums`], read from the upper triangle only
     /// (`G_ab` with `a ≤ b`, mirrored: each pair of entries is read once), in
-    /// [`SUMS_BLOCK`]-square tiles: for few clusters by strips of tiles in row order
-    /// ([`by_strips`]; without `check`, a strip's tiles right of the diagonal are read four
-    /// rows at a time across several, [`add_strip_by_row_groups`], the same bits), otherwise
-    /// in the thread-independent schedule of [`for_each_block_pair`]. With `check`, each
+    /// [`SUMS_BLOCK`]-square tiles in the thread-independent schedule of
+    /// [`for_each_block_pair`]. With `check`, each
     /// tile is also compared with its mirror while both are in cache: bit for bit first, by
     /// the symmetry rule where the bits differ; a matrix that breaks the rule gets
     /// [`symmetry::check_dense`]'s error.
@@ -63,45 +59,17 @@ impl<T: KernelElement> DenseKernel<'_, T> {
             }
             true
         };
-        let (finished, sums) = if by_strips::<T>(k) {
-            let mut sums = StripSums::new(n, k, SUMS_BLOCK)?;
-            let finished = sums
-                .strips()
-                .into_par_iter()
-                .enumerate()
-                .map_init(Vec::new, |masked, (p, (gathered, scattered))| {
-                    let rows = block_range(p, SUMS_BLOCK, n);
-                    if !check {
-                        // Without the comparison with mirror tiles, the tiles right of the
-                        // diagonal are read four rows at a time across several tiles (the
-                        // same sums, read faster: see `add_strip_by_row_groups`).
-                        return visit(masked, rows.clone(), rows, gathered, None)
-                            && self.strip_pass(p, by, masked, gathered, scattered, control);
-                    }
-                    (p..n.div_ceil(SUMS_BLOCK)).all(|q| {
-                        let cols = block_range(q, SUMS_BLOCK, n);
-                        let part = (q > p).then(|| {
-                            StripSums::tile_part(scattered, p, q, k, SUMS_BLOCK, cols.len())
-                        });
-                        visit(masked, rows.clone(), cols, gathered, part)
-                    })
-                })
-                .reduce(|| true, |a, b| a && b);
-            (finished, Sums::Strips(sums))
-        } else {
-            let mut sums = TiledSums::new(n, k, SUMS_BLOCK)?;
-            let mut states = sums.blocks();
-            let finished = for_each_block_pair(&mut states, |masked, p, (gp, _), other| {
-                let rows = block_range(p, SUMS_BLOCK, n);
-                let cols = other
-                    .as_ref()
-                    .map_or(rows.clone(), |(q, _)| block_range(*q, SUMS_BLOCK, n));
-                let scattered_q = other.map(|(_, (_, sq))| &mut **sq);
-                visit(masked, rows, cols, gp, scattered_q)
-            });
-            drop(states);
-            (finished, Sums::Tiles(sums))
-        };
+        let mut sums = TiledSums::new(n, k, SUMS_BLOCK)?;
+        let mut states = sums.blocks();
+        let finished = for_each_block_pair(&mut states, |masked, p, (gp, _), other| {
+            let rows = block_range(p, SUMS_BLOCK, n);
+            let cols = other
+                .as_ref()
+                .map_or(rows.clone(), |(q, _)| block_range(*q, SUMS_BLOCK, n));
+            let scattered_q = other.map(|(_, (_, sq))| &mut **sq);
+            visit(masked, rows, cols, gp, scattered_q)
+        });
+        drop(states);
         if !finished {
             control.checkpoint()?;
             return Err(KGroupsError::Interrupted); // the pass stops early only when cancelled
@@ -112,10 +80,7 @@ impl<T: KernelElement> DenseKernel<'_, T> {
                 "a tile failed the symmetry rule but the whole matrix passed it".into(),
             ));
         }
-        match sums {
-            Sums::Strips(sums) => sums.into_cluster_major(),
-            Sums::Tiles(sums) => sums.into_cluster_major(),
-        }
+        sums.into_cluster_major()
     }
 
     /// One tile of the pass, on the widest vectors the CPU has: with `roots` (the square
@@ -158,70 +123,6 @@ impl<T: KernelElement> DenseKernel<'_, T> {
         self.tile_pass_portable(tile, roots, masked, gathered, scattered_cols)
     }
 
-    /// The tiles of strip `p` right of its diagonal tile ([`add_strip_by_row_groups`]), on
-    /// the widest vectors the CPU has; false once cancelled.
-    fn strip_pass(
-        &self,
-        p: usize,
-        by: Labelled,
-        masks: &mut Vec<f64>,
-        gathered: &mut [f64],
-        scattered: &mut [f64],
-        control: &Control,
-    ) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if crate::distance::wide_vectors() {
-            // SAFETY: `strip_pass_avx2` requires only that the CPU supports AVX2, which
-            // `wide_vectors` has just detected at run time.
-            return unsafe { self.strip_pass_avx2(p, by, masks, gathered, scattered, control) };
-        }
-        self.strip_pass_portable(p, by, masks, gathered, scattered, control)
-    }
-
-    /// [`DenseKernel::strip_pass_portable`] compiled with AVX2 (the same bits, as
-    /// [`DenseKernel::tile_pass_avx2`]).
-    ///
-    /// # Safety
-    /// The CPU must support AVX2 (the caller detects it first). The body is safe code; only
-    /// the instruction set it is compiled for needs the check.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn strip_pass_avx2(
-        &self,
-        p: usize,
-        by: Labelled,
-        masks: &mut Vec<f64>,
-        gathered: &mut [f64],
-        scattered: &mut [f64],
-        control: &Control,
-    ) -> bool {
-        self.strip_pass_portable(p, by, masks, gathered, scattered, control)
-    }
-
-    /// The body of [`DenseKernel::strip_pass`], compiled into both instruction sets.
-    #[inline(always)]
-    fn strip_pass_portable(
-        &self,
-        p: usize,
-        by: Labelled,
-        masks: &mut Vec<f64>,
-        gathered: &mut [f64],
-        scattered: &mut [f64],
-        control: &Control,
-    ) -> bool {
-        add_strip_by_row_groups(
-            |a| self.row(a),
-            p,
-            SUMS_BLOCK,
-            self.n,
-            by,
-            masks,
-            gathered,
-            scattered,
-            || control.checkpoint().is_ok(),
-        )
-    }
-
     /// The body of [`DenseKernel::tile_pass`], compiled into both instruction sets.
     #[inline(always)]
     fn tile_pass_portable(
@@ -262,22 +163,6 @@ impl<T: KernelElement> DenseKernel<'_, T> {
 /// mirror rows a tile's comparison reads stay in L2. The value must not depend on the number
 /// of threads (it fixes the order of the sums).
 const SUMS_BLOCK: usize = 256;
-
-/// Whether the pass runs by strips ([`StripSums`]): when their per-tile parts, `k / (2 ·
-/// SUMS_BLOCK)` f64 per matrix entry, take at most 1/32 of the matrix's own memory (k ≤ 16
-/// for f64, k ≤ 8 for f32). Strips read the matrix in row order; the pair schedule needs no
-/// memory beyond the n × k sums.
-pub(super) fn by_strips<T>(k: usize) -> bool {
-    let part_bytes = k * std::mem::size_of::<f64>();
-    part_bytes * 32 <= 2 * SUMS_BLOCK * std::mem::size_of::<T>()
-}
-
-/// The sums of the pass: by strips for few clusters ([`by_strips`]), by the pair schedule
-/// otherwise.
-enum Sums {
-    Strips(StripSums),
-    Tiles(TiledSums),
-}
 
 /// A tile of the pass and what its sums are taken by.
 struct Tile<'s> {

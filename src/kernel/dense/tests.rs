@@ -1,7 +1,6 @@
-//! Tests of the dense kernel: construction, the cluster-sums pass (by strips and by the
-//! pair schedule, with and without the fused symmetry check) and moves.
+//! Tests of the dense kernel: construction, the cluster-sums pass (with and without the
+//! fused symmetry check) and moves.
 
-use super::sums_pass::by_strips;
 use super::*;
 use crate::test_support::TestRng;
 
@@ -152,7 +151,6 @@ fn tiled_sums_match_naive_and_do_not_depend_on_threads_or_check() {
         let g32: Vec<f32> = g.iter().map(|&v| v as f32).collect();
         let g32_wide: Vec<f64> = g32.iter().map(|&v| v as f64).collect();
         let weights: Vec<f64> = (0..n).map(|_| 0.25 + rng.next_f64()).collect();
-        // k ≤ 16: by strips (f64), k = 20: by the pair schedule (f32 from k = 9).
         for k in [1usize, 2, 4, 5, 9, 20] {
             let k = k.min(n);
             let labels: Vec<usize> = (0..n).map(|i| (i * 7 + i / 3) % k).collect();
@@ -195,47 +193,6 @@ fn tiled_sums_match_naive_and_do_not_depend_on_threads_or_check() {
     }
 }
 
-/// The unchecked pass reads the tiles right of each strip's diagonal four rows at a time
-/// across several tiles (`add_strip_by_row_groups`), the checked pass tile by tile: the
-/// same bits, across chunks of tiles (n = 2601: 11 blocks, a last block of 41 rows), odd
-/// last rows, masked and gathering k, f64 and f32.
-#[test]
-fn strips_read_by_row_groups_give_the_bits_of_tile_order() {
-    fn check<T: KernelElement>(g: &[T], n: usize, weights: &[f64]) {
-        let kernel = DenseKernel::new(g, n).unwrap();
-        let control = Control::new();
-        for k in [1usize, 2, 3, 4, 5, 8, 16] {
-            if !by_strips::<T>(k) {
-                continue;
-            }
-            let labels: Vec<usize> = (0..n).map(|i| (i * 7 + i / 3) % k).collect();
-            let by_rows = kernel
-                .sums_pass(&labels, weights, k, &control, false)
-                .unwrap();
-            let by_tiles = kernel
-                .sums_pass(&labels, weights, k, &control, true)
-                .unwrap();
-            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&by_rows), bits(&by_tiles), "n = {n}, k = {k}");
-        }
-    }
-    let mut rng = TestRng(17);
-    for &n in &[257usize, 515, 2601] {
-        let g = symmetric(n, &mut rng);
-        let weights: Vec<f64> = (0..n).map(|_| 0.25 + rng.next_f64()).collect();
-        check(&g, n, &weights);
-        let g32: Vec<f32> = g.iter().map(|&v| v as f32).collect();
-        check(&g32, n, &weights);
-    }
-}
-
-/// Strips take at most 1/32 of the matrix's memory: k ≤ 16 in f64, k ≤ 8 in f32.
-#[test]
-fn strips_are_for_few_clusters() {
-    assert!(by_strips::<f64>(16) && !by_strips::<f64>(17));
-    assert!(by_strips::<f32>(8) && !by_strips::<f32>(9));
-}
-
 /// The check fused into the first pass gives the eager check's verdict and error (the
 /// same first offending entry), wherever the defect is and whatever it is.
 #[test]
@@ -261,7 +218,7 @@ fn fused_check_reports_what_the_eager_check_reports() {
         };
         let eager = DenseKernel::new(&g, n).err().map(|e| e.to_string());
         let kernel = DenseKernel::with_deferred_check(&g, n).unwrap();
-        // k = 3 by strips, k = 20 by the pair schedule.
+        // Masked (k ≤ 4) and gathering sums.
         for k in [3, 20] {
             let labels: Vec<usize> = labels.iter().map(|&l| l * 7 % k).collect();
             let fused = kernel

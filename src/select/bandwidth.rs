@@ -389,7 +389,7 @@ fn best(table: &SigmaTable, criterion: SigmaCriterion) -> Option<usize> {
 }
 
 /// The symmetric `m × m` squared distances.
-fn squared_distance_matrix(points: &Points, control: &Control) -> Result<Vec<f64>> {
+pub(crate) fn squared_distance_matrix(points: &Points, control: &Control) -> Result<Vec<f64>> {
     let m = points.n();
     let len = m
         .checked_mul(m)

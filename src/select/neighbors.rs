@@ -185,26 +185,18 @@ pub fn self_tuning_affinity(x: &Points, control: &Control) -> Result<Vec<f64>> {
     for s in &mut sigma {
         *s = s.max(floor);
     }
-    let len = n
-        .checked_mul(n)
-        .ok_or_else(|| KGroupsError::invalid("X", "n² overflows the address space"))?;
-    let mut a = try_filled(len, 0.0f64, "X", "the self-tuning affinity")?;
-    a.par_chunks_mut(n)
-        .enumerate()
-        .try_for_each(|(i, row)| -> Result<()> {
-            control.checkpoint()?;
-            squared_distances_from(x, i, row)?;
-            for (j, v) in row.iter_mut().enumerate() {
-                *v = if j == i {
-                    0.0
-                } else {
-                    (-*v / (sigma[i] * sigma[j])).exp()
-                };
-            }
-            Ok(())
-        })?;
-    // exp of the same argument on both sides: sigma_i * sigma_j is commutative and the
-    // squared distance is computed from the same coordinates, so A is exactly symmetric.
+    // Exactly symmetric squared distances, so that A is exactly symmetric too.
+    let mut a = super::bandwidth::squared_distance_matrix(x, control)?;
+    a.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
+        for (j, v) in row.iter_mut().enumerate() {
+            *v = if j == i {
+                0.0
+            } else {
+                (-*v / (sigma[i] * sigma[j])).exp()
+            };
+        }
+    });
+    control.checkpoint()?;
     Ok(a)
 }
 
@@ -344,5 +336,58 @@ impl CsrGraphKernel {
             data,
             n: nodes.len(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The affinity against its formula computed directly, pair by pair, on a tiny input
+    /// with a duplicated point: exactly symmetric, a zero diagonal, and every entry
+    /// `exp(−‖x_a − x_b‖² / (σ_a σ_b))`.
+    #[test]
+    fn self_tuning_affinity_is_its_formula() {
+        let coords = [
+            0.0, 0.0, 1.0, 0.5, 3.0, -1.0, 0.2, 2.0, 5.0, 5.0, 4.0, 4.5, 0.0, 0.0, -2.0, 1.0, 2.5,
+            2.5, 6.0, 0.0, -1.0, -1.0,
+        ];
+        let n = coords.len() / 2;
+        let x = Points::new(&coords, n, 2).unwrap();
+        let a = self_tuning_affinity(&x, &Control::new()).unwrap();
+        let d2 = |i: usize, j: usize| {
+            (coords[2 * i] - coords[2 * j]).powi(2)
+                + (coords[2 * i + 1] - coords[2 * j + 1]).powi(2)
+        };
+        let nth = SELF_TUNING_NEIGHBOUR.min(n - 1);
+        let mut sigma: Vec<f64> = (0..n)
+            .map(|i| {
+                let mut others: Vec<f64> = (0..n).filter(|&j| j != i).map(|j| d2(i, j)).collect();
+                others.sort_by(f64::total_cmp);
+                others[nth - 1].sqrt()
+            })
+            .collect();
+        let floor = sigma
+            .iter()
+            .copied()
+            .filter(|&s| s > 0.0)
+            .fold(f64::INFINITY, f64::min)
+            * 1e-3;
+        sigma.iter_mut().for_each(|s| *s = s.max(floor));
+        for i in 0..n {
+            for j in 0..n {
+                assert_eq!(a[i * n + j].to_bits(), a[j * n + i].to_bits(), "({i}, {j})");
+                let direct = if i == j {
+                    0.0
+                } else {
+                    (-d2(i, j) / (sigma[i] * sigma[j])).exp()
+                };
+                assert!(
+                    (a[i * n + j] - direct).abs() <= 1e-14,
+                    "({i}, {j}): {} vs {direct}",
+                    a[i * n + j]
+                );
+            }
+        }
     }
 }

@@ -265,6 +265,7 @@ def select_k(
     seed: int,
     n_threads: Optional[int] = None,
     progress: Optional[Callable[[int, int, int, float], None]] = None,
+    warm_start: bool = True,
 ) -> SelectionResult: ...
 def select_k_precomputed(
     g: npt.NDArray[np.float64],
@@ -275,6 +276,7 @@ def select_k_precomputed(
     seed: int,
     n_threads: Optional[int] = None,
     progress: Optional[Callable[[int, int, int, float], None]] = None,
+    warm_start: bool = True,
 ) -> SelectionResult: ...
 
 # Choosing the bandwidth (kgroups_rs.choose_sigma, sigma="auto").

@@ -100,6 +100,7 @@ def select_k(
     n_refs: int = 10,
     n_init: int = 10,
     n_pairs: int = 5,
+    warm_start: bool = True,
     random_state: RandomState = None,
     n_threads: Optional[int] = None,
     progress: Union[ProgressCallback, None] = None,
@@ -155,6 +156,11 @@ def select_k(
     n_pairs : int, default 5
         Subsample pairs of the stability column (0: not computed; at least 1 for
         ``"precomputed"``).
+    warm_start : bool, default True
+        Give each k one more start, made from the best partition into k - 1 by splitting
+        its most dispersed cluster in two (a 2-means inside it), refined by the same local
+        search; the best start wins. The data, every reference set and every subsample go
+        through the same construction.
     random_state : int, numpy Generator or None
         Seed of every reference, subsample and start.
     n_threads : int, optional
@@ -198,6 +204,8 @@ def select_k(
     refs = check_int(n_refs, "n_refs", 1)
     starts = check_int(n_init, "n_init", 1)
     pairs = check_int(n_pairs, "n_pairs", 0)
+    if not isinstance(warm_start, (bool, np.bool_)):
+        raise TypeError(f"warm_start must be True or False, got {warm_start!r}")
     threads = check_n_threads(n_threads)
     if progress is not None and not callable(progress):
         raise TypeError("progress must be a callable progress(start, sweep, moves, objective) or None")
@@ -205,10 +213,13 @@ def select_k(
     if kernel == "precomputed":
         if data.shape[0] != data.shape[1]:
             raise ValueError(f"kernel='precomputed' needs a square kernel matrix G, got shape {data.shape}")
-        raw = _core.select_k_precomputed(data, k_min, k_max, starts, max(pairs, 1), seed, threads, progress)
+        raw = _core.select_k_precomputed(
+            data, k_min, k_max, starts, max(pairs, 1), seed, threads, progress, warm_start=bool(warm_start)
+        )
     else:
         raw = _core.select_k(
-            data, k_min, k_max, kernel, refs, starts, pairs, MAX_STATISTICS_POINTS, seed, threads, progress
+            data, k_min, k_max, kernel, refs, starts, pairs, MAX_STATISTICS_POINTS, seed, threads, progress,
+            warm_start=bool(warm_start),
         )
     return SelectionResult(
         k=int(raw.k),

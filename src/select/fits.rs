@@ -3,6 +3,7 @@
 //! optional k-means++ starts) for normalised-cut graph kernels, where a k-means++ start in
 //! feature space seeds poorly.
 
+use super::warm::split_most_dispersed;
 use crate::error::{KGroupsError, Result};
 use crate::rng::derive_seeds;
 use crate::rng::Rng;
@@ -18,33 +19,114 @@ pub struct KFit {
     /// The energy within-cluster dispersion `W` (energy kernel), or the normalised cut plus
     /// one, `k − Q + 1` (graph kernels, whose `W` is minus the association, not positive).
     pub within: f64,
+    /// Whether the partition came from the warm start (the split of the best partition into
+    /// k − 1, [`split_most_dispersed`]) rather than from a cold start.
+    pub from_warm_start: bool,
 }
 
-/// Partitions of an energy-type kernel for every k in `ks` (run in parallel), the best of
-/// `n_init` k-means++ starts each; seeds derived from `seed` per k.
+/// The best fit of one k so far: what the next k's warm start needs.
+struct Best {
+    labels: Vec<usize>,
+    objective: f64,
+    within: f64,
+    terms: Vec<f64>,
+    warm: bool,
+}
+
+impl From<crate::Clustering> for Best {
+    fn from(c: crate::Clustering) -> Self {
+        Best {
+            labels: c.labels,
+            objective: c.objective,
+            within: c.within,
+            terms: c.cluster_terms,
+            warm: false,
+        }
+    }
+}
+
+/// With `warm_start`, walks `ks` in order and gives every k that follows k − 1 one more
+/// start: the best partition into k − 1 with its most dispersed cluster split in two
+/// ([`split_most_dispersed`]), refined by the same local search; it replaces the cold
+/// starts' best when its objective is larger. Its seed is derived from the k's own seed.
+fn warm_chain<K: Kernel>(
+    kernel: &K,
+    ks: &[usize],
+    best: &mut [Best],
+    weights: Option<&[f64]>,
+    seeds: &[u64],
+    warm_start: bool,
+    control: &Control,
+) -> Result<()> {
+    if !warm_start {
+        return Ok(());
+    }
+    for i in 1..ks.len() {
+        if ks[i] != ks[i - 1] + 1 {
+            continue;
+        }
+        let split_seed = derive_seeds(seeds[i], 2)[1];
+        let prev = &best[i - 1];
+        let start = split_most_dispersed(
+            kernel,
+            &prev.labels,
+            ks[i - 1],
+            &prev.terms,
+            weights,
+            split_seed,
+            control,
+        )?;
+        let Some(start) = start else { continue };
+        let options = Options {
+            init: Init::Labels(&start),
+            weights,
+            seed: seeds[i],
+            ..Options::default()
+        };
+        let c = fit(kernel, ks[i], &options, control)?;
+        if c.objective > best[i].objective {
+            best[i] = Best {
+                warm: true,
+                ..Best::from(c)
+            };
+        }
+    }
+    Ok(())
+}
+
+/// Partitions of an energy-type kernel for every k in `ks`, the best of `n_init` k-means++
+/// starts each (run in parallel over k) and, with `warm_start`, of one warm start from the
+/// partition into k − 1 ([`split_most_dispersed`]); seeds derived from `seed` per k.
 pub fn energy_fits<K: Kernel>(
     kernel: &K,
     ks: &[usize],
     n_init: usize,
+    warm_start: bool,
     seed: u64,
     control: &Control,
 ) -> Result<Vec<KFit>> {
     let seeds = derive_seeds(seed, ks.len());
-    ks.par_iter()
-        .zip(seeds)
-        .map(|(&k, seed)| {
+    let mut best: Vec<Best> = ks
+        .par_iter()
+        .zip(&seeds)
+        .map(|(&k, &seed)| {
             let options = Options {
                 n_init: n_init.max(1),
                 seed,
                 ..Options::default()
             };
-            let c = fit(kernel, k, &options, control)?;
-            Ok(KFit {
-                labels: c.labels,
-                within: c.within,
-            })
+            Ok(Best::from(fit(kernel, k, &options, control)?))
         })
-        .collect()
+        .collect::<Result<_>>()?;
+    warm_chain(kernel, ks, &mut best, None, &seeds, warm_start, control)?;
+    Ok(best
+        .into_iter()
+        .map(|b| KFit {
+            within: b.within,
+            labels: b.labels,
+            from_warm_start: b.warm,
+        })
+        .collect())
 }
 
 /// The spectral start for k groups ([`SpectralEmbedding::round`] of the first k of `pairs`,
@@ -61,26 +143,35 @@ pub fn spectral_start(
 
 /// Partitions of a normalised-cut kernel (node weights `degrees`) for every k in `ks`, run
 /// in parallel: Hartigan from the spectral start built on `pairs` (at least `max(ks)`
-/// eigenpairs) and, when `extra_starts > 0`, from that many k-means++ starts; the larger
+/// eigenpairs) and, when `extra_starts > 0`, from that many k-means++ starts; with
+/// `warm_start`, also from the partition into k − 1 ([`split_most_dispersed`]); the larger
 /// objective wins. `within` is the normalised cut plus one.
+#[allow(clippy::too_many_arguments)]
 pub fn graph_fits<K: Kernel>(
     kernel: &K,
     degrees: &[f64],
     pairs: &Eigenpairs,
     ks: &[usize],
     extra_starts: usize,
+    warm_start: bool,
     seed: u64,
     control: &Control,
 ) -> Result<Vec<KFit>> {
     let n = kernel.n();
     let seeds = derive_seeds(seed, ks.len());
-    ks.par_iter()
-        .zip(seeds)
-        .map(|(&k, seed)| {
+    let mut best: Vec<Best> = ks
+        .par_iter()
+        .zip(&seeds)
+        .map(|(&k, &seed)| {
             if k == 1 {
-                return Ok(KFit {
+                // One group: Q = 1 (the normalised association of the whole graph); its
+                // single term is not needed to split it.
+                return Ok(Best {
                     labels: vec![0; n],
+                    objective: 1.0,
                     within: 1.0,
+                    terms: vec![0.0],
+                    warm: false,
                 });
             }
             let base = Options {
@@ -120,11 +211,26 @@ pub fn graph_fits<K: Kernel>(
                     best = Some(c);
                 }
             }
-            let best = best.ok_or_else(|| KGroupsError::Internal("no fit".into()))?;
-            Ok(KFit {
-                within: k as f64 - best.objective + 1.0,
-                labels: best.labels,
-            })
+            best.map(Best::from)
+                .ok_or_else(|| KGroupsError::Internal("no fit".into()))
         })
-        .collect()
+        .collect::<Result<_>>()?;
+    warm_chain(
+        kernel,
+        ks,
+        &mut best,
+        Some(degrees),
+        &seeds,
+        warm_start,
+        control,
+    )?;
+    Ok(ks
+        .iter()
+        .zip(best)
+        .map(|(&k, b)| KFit {
+            within: k as f64 - b.objective + 1.0,
+            labels: b.labels,
+            from_warm_start: b.warm,
+        })
+        .collect())
 }

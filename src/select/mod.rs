@@ -43,6 +43,7 @@ pub mod stability;
 mod table;
 #[cfg(test)]
 mod tests;
+pub mod warm;
 
 pub use table::{SelectionTable, StructureScores};
 
@@ -139,6 +140,10 @@ pub struct SelectOptions {
     pub n_init: usize,
     /// Subsample pairs of the stability column (0: not computed).
     pub n_pairs: usize,
+    /// Every fit over k (the data's, each reference set's, each subsample's) gives each k
+    /// that follows k − 1 one more start: the best partition into k − 1 with its most
+    /// dispersed cluster split in two ([`warm::split_most_dispersed`]). On by default.
+    pub warm_start: bool,
     /// The statistics are computed on a seeded subsample of this many points when n is
     /// larger (≥ 2); the final partition always covers every point.
     pub max_statistics_points: usize,
@@ -155,6 +160,7 @@ impl Default for SelectOptions {
             n_refs: 10,
             n_init: 10,
             n_pairs: 5,
+            warm_start: true,
             max_statistics_points: 2000,
             seed: 0,
         }
@@ -240,18 +246,17 @@ fn log_within(fits: &[KFit], floor: f64) -> Vec<f64> {
 
 /// The energy kernel's `log W_k`, k = 1 … k_max, of the points `data` (`m × dim`).
 fn energy_log_w(
-    data: &[f64],
-    m: usize,
-    dim: usize,
+    points: &Points,
     ks: &[usize],
     n_init: usize,
+    warm_start: bool,
     seed: u64,
     control: &Control,
 ) -> Result<(Vec<KFit>, Vec<f64>)> {
-    let points = Points::new(data, m, dim)?;
-    let g: Vec<f64> = energy_gram(&points, Semimetric::Power { alpha: 1.0 }, Base::Mean)?;
+    let m = points.n();
+    let g: Vec<f64> = energy_gram(points, Semimetric::Power { alpha: 1.0 }, Base::Mean)?;
     let kernel = DenseKernel::trusting_symmetry(&g, m)?;
-    let fits = energy_fits(&kernel, ks, n_init, seed, control)?;
+    let fits = energy_fits(&kernel, ks, n_init, warm_start, seed, control)?;
     let floor = fits[0].within * 1e-12;
     let logs = log_within(&fits, floor.max(f64::MIN_POSITIVE));
     Ok((fits, logs))
@@ -262,6 +267,7 @@ fn self_tuning_log_w(
     data: &[f64],
     m: usize,
     dim: usize,
+    warm_start: bool,
     seed: u64,
     control: &Control,
 ) -> Result<Vec<f64>> {
@@ -276,7 +282,16 @@ fn self_tuning_log_w(
         &eigengap::START_EIGEN_OPTIONS,
         control,
     )?;
-    let fits = graph_fits(&kernel, &graph.degrees, &pairs, &[1, 2], 0, seed, control)?;
+    let fits = graph_fits(
+        &kernel,
+        &graph.degrees,
+        &pairs,
+        &[1, 2],
+        0,
+        warm_start,
+        seed,
+        control,
+    )?;
     Ok(fits.iter().map(|f| f.within.max(1e-300).ln()).collect())
 }
 
@@ -312,6 +327,7 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
     let data = x.data();
     let ks: Vec<usize> = (1..=options.k_max).collect();
     let seeds = derive_seeds(options.seed, 8);
+    let warm = options.warm_start;
     let b = options.n_refs;
     let steps = Steps {
         control,
@@ -336,7 +352,7 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
     let points = Points::new(&sample, m, dim)?;
 
     // The energy kernel's gap on both boxes: B references each, in parallel.
-    let (energy, log_w) = energy_log_w(&sample, m, dim, &ks, options.n_init, seeds[1], &quiet)?;
+    let (energy, log_w) = energy_log_w(&points, &ks, options.n_init, warm, seeds[1], &quiet)?;
     steps.step()?;
     let frames = [
         ReferenceFrame::new(&points, ReferenceBox::Data)?,
@@ -348,7 +364,8 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
         .into_par_iter()
         .map(|r| {
             let reference = frames[r / b].draw(m, ref_seeds[r])?;
-            let (_, logs) = energy_log_w(&reference, m, dim, &ks, ref_init, ref_seeds[r], &quiet)?;
+            let reference = Points::new(&reference, m, dim)?;
+            let (_, logs) = energy_log_w(&reference, &ks, ref_init, warm, ref_seeds[r], &quiet)?;
             steps.step()?;
             Ok(logs)
         })
@@ -393,14 +410,14 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
         } else {
             (sample.clone(), m)
         };
-        let logs = self_tuning_log_w(&probe, p, dim, seeds[4], &quiet)?;
+        let logs = self_tuning_log_w(&probe, p, dim, warm, seeds[4], &quiet)?;
         let probe_seeds = derive_seeds(seeds[5], b);
         let frame = &frames[1];
         let refs: Vec<Vec<f64>> = probe_seeds
             .par_iter()
             .map(|&s| {
                 let reference = frame.draw(p, s)?;
-                self_tuning_log_w(&reference, p, dim, s, &quiet)
+                self_tuning_log_w(&reference, p, dim, warm, s, &quiet)
             })
             .collect::<Result<_>>()?;
         let score = structure_score(&gap_curve(&logs, &refs)?);
@@ -475,7 +492,8 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
                         &eigengap::START_EIGEN_OPTIONS,
                         &quiet,
                     )?;
-                    let fits = graph_fits(&sub_kernel, &sub.degrees, &pairs, ks, 0, seed, &quiet)?;
+                    let fits =
+                        graph_fits(&sub_kernel, &sub.degrees, &pairs, ks, 0, warm, seed, &quiet)?;
                     steps.step()?;
                     Ok(fits.into_iter().map(|f| f.labels).collect())
                 },
@@ -492,7 +510,7 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
                     let g: Vec<f64> =
                         energy_gram(&sub, Semimetric::Power { alpha: 1.0 }, Base::Mean)?;
                     let sub_kernel = DenseKernel::trusting_symmetry(&g, nodes.len())?;
-                    let fits = energy_fits(&sub_kernel, ks, 1, seed, &quiet)?;
+                    let fits = energy_fits(&sub_kernel, ks, 1, warm, seed, &quiet)?;
                     steps.step()?;
                     Ok(fits.into_iter().map(|f| f.labels).collect())
                 },
@@ -543,6 +561,7 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
                 &pairs,
                 &[k],
                 extra_starts,
+                false,
                 seeds[7],
                 &quiet,
             )?;
@@ -632,7 +651,14 @@ pub fn select_k_precomputed(
         done: AtomicUsize::new(0),
         total: 2 * options.n_pairs.max(1) + 2,
     };
-    let fits = energy_fits(&kernel, &ks, options.n_init, seeds[0], &quiet)?;
+    let fits = energy_fits(
+        &kernel,
+        &ks,
+        options.n_init,
+        options.warm_start,
+        seeds[0],
+        &quiet,
+    )?;
     steps.step()?;
     let pairs = crate::spectral::top_eigenpairs(
         &kernel,
@@ -660,7 +686,7 @@ pub fn select_k_precomputed(
                     }
                 }
                 let sub_kernel = DenseKernel::trusting_symmetry(&sub, m)?;
-                let fits = energy_fits(&sub_kernel, ks, 1, seed, &quiet)?;
+                let fits = energy_fits(&sub_kernel, ks, 1, options.warm_start, seed, &quiet)?;
                 steps.step()?;
                 Ok(fits.into_iter().map(|f| f.labels).collect())
             },

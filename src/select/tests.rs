@@ -235,3 +235,144 @@ fn knn_affinity_is_symmetric_with_at_least_count_neighbours() {
         }
     }
 }
+
+/// The energy kernel of 200 points in eight blobs with random centres (seeded).
+fn eight_blobs(rng: &mut Rng, seed: u64) -> Vec<f64> {
+    let centres: Vec<[f64; 2]> = (0..8)
+        .map(|_| [rng.next_f64() * 20.0, rng.next_f64() * 20.0])
+        .collect();
+    let data = blobs(&centres, 25, 1.5, seed);
+    let x = Points::new(&data, 200, 2).unwrap();
+    energy_gram(&x, Semimetric::Power { alpha: 1.0 }, Base::Mean).unwrap()
+}
+
+/// With one cold start per k, the best W_k can rise with k (eight blobs: it does on some
+/// of these sets). The warm start (the best k − 1 partition with a cluster split, then
+/// the local search) never makes a k worse than its cold start, makes W_k non-increasing
+/// in k on every set, and changes nothing where it does not win.
+#[test]
+fn warm_starts_never_raise_w_and_make_it_fall_with_k() {
+    let mut rng = Rng::new(99);
+    let ks: Vec<usize> = (1..=10).collect();
+    let control = Control::new();
+    let (mut cold_rises, mut warm_wins) = (0, 0);
+    for trial in 0..12u64 {
+        let g = eight_blobs(&mut rng, trial);
+        let kernel = DenseKernel::trusting_symmetry(&g, 200).unwrap();
+        let cold = fits::energy_fits(&kernel, &ks, 1, false, trial, &control).unwrap();
+        let warm = fits::energy_fits(&kernel, &ks, 1, true, trial, &control).unwrap();
+        for (c, w) in cold.iter().zip(&warm) {
+            assert!(
+                w.within <= c.within,
+                "trial {trial}: {} > {}",
+                w.within,
+                c.within
+            );
+            if !w.from_warm_start {
+                assert_eq!(
+                    w,
+                    &fits::KFit {
+                        from_warm_start: false,
+                        ..c.clone()
+                    }
+                );
+            }
+        }
+        assert!(
+            warm.windows(2).all(|p| p[1].within <= p[0].within),
+            "trial {trial}: W_k rises with warm starts"
+        );
+        cold_rises += usize::from(cold.windows(2).any(|p| p[1].within > p[0].within));
+        warm_wins += warm.iter().filter(|f| f.from_warm_start).count();
+    }
+    assert!(
+        cold_rises >= 1,
+        "no set where cold W_k rises: the test shows nothing"
+    );
+    assert!(warm_wins >= 12, "the warm start won only {warm_wins} times");
+}
+
+/// The split step against a direct computation on a tiny weighted input: the cluster it
+/// splits has the largest dispersion `(1 / 2 s_l) Σ_{a,b ∈ C_l} w_a w_b ‖φ(a) − φ(b)‖²`
+/// (from the matrix, not the cluster terms), and its two parts are the best of all 2-splits
+/// of that cluster, found by brute force.
+#[test]
+fn the_split_is_the_best_two_split_of_the_most_dispersed_cluster() {
+    // Three tight groups; cluster 0 holds two of them, cluster 1 the third.
+    let centres = [[0.0, 0.0], [6.0, 0.0], [0.0, 30.0]];
+    let data = blobs(&centres, 4, 0.5, 7);
+    let n = 12;
+    let x = Points::new(&data, n, 2).unwrap();
+    let g: Vec<f64> = energy_gram(&x, Semimetric::Power { alpha: 1.0 }, Base::Mean).unwrap();
+    let kernel = DenseKernel::new(&g, n).unwrap();
+    let weights: Vec<f64> = (0..n).map(|a| 0.5 + (a % 3) as f64).collect();
+    let labels: Vec<usize> = (0..n).map(|a| usize::from(a >= 8)).collect();
+    let d = |a: usize, b: usize| g[a * n + a] + g[b * n + b] - 2.0 * g[a * n + b];
+    let dispersion = |members: &[usize]| {
+        let s: f64 = members.iter().map(|&a| weights[a]).sum();
+        let pairs: f64 = members
+            .iter()
+            .flat_map(|&a| members.iter().map(move |&b| (a, b)))
+            .map(|(a, b)| weights[a] * weights[b] * d(a, b))
+            .sum();
+        pairs / (2.0 * s)
+    };
+    let cluster = |l: usize| (0..n).filter(|&a| labels[a] == l).collect::<Vec<_>>();
+    let terms: Vec<f64> = (0..2)
+        .map(|l| {
+            let m = cluster(l);
+            m.iter()
+                .flat_map(|&a| m.iter().map(move |&b| (a, b)))
+                .map(|(a, b)| weights[a] * weights[b] * g[a * n + b])
+                .sum()
+        })
+        .collect();
+    let chosen = if dispersion(&cluster(0)) > dispersion(&cluster(1)) {
+        0
+    } else {
+        1
+    };
+    assert_eq!(chosen, 0, "the test's data should make cluster 0 the wider");
+    // Brute force over the 2-splits of the chosen cluster.
+    let members = cluster(chosen);
+    let mut best = f64::INFINITY;
+    for mask in 1..(1u32 << (members.len() - 1)) {
+        let one: Vec<usize> = (0..members.len())
+            .filter(|i| mask >> i & 1 == 1)
+            .map(|i| members[i])
+            .collect();
+        let two: Vec<usize> = (0..members.len())
+            .filter(|i| mask >> i & 1 == 0)
+            .map(|i| members[i])
+            .collect();
+        best = best.min(dispersion(&one) + dispersion(&two));
+    }
+    for seed in 0..5 {
+        let split = warm::split_most_dispersed(
+            &kernel,
+            &labels,
+            2,
+            &terms,
+            Some(&weights),
+            seed,
+            &Control::new(),
+        )
+        .unwrap()
+        .expect("a cluster to split");
+        assert!(split
+            .iter()
+            .zip(&labels)
+            .all(|(&s, &l)| l != chosen && s == l || l == chosen && (s == chosen || s == 2)));
+        let parts = [chosen, 2].map(|l| (0..n).filter(|&a| split[a] == l).collect::<Vec<_>>());
+        let found = dispersion(&parts[0]) + dispersion(&parts[1]);
+        assert!(
+            (found - best).abs() <= 1e-9 * best,
+            "seed {seed}: {found} vs {best}"
+        );
+    }
+    // A cluster of coinciding points (and single points) cannot be split.
+    let same = DenseKernel::new(&[1.0; 9], 3).unwrap();
+    let none =
+        warm::split_most_dispersed(&same, &[0, 0, 1], 2, &[4.0, 1.0], None, 0, &Control::new());
+    assert_eq!(none.unwrap(), None);
+}

@@ -76,6 +76,7 @@ fn options(
     n_init: usize,
     n_pairs: usize,
     max_statistics_points: usize,
+    warm_start: bool,
     seed: u64,
 ) -> PyResult<SelectOptions> {
     let kernel = match kernel {
@@ -96,13 +97,14 @@ fn options(
         n_init,
         n_pairs,
         max_statistics_points,
+        warm_start,
         seed,
     })
 }
 
 /// Choose k and the kernel for the points X (n × D, float64, C order).
 #[pyfunction]
-#[pyo3(signature = (x, k_min, k_max, kernel, n_refs, n_init, n_pairs, max_statistics_points, seed, n_threads=None, progress=None))]
+#[pyo3(signature = (x, k_min, k_max, kernel, n_refs, n_init, n_pairs, max_statistics_points, seed, n_threads=None, progress=None, warm_start=true))]
 #[allow(clippy::too_many_arguments)]
 fn select_k(
     py: Python<'_>,
@@ -117,6 +119,7 @@ fn select_k(
     seed: u64,
     n_threads: Option<usize>,
     progress: Option<Py<PyAny>>,
+    warm_start: bool,
 ) -> PyResult<SelectionResult> {
     let raw = points(&x, "X")?;
     let options = options(
@@ -127,6 +130,7 @@ fn select_k(
         n_init,
         n_pairs,
         max_statistics_points,
+        warm_start,
         seed,
     )?;
     let progress = progress.map(|p| p.into_bound(py));
@@ -138,7 +142,7 @@ fn select_k(
 
 /// Choose k for a precomputed kernel matrix G (n × n, float64, symmetric) by stability.
 #[pyfunction]
-#[pyo3(signature = (g, k_min, k_max, n_init, n_pairs, seed, n_threads=None, progress=None))]
+#[pyo3(signature = (g, k_min, k_max, n_init, n_pairs, seed, n_threads=None, progress=None, warm_start=true))]
 #[allow(clippy::too_many_arguments)]
 fn select_k_precomputed(
     py: Python<'_>,
@@ -150,9 +154,12 @@ fn select_k_precomputed(
     seed: u64,
     n_threads: Option<usize>,
     progress: Option<Py<PyAny>>,
+    warm_start: bool,
 ) -> PyResult<SelectionResult> {
     let (data, n) = square(&g, "G")?;
-    let options = options(k_min, k_max, "auto", 1, n_init, n_pairs, 2, seed)?;
+    let options = options(
+        k_min, k_max, "auto", 1, n_init, n_pairs, 2, warm_start, seed,
+    )?;
     let progress = progress.map(|p| p.into_bound(py));
     let selection = run_detached(py, n_threads, progress.as_ref(), |control| {
         select::select_k_precomputed(data, n, &options, control)

@@ -32,16 +32,33 @@ class KernelKGroups:
     mean in feature space, ``argmin_l ||phi(x) - mu_l||^2`` with ``mu_l = S_l / s_l``, chunk
     by chunk (``map_blocks``), returning a dask array; nothing is gathered.
 
+    ``n_clusters="auto"`` and ``kernel="auto"`` choose on the client, with
+    :func:`kgroups_rs.select_k` run exactly as by the single-machine estimator, on a seeded
+    uniform sample of at most 5 000 rows of X (all of X when n <= 5 000); X is read once
+    more to refuse NaN/inf anywhere. When the energy kernel is chosen, X is then fitted by
+    the Nyström path with the chosen k. When the kNN graph is chosen (``kernel_ == "knn"``),
+    no distributed kNN graph of all n points is built: the sample is partitioned by the
+    normalised cut of its 10-nearest-neighbour graph (select_k's partition) and every row of
+    X, in ``fit`` as in ``predict``, takes the majority label of its 10 nearest sample points
+    (``map_blocks``; ties to the label of the nearest tied point), as the single-machine
+    ``predict`` does for ``kernel_="knn"``; ``result_``, ``objective_``, ``within_``,
+    ``n_iter_``, ``converged_`` and ``cluster_centers_`` are then absent.
+
     Parameters
     ----------
-    n_clusters : int, default 2
-        Number of clusters k, ``1 <= k <= n_components``.
-    kernel : {"energy", "exponential", "gaussian"}, default "energy"
+    n_clusters : int or "auto", default 2
+        Number of clusters k, ``1 <= k <= n_components``; or "auto": chosen by
+        :func:`kgroups_rs.select_k` (k = 1 ... 10) on the selection sample (see above), with
+        kernel "energy" or "auto" only. Neither "auto" takes ``sample_weight``.
+    kernel : {"energy", "exponential", "gaussian", "auto"}, default "energy"
         The semimetric of negative type generating the kernel, as in
         :class:`kgroups_rs.KernelKGroups`: "energy" ``rho = ||x - y||**alpha``;
         "exponential" ``2 - 2 exp(-||x - y|| / (2 sigma))``; "gaussian"
         ``2 - 2 exp(-||x - y||**2 / (2 sigma**2))``. ("precomputed" is not offered: the
-        distributed path never forms an n x n matrix.)
+        distributed path never forms an n x n matrix.) "auto": the energy kernel or the
+        kNN graph, chosen by :func:`kgroups_rs.select_k` (``kernel="auto"``, k = 1 ...
+        max(10, n_clusters)) on the selection sample (see above); ``alpha`` and ``sigma``
+        must then keep their defaults.
     alpha : float, default 1.0
         Exponent of the "energy" kernel, ``0 < alpha <= 2``. With the other kernels a value
         other than 1.0 raises ValueError in ``fit`` rather than being ignored.
@@ -57,10 +74,12 @@ class KernelKGroups:
         "hartigan": kernel k-groups (one sequential Hartigan sweep per chunk and round);
         "lloyd": kernel k-means (one batch nearest-mean assignment per round). The
         single-machine "lloyd-online" has no distributed counterpart.
-    init : "k-means++" or dask.array.Array of int, default "k-means++"
+    init : "k-means++", "spectral" or dask.array.Array of int, default "k-means++"
         "k-means++": Hartigan's method from feature-space k-means++ on a sample of the
-        features, then each point goes to the nearest of the sample's cluster means; or the
-        n initial labels (then ``n_init`` must be 1).
+        features, then each point goes to the nearest of the sample's cluster means;
+        "spectral": the spectral embedding of the Nyström kernel, rounded on the client's
+        sample (see :func:`kernel_kgroups_nystrom`); or the n initial labels (then
+        ``n_init`` must be 1).
     n_init : int, default 5
         Independent starts; the largest objective wins. They run together: each round's
         tasks of every start go to the scheduler at once, and the starts share the features.
@@ -91,6 +110,12 @@ class KernelKGroups:
     Attributes
     ----------
     labels_ : dask.array.Array of int64
+    n_clusters_ : int
+        The number of clusters fitted (chosen with ``n_clusters="auto"``).
+    kernel_ : str
+        The kernel fitted: ``kernel``, or for ``kernel="auto"`` "energy" or "knn".
+    selection_ : SelectionResult or None
+        select_k's table with either "auto" (on the selection sample), else None.
     objective_, within_ : float
     n_iter_ : int
     converged_ : bool
@@ -196,6 +221,7 @@ class KernelKGroups:
             semimetric = "power"
         self.n_clusters_: int = k
         self.__dict__.pop("_knn", None)
+        assert semimetric is not None
         result = kernel_kgroups_nystrom(
             X, k, self.init, n_components=self.n_components,
             semimetric=semimetric, alpha=self.alpha, sigma=self.sigma,

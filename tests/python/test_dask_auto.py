@@ -50,6 +50,20 @@ def test_spectral_init_agrees_with_the_core_on_the_same_features(seed):
     assert ari(labels, truth) >= 0.9
 
 
+def test_spectral_bound_with_weights_is_the_cores():
+    # C = Phi^T W Phi carries the weights: the same k eigenvalues as W^(1/2) Phi Phi^T W^(1/2).
+    X, _ = blobs(600, seed=8, spread=1.5)
+    w = np.random.default_rng(8).uniform(0.5, 3.0, size=600)
+    res = kgd.kernel_kgroups_nystrom(
+        da.from_array(X, chunks=(200, 2)), 3, "spectral", n_components=24, random_state=1,
+        weights=da.from_array(w, chunks=150),
+    )  # fmt: skip
+    phi = np.ascontiguousarray(res.feature_map.features(X, None))
+    core = _core.cluster_features(phi, 3, _core.FitOptions(init="spectral", seed=1, weights=w))
+    assert res.spectral_bound == pytest.approx(core.spectral_bound, rel=1e-9)
+    assert res.objective >= core.objective * (1 - 1e-9)
+
+
 def test_spectral_init_is_deterministic_and_independent_of_the_chunking():
     X, _ = blobs(1200, seed=3, spread=1.8)
     runs = [

@@ -29,7 +29,8 @@ The kernel is the Nyström approximation ``G ~ Phi Phi^T`` with ``Phi = K(X, L) 
    per round for 8 n r bytes of worker memory).
 4. **Start**: Hartigan's method from feature-space k-means++ on the sample's features, run on
    the client; each point is then assigned to the nearest of the sample's k cluster means in
-   one distributed pass. Or given initial labels (a dask array).
+   one distributed pass. Or ``init="spectral"``: the spectral embedding from the r x r
+   matrix ``Phi^T W Phi``, rounded on the sample (see the user guide). Or given initial labels.
 5. **Rounds**: the client broadcasts the k x m cluster feature sums ``S_l = sum_{y in C_l}
    w_y phi_y``, the cluster weights and counts. Every chunk runs one sequential Hartigan
    sweep over its own points in Rust against its own copy of that state (the single-machine

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Optional, Union
 
 import numpy as np
 
 from .._kernel_options import KERNEL_SEMIMETRICS, Landmarks, Sigma, check_semimetric_parameters
-from .._validation import Init, RandomState, check_n_threads
+from .._validation import Init, RandomState, check_int, check_n_threads, seed_from_random_state
+from ..selection import SelectionResult
+from ._auto import choose, knn_model, knn_vote_block, selection_sample
 from ._features import DaskAlgorithm, predict_block
 from ._functions import kernel_kgroups_nystrom
 from ._inputs import as_row_chunked
@@ -15,7 +17,8 @@ from ._result import DaskClusteringResult
 
 #: The kernels of the Dask estimator: those of :class:`kgroups_rs.KernelKGroups` built from
 #: points ("precomputed" needs the n x n matrix, which the distributed path never forms).
-DaskKernel = Literal["energy", "exponential", "gaussian"]
+#: "auto" chooses between the energy kernel and the kNN graph (see the class docstring).
+DaskKernel = Literal["energy", "exponential", "gaussian", "auto"]
 
 
 class KernelKGroups:
@@ -29,16 +32,33 @@ class KernelKGroups:
     mean in feature space, ``argmin_l ||phi(x) - mu_l||^2`` with ``mu_l = S_l / s_l``, chunk
     by chunk (``map_blocks``), returning a dask array; nothing is gathered.
 
+    ``n_clusters="auto"`` and ``kernel="auto"`` choose on the client, with
+    :func:`kgroups_rs.select_k` run exactly as by the single-machine estimator, on a seeded
+    uniform sample of at most 5 000 rows of X (all of X when n <= 5 000); X is read once
+    more to refuse NaN/inf anywhere. When the energy kernel is chosen, X is then fitted by
+    the Nyström path with the chosen k. When the kNN graph is chosen (``kernel_ == "knn"``),
+    no distributed kNN graph of all n points is built: the sample is partitioned by the
+    normalised cut of its 10-nearest-neighbour graph (select_k's partition) and every row of
+    X, in ``fit`` as in ``predict``, takes the majority label of its 10 nearest sample points
+    (``map_blocks``; ties to the label of the nearest tied point), as the single-machine
+    ``predict`` does for ``kernel_="knn"``; ``result_``, ``objective_``, ``within_``,
+    ``n_iter_``, ``converged_`` and ``cluster_centers_`` are then absent.
+
     Parameters
     ----------
-    n_clusters : int, default 2
-        Number of clusters k, ``1 <= k <= n_components``.
-    kernel : {"energy", "exponential", "gaussian"}, default "energy"
+    n_clusters : int or "auto", default 2
+        Number of clusters k, ``1 <= k <= n_components``; or "auto": chosen by
+        :func:`kgroups_rs.select_k` (k = 1 ... 10) on the selection sample (see above), with
+        kernel "energy" or "auto" only. Neither "auto" takes ``sample_weight``.
+    kernel : {"energy", "exponential", "gaussian", "auto"}, default "energy"
         The semimetric of negative type generating the kernel, as in
         :class:`kgroups_rs.KernelKGroups`: "energy" ``rho = ||x - y||**alpha``;
         "exponential" ``2 - 2 exp(-||x - y|| / (2 sigma))``; "gaussian"
         ``2 - 2 exp(-||x - y||**2 / (2 sigma**2))``. ("precomputed" is not offered: the
-        distributed path never forms an n x n matrix.)
+        distributed path never forms an n x n matrix.) "auto": the energy kernel or the
+        kNN graph, chosen by :func:`kgroups_rs.select_k` (``kernel="auto"``, k = 1 ...
+        max(10, n_clusters)) on the selection sample (see above); ``alpha`` and ``sigma``
+        must then keep their defaults.
     alpha : float, default 1.0
         Exponent of the "energy" kernel, ``0 < alpha <= 2``. With the other kernels a value
         other than 1.0 raises ValueError in ``fit`` rather than being ignored.
@@ -54,10 +74,12 @@ class KernelKGroups:
         "hartigan": kernel k-groups (one sequential Hartigan sweep per chunk and round);
         "lloyd": kernel k-means (one batch nearest-mean assignment per round). The
         single-machine "lloyd-online" has no distributed counterpart.
-    init : "k-means++" or dask.array.Array of int, default "k-means++"
+    init : "k-means++", "spectral" or dask.array.Array of int, default "k-means++"
         "k-means++": Hartigan's method from feature-space k-means++ on a sample of the
-        features, then each point goes to the nearest of the sample's cluster means; or the
-        n initial labels (then ``n_init`` must be 1).
+        features, then each point goes to the nearest of the sample's cluster means;
+        "spectral": the spectral embedding of the Nyström kernel, rounded on the client's
+        sample (see :func:`kernel_kgroups_nystrom`); or the n initial labels (then
+        ``n_init`` must be 1).
     n_init : int, default 5
         Independent starts; the largest objective wins. They run together: each round's
         tasks of every start go to the scheduler at once, and the starts share the features.
@@ -88,6 +110,12 @@ class KernelKGroups:
     Attributes
     ----------
     labels_ : dask.array.Array of int64
+    n_clusters_ : int
+        The number of clusters fitted (chosen with ``n_clusters="auto"``).
+    kernel_ : str
+        The kernel fitted: ``kernel``, or for ``kernel="auto"`` "energy" or "knn".
+    selection_ : SelectionResult or None
+        select_k's table with either "auto" (on the selection sample), else None.
     objective_, within_ : float
     n_iter_ : int
     converged_ : bool
@@ -98,7 +126,7 @@ class KernelKGroups:
 
     def __init__(
         self,
-        n_clusters: int = 2,
+        n_clusters: Union[int, Literal["auto"]] = 2,
         *,
         kernel: DaskKernel = "energy",
         alpha: float = 1.0,
@@ -151,20 +179,54 @@ class KernelKGroups:
         """Cluster X (a dask array chunked along rows); ``y`` is ignored."""
         kernel: Any = self.kernel
         semimetric = KERNEL_SEMIMETRICS.get(kernel) if isinstance(kernel, str) else None
-        if semimetric is None:
+        if semimetric is None and kernel != "auto":
             raise ValueError(
-                f"kernel must be one of {tuple(KERNEL_SEMIMETRICS)}, got {kernel!r}"
+                f"kernel must be one of {(*KERNEL_SEMIMETRICS, 'auto')}, got {kernel!r}"
                 + (" (the distributed path never forms the n x n kernel matrix)"
                    if kernel == "precomputed" else "")
             )
-        check_semimetric_parameters(
-            semimetric, self.alpha, self.sigma, parameter="kernel", shown=self.kernel, power_name="energy"
-        )
+        if kernel != "auto":
+            check_semimetric_parameters(
+                semimetric, self.alpha, self.sigma, parameter="kernel", shown=self.kernel,
+                power_name="energy",
+            )  # fmt: skip
+        auto_k = isinstance(self.n_clusters, str)
+        if auto_k and self.n_clusters != "auto":
+            raise ValueError(f"n_clusters must be a positive int or 'auto', got {self.n_clusters!r}")
+        k: int = 0 if auto_k else check_int(self.n_clusters, "n_clusters", 1)
+        self.selection_: Optional[SelectionResult] = None
+        self.kernel_: str = kernel
+        seed: Any = self.random_state
+        if auto_k or kernel == "auto":
+            if sample_weight is not None:
+                raise ValueError(
+                    "n_clusters='auto' and kernel='auto' do not take sample_weight (select_k has "
+                    "no weights); give n_clusters and kernel"
+                )
+            if kernel == "auto" and (self.alpha != 1.0 or self.sigma is not None):
+                raise ValueError(
+                    "kernel='auto' chooses the kernel itself: leave alpha at 1.0 and sigma at None"
+                )
+            X = as_row_chunked(X)
+            # One seed for the sample, the selection and the fit (a Generator is drawn once).
+            seed = seed_from_random_state(self.random_state)
+            sample = selection_sample(X, seed)
+            n_init, max_iter = check_int(self.n_init, "n_init", 1), check_int(self.max_iter, "max_iter", 1)
+            self.selection_, self.kernel_, k = choose(
+                self.n_clusters, kernel, sample, seed, n_init, max_iter
+            )
+            if self.kernel_ == "knn":
+                self._fit_knn(X, sample, k, seed, n_init, max_iter)
+                return self
+            semimetric = "power"
+        self.n_clusters_: int = k
+        self.__dict__.pop("_knn", None)
+        assert semimetric is not None
         result = kernel_kgroups_nystrom(
-            X, self.n_clusters, self.init, n_components=self.n_components,
+            X, k, self.init, n_components=self.n_components,
             semimetric=semimetric, alpha=self.alpha, sigma=self.sigma,
             landmarks=self.landmarks, algorithm=self.algorithm, weights=sample_weight,
-            n_init=self.n_init, max_iter=self.max_iter, random_state=self.random_state,
+            n_init=self.n_init, max_iter=self.max_iter, random_state=seed,
             n_threads=self.n_threads, persist_features=self.persist_features,
         )
         self.result_: DaskClusteringResult = result
@@ -176,8 +238,31 @@ class KernelKGroups:
         self.cluster_centers_ = result.centres
         return self
 
+    def _fit_knn(self, X: Any, sample: Any, k: int, seed: int, n_init: int, max_iter: int) -> None:
+        """kernel_="knn": the graph partition of the sample, and every row of X labelled by
+        the 10-nearest-neighbour vote among the sample's points."""
+        assert self.selection_ is not None
+        for name in ("result_", "objective_", "within_", "n_iter_", "converged_", "cluster_centers_"):
+            self.__dict__.pop(name, None)
+        self.n_clusters_ = k
+        self._knn = knn_model(sample, k, self.selection_, seed, n_init, max_iter)
+        self.labels_ = self._predict_knn(X).persist()
+
+    def _predict_knn(self, X: Any) -> Any:
+        return X.map_blocks(
+            knn_vote_block, self._knn, dtype=np.int64, drop_axis=1, chunks=(X.chunks[0],)
+        )
+
     def predict(self, X: Any) -> Any:
         """The nearest cluster mean in feature space of every row of X, as a dask array."""
+        if getattr(self, "kernel_", None) == "knn":
+            X = as_row_chunked(X)
+            if X.shape[1] != self._knn._neighbors.n_features_in_:
+                raise ValueError(
+                    f"X has {X.shape[1]} features but the model was fitted on "
+                    f"{self._knn._neighbors.n_features_in_}"
+                )
+            return self._predict_knn(X)
         if not hasattr(self, "result_"):
             raise ValueError("this KernelKGroups is not fitted yet; call fit first")
         feature_map = self.result_.feature_map

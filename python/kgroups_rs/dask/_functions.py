@@ -135,10 +135,16 @@ def kernel_kgroups_nystrom(
         A numpy array is wrapped with dask's automatic chunks.
     k : int
         Number of clusters, ``1 <= k <= n``.
-    init : "k-means++" or dask.array.Array of int, default "k-means++"
+    init : "k-means++", "spectral" or dask.array.Array of int, default "k-means++"
         "k-means++": Hartigan's method from feature-space k-means++ on a sample of the
-        features, then each point goes to the nearest of the sample's cluster means; or the
-        n initial labels in ``0..k-1`` (then ``n_init`` must be 1).
+        features, then each point goes to the nearest of the sample's cluster means;
+        "spectral": the top-k eigenvectors of ``W^(1/2) Phi Phi^T W^(1/2)``, from the r x r
+        matrix ``Phi^T W Phi`` (one pass over the features), rows normalised, rounded as the
+        single-machine spectral init rounds (k-means++ then Lloyd in the embedding, seeded
+        per start) on the client's sample of rows, every point then going to the nearest
+        of the sample's cluster means in the embedding; ``spectral_bound`` reports the sum
+        of the k eigenvalues. Or the n initial labels in ``0..k-1`` (then ``n_init`` must
+        be 1).
     n_components : int, default 256
         Number of landmarks m, ``k <= m <= n`` (and at most the sample size, 20 000).
     semimetric, alpha, sigma, landmarks
@@ -208,8 +214,10 @@ def kernel_kgroups_nystrom(
         raise ValueError(
             f"sigma must be a positive number, 'mean', 'median', 'auto' or None, got {sigma!r}"
         )
-    if isinstance(init, str) and init != "k-means++":
-        raise ValueError(f"init must be 'k-means++' or initial labels (a dask array); got {init!r}")
+    if isinstance(init, str) and init not in ("k-means++", "spectral"):
+        raise ValueError(
+            f"init must be 'k-means++', 'spectral' or initial labels (a dask array); got {init!r}"
+        )
     seed = seed_from_random_state(random_state)
 
     # Pass 1: column means and the first non-finite value of every chunk.

@@ -46,6 +46,10 @@ class DaskClusteringResult:
         The feature map (column means, landmarks and ``W^(-1/2)``) used to predict.
     centres : ndarray of float64, shape (k, r)
         The clusters' weighted feature means ``S_l / s_l``.
+    spectral_bound : float or None
+        With ``init="spectral"``: ``lambda_1 + ... + lambda_k``, the sum of the k largest
+        eigenvalues of ``W^(1/2) Phi Phi^T W^(1/2)``, an upper bound on ``objective``; None
+        for the other initialisations.
     """
 
     labels: Any
@@ -63,6 +67,7 @@ class DaskClusteringResult:
     n_fallback_rounds: int
     feature_map: Optional[NystromMap]
     centres: FloatArray
+    spectral_bound: Optional[float] = None
 
     def __repr__(self) -> str:
         return (

@@ -30,6 +30,7 @@ from ._features import (
 )
 from ._inputs import as_row_vector, row_blocks
 from ._result import DaskClusteringResult
+from ._spectral import spectral_starts
 
 
 @dataclass
@@ -192,9 +193,16 @@ def cluster(
     if weight_vector is not None:
         weight_blocks = list(row_blocks(weight_vector))
     owners: list[Any] = []
-    if isinstance(init, str):
+    bound: Optional[float] = None
+    if isinstance(init, str) and init == "spectral":
+        seeds = np.random.default_rng(splitmix(seed)).integers(0, 2**63, size=n_init)
+        owners, bound = spectral_starts(phi, weight_vector, k, sample_phi, seeds, max_iter)
+        label_blocks = [row_blocks(start) for start in owners]
+    elif isinstance(init, str):
         if init != "k-means++":
-            raise ValueError(f"init must be 'k-means++' or initial labels (a dask array); got {init!r}")
+            raise ValueError(
+                f"init must be 'k-means++', 'spectral' or initial labels (a dask array); got {init!r}"
+            )
         if sample_phi is None:
             raise ValueError("init='k-means++' needs a sample of the features")  # pragma: no cover
         seeds = np.random.default_rng(splitmix(seed)).integers(0, 2**63, size=n_init)
@@ -269,6 +277,7 @@ def cluster(
         n_fallback_rounds=winner.n_fallback_rounds,
         feature_map=feature_map,
         centres=winner.sums / winner.cluster_weights[:, None],
+        spectral_bound=bound,
     )
 
 

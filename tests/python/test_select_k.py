@@ -145,3 +145,30 @@ def test_estimator_with_n_clusters_auto() -> None:
         kgroups_rs.KernelKGroups(n_clusters="auto", kernel="gaussian").fit(X)
     with pytest.raises(ValueError, match="sample_weight"):
         kgroups_rs.KernelKGroups(n_clusters="auto").fit(X, sample_weight=np.ones(120))
+
+
+def test_warm_starts_only_lower_w_and_make_it_fall_with_k() -> None:
+    # Eight blobs, one cold start per k: the cold W_k can rise with k; with the warm start
+    # (the best k - 1 partition with a cluster split) it never rises, and no k is worse.
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal(rng.uniform(0, 20, 2), 1.0, (25, 2)) for _ in range(8)])
+    cold_rises = 0
+    for seed in range(4):
+        args = dict(kernel="energy", n_init=1, n_refs=2, n_pairs=0, random_state=seed)
+        cold = kgroups_rs.select_k(X, range(1, 11), warm_start=False, **args).table["within"]
+        warm = kgroups_rs.select_k(X, range(1, 11), warm_start=True, **args).table["within"]
+        assert np.all(warm <= cold)
+        assert np.all(np.diff(warm) <= 0), warm
+        cold_rises += int(np.any(np.diff(cold) > 0))
+    assert cold_rises >= 1  # else the data show nothing
+    # The precomputed path takes the option too.
+    G = kgroups_rs.energy_gram(X)
+    cold = kgroups_rs.select_k(G, range(1, 6), kernel="precomputed", n_init=1, warm_start=False).table
+    warm = kgroups_rs.select_k(G, range(1, 6), kernel="precomputed", n_init=1).table
+    assert np.all(warm["within"] <= cold["within"])
+
+
+@pytest.mark.parametrize("bad", [1, "yes", None])
+def test_warm_start_must_be_a_bool(bad: object) -> None:
+    with pytest.raises(TypeError, match="warm_start"):
+        kgroups_rs.select_k(_blobs(2), warm_start=bad)  # type: ignore[arg-type]

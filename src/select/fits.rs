@@ -83,7 +83,13 @@ fn warm_chain<K: Kernel>(
             seed: seeds[i],
             ..Options::default()
         };
-        let c = fit(kernel, ks[i], &options, control)?;
+        // An extra start that cannot run (a cluster of the k − 1 partition left empty) is
+        // skipped, as a failed spectral start is: the cold starts stand.
+        let c = match fit(kernel, ks[i], &options, control) {
+            Ok(c) => c,
+            Err(KGroupsError::Interrupted) => return Err(KGroupsError::Interrupted),
+            Err(_) => continue,
+        };
         if c.objective > best[i].objective {
             best[i] = Best {
                 warm: true,

@@ -329,11 +329,6 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
     let seeds = derive_seeds(options.seed, 8);
     let warm = options.warm_start;
     let b = options.n_refs;
-    let steps = Steps {
-        control,
-        done: AtomicUsize::new(0),
-        total: 2 * b + 2 * options.n_pairs + 3,
-    };
     let quiet = control.without_progress();
     let first = &data[..dim];
     if data.chunks_exact(dim).all(|row| row == first) {
@@ -350,6 +345,18 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
         (data.to_vec(), n)
     };
     let points = Points::new(&sample, m, dim)?;
+    // The parts: the data's energy fits, 2B references, the kNN spectrum, the rule, two
+    // subsamples per stability pair (when computed) and the final partition.
+    let stability_parts = if options.n_pairs == 0 || stable_range(options, m).is_empty() {
+        0
+    } else {
+        2 * options.n_pairs
+    };
+    let steps = Steps {
+        control,
+        done: AtomicUsize::new(0),
+        total: 2 * b + stability_parts + 4,
+    };
 
     // The energy kernel's gap on both boxes: B references each, in parallel.
     let (energy, log_w) = energy_log_w(&points, &ks, options.n_init, warm, seeds[1], &quiet)?;

@@ -109,6 +109,7 @@ def test_progress_reports_parts() -> None:
     kgroups_rs.select_k(X, range(1, 4), n_refs=3, random_state=0, progress=lambda *e: events.append(e))
     assert events and all(e[0] == 0 for e in events)
     assert [e[1] for e in events] == list(range(1, len(events) + 1))
+    assert all(e[2] == events[-1][1] for e in events)  # the planned total is what is done
 
 
 def test_table_to_pandas() -> None:

@@ -295,6 +295,65 @@ fn self_tuning_log_w(
     Ok(fits.iter().map(|f| f.within.max(1e-300).ln()).collect())
 }
 
+/// The kNN graph's partition into `k` of every point of `x`, from the partition `labels` of
+/// the statistics' sample `nodes`: each point takes the label most of its 10 nearest sample
+/// points hold ([`neighbors::vote_labels`]), then Hartigan's method refines the normalised
+/// cut of the kNN graph of all points from there. No eigenvectors of the full graph are
+/// needed; they are computed (and the partition started from them, as on the sample) only
+/// when the voted labels leave a group empty.
+fn knn_partition_of_all(
+    x: &Points,
+    nodes: &[usize],
+    labels: &[usize],
+    k: usize,
+    seed: u64,
+    control: &Control,
+) -> Result<Vec<usize>> {
+    let n = x.n();
+    let voted = neighbors::vote_labels(x, nodes, labels, k, KNN_NEIGHBOURS, control)?;
+    let graph = CsrGraphKernel::from_affinity(knn_affinity(x, KNN_NEIGHBOURS.min(n - 1), control)?);
+    let kernel = graph.kernel()?;
+    let refined = fit(
+        &kernel,
+        k,
+        &Options {
+            init: crate::Init::Labels(&voted),
+            weights: Some(&graph.degrees),
+            ..Options::default()
+        },
+        control,
+    );
+    match refined {
+        Ok(c) => Ok(c.labels),
+        Err(KGroupsError::Interrupted) => Err(KGroupsError::Interrupted),
+        Err(_) => {
+            let pairs = eigengap::normalized_eigenpairs(
+                &kernel,
+                &graph.degrees,
+                k,
+                seed,
+                &eigengap::SELECTION_EIGEN_OPTIONS,
+                control,
+            )?;
+            let fits = graph_fits(
+                &kernel,
+                &graph.degrees,
+                &pairs,
+                &[k],
+                0,
+                false,
+                seed,
+                control,
+            )?;
+            Ok(fits
+                .into_iter()
+                .next()
+                .map(|f| f.labels)
+                .unwrap_or_default())
+        }
+    }
+}
+
 /// The rows `nodes` of the `dim`-column matrix `data`.
 fn gather_rows(data: &[f64], dim: usize, nodes: &[usize]) -> Vec<f64> {
     nodes
@@ -337,12 +396,12 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
 
     // The points the statistics are computed on.
     let limit = options.max_statistics_points.max(options.k_max + 1);
-    let (sample, m) = if n > limit {
+    let (sample, m, sample_nodes) = if n > limit {
         let mut nodes = Rng::new(seeds[0]).distinct(n, limit).unwrap_or_default();
         nodes.sort_unstable();
-        (gather_rows(data, dim, &nodes), limit)
+        (gather_rows(data, dim, &nodes), limit, Some(nodes))
     } else {
-        (data.to_vec(), n)
+        (data.to_vec(), n, None)
     };
     let points = Points::new(&sample, m, dim)?;
     // The parts: the data's energy fits, 2B references, the kNN spectrum, the rule, two
@@ -541,41 +600,26 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
             fit(&full, k, &options, &quiet)?.labels
         }
         Some(SelectedKernel::Knn) => {
-            let (graph, pairs) = if m == n {
-                (knn, knn_pairs)
-            } else {
-                let graph = CsrGraphKernel::from_affinity(knn_affinity(
-                    x,
-                    KNN_NEIGHBOURS.min(n - 1),
-                    &quiet,
-                )?);
-                let pairs = eigengap::normalized_eigenpairs(
-                    &graph.kernel()?,
-                    &graph.degrees,
-                    k,
-                    seeds[7],
-                    &eigengap::SELECTION_EIGEN_OPTIONS,
-                    &quiet,
-                )?;
-                (graph, pairs)
-            };
-            let kernel = graph.kernel()?;
-            // All points beyond the statistics' sample: the spectral start only.
-            let extra_starts = usize::from(m == n);
+            // The sample's partition (its spectral start and one k-means++ start).
             let fits = graph_fits(
-                &kernel,
-                &graph.degrees,
-                &pairs,
+                &knn_kernel,
+                &knn.degrees,
+                &knn_pairs,
                 &[k],
-                extra_starts,
+                1,
                 false,
                 seeds[7],
                 &quiet,
             )?;
-            fits.into_iter()
+            let labels = fits
+                .into_iter()
                 .next()
                 .map(|f| f.labels)
-                .unwrap_or_default()
+                .unwrap_or_default();
+            match &sample_nodes {
+                None => labels,
+                Some(nodes) => knn_partition_of_all(x, nodes, &labels, k, seeds[7], &quiet)?,
+            }
         }
     };
     steps.step()?;

@@ -80,6 +80,69 @@ pub fn nearest_neighbours(
     Ok((indices, distances))
 }
 
+/// Each point's label by a vote of its `count` nearest points among the labelled ones:
+/// `nodes` (distinct indices into `x`) carry `labels` (below `k`); every point gets the
+/// label held by most of its `count` nearest nodes (itself included when it is one), a tie
+/// going to the label of the nearest node among the tied (ties in distance to the lower
+/// node index). The points' own distances are compared, so the result is the same for any
+/// number of threads. Errors when `nodes` is empty or `count` is 0.
+pub fn vote_labels(
+    x: &Points,
+    nodes: &[usize],
+    labels: &[usize],
+    k: usize,
+    count: usize,
+    control: &Control,
+) -> Result<Vec<usize>> {
+    let n = x.n();
+    if nodes.is_empty() || count == 0 || nodes.len() != labels.len() {
+        return Err(KGroupsError::invalid(
+            "nodes",
+            "the vote needs labelled nodes (one label each) and at least one neighbour",
+        ));
+    }
+    if let Some(&bad) = labels.iter().find(|&&l| l >= k) {
+        return Err(KGroupsError::invalid(
+            "labels",
+            format!("a label is {bad}, not below k = {k}"),
+        ));
+    }
+    let count = count.min(nodes.len());
+    let mut voted = try_filled(n, 0usize, "X", "the labels")?;
+    voted.par_iter_mut().enumerate().try_for_each_init(
+        || {
+            (
+                vec![0.0f64; n],
+                Vec::<(f64, usize)>::with_capacity(nodes.len()),
+                vec![0usize; k],
+            )
+        },
+        |(row, order, votes), (i, out)| -> Result<()> {
+            control.checkpoint()?;
+            squared_distances_from(x, i, row)?;
+            order.clear();
+            order.extend(nodes.iter().enumerate().map(|(j, &node)| (row[node], j)));
+            let by_distance_then_index =
+                |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+            order.select_nth_unstable_by(count - 1, by_distance_then_index);
+            order[..count].sort_unstable_by(by_distance_then_index);
+            votes.iter_mut().for_each(|v| *v = 0);
+            for &(_, j) in &order[..count] {
+                votes[labels[j]] += 1;
+            }
+            let most = votes.iter().copied().max().unwrap_or(0);
+            // The nearest node whose label has the most votes.
+            *out = order[..count]
+                .iter()
+                .map(|&(_, j)| labels[j])
+                .find(|&l| votes[l] == most)
+                .unwrap_or(0);
+            Ok(())
+        },
+    )?;
+    Ok(voted)
+}
+
 /// A symmetric affinity in CSR form (sorted column indices, no duplicates).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CsrAffinity {
@@ -342,6 +405,43 @@ impl CsrGraphKernel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The vote against a direct transcription: for each point, sort the labelled nodes by
+    /// (distance, index), count the labels of the first `count`, and take the most frequent,
+    /// the nearest such on a tie.
+    #[test]
+    fn vote_labels_is_the_majority_of_the_nearest_nodes() {
+        let mut rng = crate::rng::Rng::new(4);
+        let n = 60;
+        let coords: Vec<f64> = (0..2 * n).map(|_| (rng.next_f64() * 8.0).round()).collect();
+        let x = Points::new(&coords, n, 2).unwrap();
+        let nodes: Vec<usize> = (0..n).step_by(3).collect();
+        let k = 3;
+        let labels: Vec<usize> = nodes.iter().map(|&a| (a * 7 + a / 5) % k).collect();
+        for count in [1, 4, 5, 10] {
+            let voted = vote_labels(&x, &nodes, &labels, k, count, &Control::new()).unwrap();
+            for i in 0..n {
+                let d2 = |a: usize| {
+                    (coords[2 * i] - coords[2 * a]).powi(2)
+                        + (coords[2 * i + 1] - coords[2 * a + 1]).powi(2)
+                };
+                let mut order: Vec<usize> = (0..nodes.len()).collect();
+                order.sort_by(|&p, &q| d2(nodes[p]).total_cmp(&d2(nodes[q])).then(p.cmp(&q)));
+                let near = &order[..count];
+                let votes = |l: usize| near.iter().filter(|&&j| labels[j] == l).count();
+                let most = (0..k).map(votes).max().unwrap();
+                let expected = near
+                    .iter()
+                    .map(|&j| labels[j])
+                    .find(|&l| votes(l) == most)
+                    .unwrap();
+                assert_eq!(voted[i], expected, "point {i}, count {count}");
+            }
+        }
+        let bad = vote_labels(&x, &nodes, &vec![k; nodes.len()], k, 3, &Control::new());
+        assert!(bad.is_err());
+        assert!(vote_labels(&x, &[], &[], k, 3, &Control::new()).is_err());
+    }
 
     /// The affinity against its formula computed directly, pair by pair, on a tiny input
     /// with a duplicated point: exactly symmetric, a zero diagonal, and every entry

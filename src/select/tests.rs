@@ -86,6 +86,35 @@ fn two_rings_go_to_the_knn_graph() {
     assert!(s.labels[60..].iter().all(|&l| l != s.labels[0]));
 }
 
+/// Beyond the statistics' sample, the kNN partition of all points comes from the sample's
+/// partition by a 10-neighbour vote, refined on the full graph: two rings of 400 points with
+/// statistics on 150 are still split by ring.
+#[test]
+fn two_rings_beyond_the_sample_are_split_by_ring() {
+    let mut data = Vec::new();
+    let mut rng = Rng::new(9);
+    for (radius, count) in [(1.0, 160), (4.0, 240)] {
+        for _ in 0..count {
+            let t = rng.next_f64() * std::f64::consts::TAU;
+            let r = radius + 0.1 * (rng.next_f64() - 0.5);
+            data.extend([r * t.cos(), r * t.sin()]);
+        }
+    }
+    let x = Points::new(&data, 400, 2).unwrap();
+    let options = SelectOptions {
+        max_statistics_points: 150,
+        ..small(5)
+    };
+    let s = select_k(&x, &options, &Control::new()).unwrap();
+    assert_eq!(
+        (s.kernel, s.k, s.n_statistics),
+        (Some(SelectedKernel::Knn), 2, 150),
+        "{s:?}"
+    );
+    assert!(s.labels[..160].iter().all(|&l| l == s.labels[0]));
+    assert!(s.labels[160..].iter().all(|&l| l != s.labels[0]));
+}
+
 #[test]
 fn the_result_is_the_same_for_any_number_of_threads() {
     let data = blobs(&[[0.0, 0.0], [6.0, 0.0], [0.0, 6.0]], 25, 1.5, 4);

@@ -66,10 +66,7 @@ pub fn nearest_neighbours(
                         .filter(|&(j, _)| j != i)
                         .map(|(j, &d)| (d, j)),
                 );
-                let by_distance_then_index =
-                    |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-                order.select_nth_unstable_by(count - 1, by_distance_then_index);
-                order[..count].sort_unstable_by(by_distance_then_index);
+                nearest_first(order, count);
                 for (slot, &(d, j)) in order[..count].iter().enumerate() {
                     idx[slot] = j;
                     dist[slot] = d;
@@ -78,6 +75,15 @@ pub fn nearest_neighbours(
             },
         )?;
     Ok((indices, distances))
+}
+
+/// Puts the `count` smallest `(distance, index)` pairs of `order` first, in increasing order
+/// (ties in distance to the lower index); `1 ≤ count ≤ order.len()`.
+fn nearest_first(order: &mut [(f64, usize)], count: usize) {
+    let by_distance_then_index =
+        |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+    order.select_nth_unstable_by(count - 1, by_distance_then_index);
+    order[..count].sort_unstable_by(by_distance_then_index);
 }
 
 /// Each point's label by a vote of its `count` nearest points among the labelled ones:
@@ -122,10 +128,7 @@ pub fn vote_labels(
             squared_distances_from(x, i, row)?;
             order.clear();
             order.extend(nodes.iter().enumerate().map(|(j, &node)| (row[node], j)));
-            let by_distance_then_index =
-                |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-            order.select_nth_unstable_by(count - 1, by_distance_then_index);
-            order[..count].sort_unstable_by(by_distance_then_index);
+            nearest_first(order, count);
             votes.iter_mut().for_each(|v| *v = 0);
             for &(_, j) in &order[..count] {
                 votes[labels[j]] += 1;

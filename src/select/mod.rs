@@ -30,7 +30,9 @@
 //! The statistics are computed on at most [`SelectOptions::max_statistics_points`] points
 //! (a seeded uniform subsample beyond that; the self-tuning probe on at most
 //! [`PROBE_MAX_POINTS`] of them); the final partition at the chosen k is then computed on all
-//! points (for the kNN graph beyond the sample, from the spectral start only). Every reference set, subsample and start gets its seed up front,
+//! points: for the energy kernel by kernel k-groups on all of them, for the kNN graph by a
+//! 10-neighbour vote of the sample's partition refined on the graph of all points. Every
+//! reference set, subsample and start gets its seed up front,
 //! and they run in parallel on rayon: the result is the same for any number of threads.
 
 pub mod bandwidth;

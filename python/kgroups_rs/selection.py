@@ -152,7 +152,8 @@ def select_k(
     n_refs : int, default 10
         Reference data sets per box.
     n_init : int, default 10
-        k-means++ starts per k on the data (the references get one fewer, at least 1).
+        k-means++ starts per k on the data (each reference set gets ``min(n_init, 3)``: its
+        ``log W_k`` is averaged over the references, so fewer starts move the gap little).
     n_pairs : int, default 5
         Subsample pairs of the stability column (0: not computed; at least 1 for
         ``"precomputed"``).

@@ -204,6 +204,34 @@ fn orthonormalising_against_a_basis() {
     );
 }
 
+/// The cases where rounding can leave a new column with components along the basis: a
+/// block almost inside the basis's span, and a block whose columns nearly cancel each other
+/// (the second is the first plus 10⁻⁹ of noise, so the within-block step removes almost all
+/// of it and the column is projected against the basis again).
+#[test]
+fn nearly_dependent_blocks_stay_orthogonal_to_the_basis() {
+    let n = 400;
+    let mut basis = TestRng(3).data(n, 6, 1.0, 0.0);
+    orthonormalize_columns(&mut basis, n, 6).unwrap();
+    let noise = TestRng(4).data(n, 3, 1.0, 0.0);
+    for (inside, tiny) in [(1.0, 1e-12), (1.0, 1e-6), (0.0, 1.0)] {
+        let mut block = vec![0.0; n * 3];
+        for i in 0..n {
+            let in_span = basis[i * 6] + 0.5 * basis[i * 6 + 3];
+            block[i * 3] = inside * in_span + tiny * noise[i * 3];
+            block[i * 3 + 1] = block[i * 3] + 1e-9 * noise[i * 3 + 1];
+            block[i * 3 + 2] = inside * basis[i * 6 + 5] + noise[i * 3 + 2];
+        }
+        orthonormalize_against(&[(&basis[..], 6)], &mut block, n, 3).unwrap();
+        assert_orthonormal(&block, n, 3);
+        let cross = transpose_times(&basis, 6, &block, 3, n).unwrap();
+        assert!(
+            cross.iter().all(|c| c.abs() < 1e-12),
+            "inside {inside}, noise {tiny}: {cross:?}"
+        );
+    }
+}
+
 #[test]
 fn block_products_do_not_depend_on_the_thread_count() {
     let n = 5000;

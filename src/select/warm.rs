@@ -91,23 +91,25 @@ pub fn split_most_dispersed<K: Kernel>(
 
     // Lloyd steps inside the cluster: each member to the nearer part's mean, by
     // ‖φ(a) − μ_j‖² = G_aa − 2 S_j(a) / s_j + T_j / s_j² (S_j(a) = Σ_{b ∈ j} w_b G_ab,
-    // T_j = Σ_{a ∈ j} w_a S_j(a)); G_aa is the same for both parts and left out.
+    // T_j = Σ_{a ∈ j} w_a S_j(a)); G_aa is the same for both parts and left out. The sums
+    // S_j are computed in full once, then updated by the rows of the members that change
+    // part: after the first steps few do, so a step costs far less than a full pass.
+    let mut sums: Vec<[f64; 2]> = members
+        .par_iter()
+        .map_init(
+            || vec![0.0; n],
+            |row, &a| {
+                kernel.row_into(a, row);
+                let mut s = [0.0; 2];
+                for ((&b, &w), &second) in members.iter().zip(&member_weights).zip(&in_second) {
+                    s[usize::from(second)] += w * row[b];
+                }
+                s
+            },
+        )
+        .collect();
     for _ in 0..SPLIT_ITERATIONS {
         control.checkpoint()?;
-        let sums: Vec<[f64; 2]> = members
-            .par_iter()
-            .map_init(
-                || vec![0.0; n],
-                |row, &a| {
-                    kernel.row_into(a, row);
-                    let mut s = [0.0; 2];
-                    for ((&b, &w), &second) in members.iter().zip(&member_weights).zip(&in_second) {
-                        s[usize::from(second)] += w * row[b];
-                    }
-                    s
-                },
-            )
-            .collect();
         let mut part_mass = [0.0; 2];
         let mut part_terms = [0.0; 2];
         for ((s, &w), &second) in sums.iter().zip(&member_weights).zip(&in_second) {
@@ -127,10 +129,22 @@ pub fn split_most_dispersed<K: Kernel>(
                 cost(1) < cost(0)
             })
             .collect();
-        let moved = next != in_second;
         let both = next.iter().any(|&x| x) && next.iter().any(|&x| !x);
-        if !moved || !both {
+        let changed: Vec<usize> = (0..members.len())
+            .filter(|&c| next[c] != in_second[c])
+            .collect();
+        if changed.is_empty() || !both {
             break;
+        }
+        for &c in &changed {
+            control.checkpoint()?;
+            kernel.row_into(members[c], &mut row);
+            let (from, to) = (usize::from(in_second[c]), usize::from(next[c]));
+            let w = member_weights[c];
+            for (s, &a) in sums.iter_mut().zip(&members) {
+                s[from] -= w * row[a];
+                s[to] += w * row[a];
+            }
         }
         in_second = next;
     }

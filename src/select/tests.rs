@@ -22,6 +22,21 @@ fn uniform(n: usize, seed: u64) -> Vec<f64> {
     (0..2 * n).map(|_| rng.next_f64()).collect()
 }
 
+/// Noisy rings in 2-D: `count` points at uniform angles on each circle of `radius`, the
+/// radius jittered uniformly by ±0.05.
+fn rings(spec: &[(f64, usize)], seed: u64) -> Vec<f64> {
+    let mut data = Vec::new();
+    let mut rng = Rng::new(seed);
+    for &(radius, count) in spec {
+        for _ in 0..count {
+            let t = rng.next_f64() * std::f64::consts::TAU;
+            let r = radius + 0.1 * (rng.next_f64() - 0.5);
+            data.extend([r * t.cos(), r * t.sin()]);
+        }
+    }
+    data
+}
+
 fn small(k_max: usize) -> SelectOptions {
     SelectOptions {
         k_max,
@@ -69,15 +84,7 @@ fn identical_points_give_one_group() {
 
 #[test]
 fn two_rings_go_to_the_knn_graph() {
-    let mut data = Vec::new();
-    let mut rng = Rng::new(9);
-    for (radius, count) in [(1.0, 60), (4.0, 90)] {
-        for _ in 0..count {
-            let t = rng.next_f64() * std::f64::consts::TAU;
-            let r = radius + 0.1 * (rng.next_f64() - 0.5);
-            data.extend([r * t.cos(), r * t.sin()]);
-        }
-    }
+    let data = rings(&[(1.0, 60), (4.0, 90)], 9);
     let x = Points::new(&data, 150, 2).unwrap();
     let s = select_k(&x, &small(5), &Control::new()).unwrap();
     assert_eq!(s.kernel, Some(SelectedKernel::Knn), "{s:?}");
@@ -91,15 +98,7 @@ fn two_rings_go_to_the_knn_graph() {
 /// statistics on 150 are still split by ring.
 #[test]
 fn two_rings_beyond_the_sample_are_split_by_ring() {
-    let mut data = Vec::new();
-    let mut rng = Rng::new(9);
-    for (radius, count) in [(1.0, 160), (4.0, 240)] {
-        for _ in 0..count {
-            let t = rng.next_f64() * std::f64::consts::TAU;
-            let r = radius + 0.1 * (rng.next_f64() - 0.5);
-            data.extend([r * t.cos(), r * t.sin()]);
-        }
-    }
+    let data = rings(&[(1.0, 160), (4.0, 240)], 9);
     let x = Points::new(&data, 400, 2).unwrap();
     let options = SelectOptions {
         max_statistics_points: 150,

@@ -55,6 +55,15 @@ class SelectionResult:
         The same for the self-tuning probe, when it was run.
     n_statistics : int
         The number of points the statistics were computed on.
+    gap_rules : dict or None
+        The k that each of the usual rules on the energy kernel's gap picks over the range,
+        as R's ``cluster::maxSE`` names them, for each reference box: ``gap_rules["pc"]``
+        (principal-component box) and ``gap_rules["box"]`` (the data's box), each mapping
+        ``"Tibs2001SEmax"`` (the smallest k with ``Gap(k) >= Gap(k+1) - s_{k+1}``; the
+        rule ``select_k`` applies on the principal-component box), ``"firstSEmax"`` and
+        ``"globalSEmax"`` (the smallest k with ``Gap(k) >= Gap(K) - s_K``, K the first local
+        or the global maximum), ``"firstmax"`` and ``"globalmax"`` to its k. None when no gap
+        was computed (identical points, a precomputed kernel).
     """
 
     k: int
@@ -65,6 +74,7 @@ class SelectionResult:
     energy_structure: float
     self_tuning_structure: Optional[float]
     n_statistics: int
+    gap_rules: Optional[dict[str, dict[str, int]]] = None
 
     def to_pandas(self) -> Any:
         """The table as a pandas DataFrame indexed by k (needs pandas)."""
@@ -231,4 +241,8 @@ def select_k(
         energy_structure=float(raw.energy_structure),
         self_tuning_structure=raw.self_tuning_structure,
         n_statistics=int(raw.n_statistics),
+        gap_rules=None if raw.gap_rules is None else {
+            reference: {rule: int(k) for rule, k in rules.items()}
+            for reference, rules in raw.gap_rules.items()
+        },
     )

@@ -191,8 +191,35 @@ pub struct Selection {
     pub table: SelectionTable,
     /// The structure scores `Gap(2) − s_2 − Gap(1)` of the kernels tested.
     pub structure: StructureScores,
+    /// The k each of R's `maxSE` rules picks from the energy kernel's gap on each reference
+    /// box (`None` when no gap was computed: identical points, a precomputed kernel).
+    pub gap_rules: Option<GapRuleChoices>,
     /// The number of points the statistics were computed on (n, or the subsample's size).
     pub n_statistics: usize,
+}
+
+/// The k that each of R's `cluster::maxSE` rules ([`GapRule::ALL`], in that order) picks from
+/// the energy kernel's gap over `k_min … k_max`, on each reference box.
+///
+/// ```
+/// use kgroups::select::{select_k, SelectOptions, SelectionRule};
+/// use kgroups::{Control, Points};
+/// // Two tight groups of 20 points, far apart, in 1-D.
+/// let data: Vec<f64> = (0..40).map(|i| (i / 20) as f64 * 10.0 + (i % 20) as f64 * 0.01).collect();
+/// let options = SelectOptions { k_max: 4, n_refs: 3, n_init: 2, ..SelectOptions::default() };
+/// let s = select_k(&Points::new(&data, 40, 1)?, &options, &Control::new())?;
+/// let rules = s.gap_rules.expect("the energy gap was computed");
+/// assert_eq!(s.rule, SelectionRule::EnergyGap);
+/// assert_eq!(rules.principal[0], s.k); // Tibs2001SEmax on the principal-component box
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GapRuleChoices {
+    /// References uniform on the data's box.
+    pub data_box: [usize; 5],
+    /// References uniform on the principal-component box (the rule of [`select_k`] is its
+    /// `Tibs2001SEmax`, the first entry).
+    pub principal: [usize; 5],
 }
 
 /// Progress of a selection: a [`Progress`] event after each completed part (a reference
@@ -469,10 +496,15 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
     steps.step()?;
 
     // The rule.
-    let tibs = |curve: &GapCurve| {
+    let rule_k = |curve: &GapCurve, rule: GapRule| {
         let lo = options.k_min - 1;
-        lo + max_se(&curve.gap[lo..], &curve.se[lo..], GapRule::Tibs2001SEmax)
+        lo + max_se(&curve.gap[lo..], &curve.se[lo..], rule)
     };
+    let gap_rules = GapRuleChoices {
+        data_box: GapRule::ALL.map(|rule| rule_k(&gap_box, rule)),
+        principal: GapRule::ALL.map(|rule| rule_k(&gap_pc, rule)),
+    };
+    let tibs = |curve: &GapCurve| rule_k(curve, GapRule::Tibs2001SEmax);
     let eigengap_k = eigengap::relative_eigengap_k(&relative, options.k_min, options.k_max);
     let self_tuning_sees_structure = |structure: &mut StructureScores| -> Result<bool> {
         // The probe's graphs are dense: at most PROBE_MAX_POINTS of the statistics' points.
@@ -668,6 +700,7 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
         rule,
         table,
         structure,
+        gap_rules: Some(gap_rules),
         n_statistics: m,
     })
 }
@@ -684,6 +717,7 @@ fn one_group(n: usize, _options: &SelectOptions, table: SelectionTable) -> Selec
             energy: f64::NAN,
             self_tuning: None,
         },
+        gap_rules: None,
         n_statistics: n,
     }
 }
@@ -783,6 +817,7 @@ pub fn select_k_precomputed(
             energy: f64::NAN,
             self_tuning: None,
         },
+        gap_rules: None,
         n_statistics: n,
     })
 }

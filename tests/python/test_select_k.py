@@ -174,3 +174,49 @@ def test_warm_starts_only_lower_w_and_make_it_fall_with_k() -> None:
 def test_warm_start_must_be_a_bool(bad: object) -> None:
     with pytest.raises(TypeError, match="warm_start"):
         kgroups_rs.select_k(_blobs(2), warm_start=bad)  # type: ignore[arg-type]
+
+
+def _max_se(f: np.ndarray, se: np.ndarray, rule: str) -> int:
+    """R's ``cluster::maxSE(f, SE.f, method, SE.factor = 1)``, transcribed: the 1-based
+    position ``rule`` picks."""
+    K = len(f)
+    decreasing = np.flatnonzero(np.diff(f) <= 0)
+    first_max = int(decreasing[0]) + 1 if decreasing.size else K
+    global_max = int(np.argmax(f)) + 1
+
+    def within_se_of(nc: int) -> int:
+        return int(np.flatnonzero(f[:nc] >= f[nc - 1] - se[nc - 1])[0]) + 1
+
+    if rule == "firstmax":
+        return first_max
+    if rule == "globalmax":
+        return global_max
+    if rule == "firstSEmax":
+        return within_se_of(first_max)
+    if rule == "globalSEmax":
+        return within_se_of(global_max)
+    assert rule == "Tibs2001SEmax"
+    hits = np.flatnonzero(f[:-1] >= f[1:] - se[1:])
+    return int(hits[0]) + 1 if hits.size else K
+
+
+@pytest.mark.parametrize("k_min", [1, 2])
+def test_gap_rules_are_r_maxse_on_the_table(k_min: int) -> None:
+    X = np.vstack([_blobs(4, seed=3), np.random.default_rng(4).uniform(-3, 20, (30, 2))])
+    result = kgroups_rs.select_k(X, range(k_min, 9), kernel="energy", random_state=2, n_pairs=0)
+    assert result.gap_rules is not None and sorted(result.gap_rules) == ["box", "pc"]
+    lo = k_min - 1
+    for reference in ("box", "pc"):
+        gap, se = result.table[f"gap_{reference}"][lo:], result.table[f"se_{reference}"][lo:]
+        expected = {
+            rule: lo + _max_se(gap, se, rule)
+            for rule in ("Tibs2001SEmax", "firstSEmax", "globalSEmax", "firstmax", "globalmax")
+        }
+        assert result.gap_rules[reference] == expected
+    assert result.k == result.gap_rules["pc"]["Tibs2001SEmax"]
+
+
+def test_gap_rules_are_none_without_a_gap() -> None:
+    G = kgroups_rs.energy_gram(_blobs(3))
+    assert kgroups_rs.select_k(G, range(1, 5), kernel="precomputed", random_state=0).gap_rules is None
+    assert kgroups_rs.select_k(np.ones((10, 2)), range(1, 4), random_state=0).gap_rules is None

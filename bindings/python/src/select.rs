@@ -3,6 +3,7 @@
 
 use super::arrays::{points, square};
 use super::detach::run_detached;
+use kgroups::select::gap::GapRule;
 use kgroups::select::{self, KernelChoice, SelectOptions, Selection};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -29,6 +30,9 @@ pub(super) struct SelectionResult {
     self_tuning_structure: Option<f64>,
     #[pyo3(get)]
     n_statistics: usize,
+    /// `{"box": {rule: k}, "pc": {rule: k}}` (R's `maxSE` rule names), or None.
+    #[pyo3(get)]
+    gap_rules: Option<Py<PyDict>>,
 }
 
 impl SelectionResult {
@@ -52,6 +56,20 @@ impl SelectionResult {
         ] {
             table.set_item(name, column.into_pyarray(py))?;
         }
+        let gap_rules = match s.gap_rules {
+            None => None,
+            Some(choices) => {
+                let boxes = PyDict::new(py);
+                for (name, ks) in [("box", choices.data_box), ("pc", choices.principal)] {
+                    let rules = PyDict::new(py);
+                    for (rule, k) in GapRule::ALL.iter().zip(ks) {
+                        rules.set_item(rule.name(), k)?;
+                    }
+                    boxes.set_item(name, rules)?;
+                }
+                Some(boxes.unbind())
+            }
+        };
         // Labels are below k <= n, which fits in i64.
         let labels: Vec<i64> = s.labels.iter().map(|&l| l as i64).collect();
         Ok(SelectionResult {
@@ -63,6 +81,7 @@ impl SelectionResult {
             energy_structure: s.structure.energy,
             self_tuning_structure: s.structure.self_tuning,
             n_statistics: s.n_statistics,
+            gap_rules,
         })
     }
 }

@@ -7,7 +7,7 @@ use super::warm::split_most_dispersed;
 use crate::error::{KGroupsError, Result};
 use crate::rng::derive_seeds;
 use crate::rng::Rng;
-use crate::spectral::{Eigenpairs, SpectralEmbedding};
+use crate::spectral::{EigenOptions, Eigenpairs, SpectralEmbedding};
 use crate::{fit, Control, Init, Kernel, Options};
 use rayon::prelude::*;
 
@@ -239,4 +239,28 @@ pub fn graph_fits<K: Kernel>(
             from_warm_start: b.warm,
         })
         .collect())
+}
+
+/// [`graph_fits`] from the spectral start alone, on the graph's own top `count` eigenpairs
+/// ([`super::eigengap::normalized_eigenpairs`] with `eigen_options`, `count ≥ max(ks)`).
+#[allow(clippy::too_many_arguments)]
+pub fn spectral_graph_fits<K: Kernel>(
+    kernel: &K,
+    degrees: &[f64],
+    count: usize,
+    ks: &[usize],
+    warm_start: bool,
+    seed: u64,
+    eigen_options: &EigenOptions,
+    control: &Control,
+) -> Result<Vec<KFit>> {
+    let pairs = super::eigengap::normalized_eigenpairs(
+        kernel,
+        degrees,
+        count,
+        seed,
+        eigen_options,
+        control,
+    )?;
+    graph_fits(kernel, degrees, &pairs, ks, 0, warm_start, seed, control)
 }

@@ -47,14 +47,14 @@ mod table;
 mod tests;
 pub mod warm;
 
-pub use table::{SelectionTable, StructureScores};
+pub use table::{GapRuleChoices, SelectionTable, StructureScores};
 
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::rng::{derive_seeds, Rng};
 use crate::{
     energy_gram, fit, Base, Control, DataKernel, DenseKernel, Options, Points, Progress, Semimetric,
 };
-use fits::{energy_fits, graph_fits, KFit};
+use fits::{energy_fits, graph_fits, spectral_graph_fits, KFit};
 use gap::{gap_curve, max_se, GapCurve, GapRule};
 use neighbors::{
     knn_affinity, self_tuning_affinity, CsrGraphKernel, DenseGraphKernel, KNN_NEIGHBOURS,
@@ -198,30 +198,6 @@ pub struct Selection {
     pub n_statistics: usize,
 }
 
-/// The k that each of R's `cluster::maxSE` rules ([`GapRule::ALL`], in that order) picks from
-/// the energy kernel's gap over `k_min … k_max`, on each reference box.
-///
-/// ```
-/// use kgroups::select::{select_k, SelectOptions, SelectionRule};
-/// use kgroups::{Control, Points};
-/// // Two tight groups of 20 points, far apart, in 1-D.
-/// let data: Vec<f64> = (0..40).map(|i| (i / 20) as f64 * 10.0 + (i % 20) as f64 * 0.01).collect();
-/// let options = SelectOptions { k_max: 4, n_refs: 3, n_init: 2, ..SelectOptions::default() };
-/// let s = select_k(&Points::new(&data, 40, 1)?, &options, &Control::new())?;
-/// let rules = s.gap_rules.expect("the energy gap was computed");
-/// assert_eq!(s.rule, SelectionRule::EnergyGap);
-/// assert_eq!(rules.principal[0], s.k); // Tibs2001SEmax on the principal-component box
-/// # Ok::<(), kgroups::KGroupsError>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GapRuleChoices {
-    /// References uniform on the data's box.
-    pub data_box: [usize; 5],
-    /// References uniform on the principal-component box (the rule of [`select_k`] is its
-    /// `Tibs2001SEmax`, the first entry).
-    pub principal: [usize; 5],
-}
-
 /// Progress of a selection: a [`Progress`] event after each completed part (a reference
 /// set, a subsample, a kernel's own fits), with `sweep` the parts done so far and
 /// `moves_in_sweep` the planned total (parts that the rule skips are never counted), `start`
@@ -310,22 +286,14 @@ fn self_tuning_log_w(
     let points = Points::new(data, m, dim)?;
     let graph = DenseGraphKernel::from_affinity(self_tuning_affinity(&points, control)?, m)?;
     let kernel = graph.kernel()?;
-    let pairs = eigengap::normalized_eigenpairs(
+    let fits = spectral_graph_fits(
         &kernel,
         &graph.degrees,
         2,
-        seed,
-        &eigengap::START_EIGEN_OPTIONS,
-        control,
-    )?;
-    let fits = graph_fits(
-        &kernel,
-        &graph.degrees,
-        &pairs,
         &[1, 2],
-        0,
         warm_start,
         seed,
+        &eigengap::START_EIGEN_OPTIONS,
         control,
     )?;
     Ok(fits.iter().map(|f| f.within.max(1e-300).ln()).collect())
@@ -363,22 +331,14 @@ fn knn_partition_of_all(
         Ok(c) => Ok(c.labels),
         Err(KGroupsError::Interrupted) => Err(KGroupsError::Interrupted),
         Err(_) => {
-            let pairs = eigengap::normalized_eigenpairs(
+            let fits = spectral_graph_fits(
                 &kernel,
                 &graph.degrees,
                 k,
-                seed,
-                &eigengap::SELECTION_EIGEN_OPTIONS,
-                control,
-            )?;
-            let fits = graph_fits(
-                &kernel,
-                &graph.degrees,
-                &pairs,
                 &[k],
-                0,
                 false,
                 seed,
+                &eigengap::SELECTION_EIGEN_OPTIONS,
                 control,
             )?;
             Ok(fits
@@ -591,16 +551,16 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
                     let sub = knn.induced(nodes);
                     let sub_kernel = sub.kernel()?;
                     let count = (ks.iter().copied().max().unwrap_or(2)).min(nodes.len());
-                    let pairs = eigengap::normalized_eigenpairs(
+                    let fits = spectral_graph_fits(
                         &sub_kernel,
                         &sub.degrees,
                         count,
+                        ks,
+                        warm,
                         seed,
                         &eigengap::START_EIGEN_OPTIONS,
                         &quiet,
                     )?;
-                    let fits =
-                        graph_fits(&sub_kernel, &sub.degrees, &pairs, ks, 0, warm, seed, &quiet)?;
                     steps.step()?;
                     Ok(fits.into_iter().map(|f| f.labels).collect())
                 },

@@ -23,7 +23,7 @@ const SPLIT_ITERATIONS: usize = 10;
 /// as [`crate::Clustering::cluster_terms`]) and `s_l` its weight (ties: the lower label).
 /// The split is a weighted 2-means in feature space restricted to that cluster: the first
 /// centre a point drawn by weight, the second drawn with probability proportional to
-/// `w_a ‖φ(a) − φ(c)‖²` (k-means++), then at most [`SPLIT_ITERATIONS`] Lloyd steps, each
+/// `w_a ‖φ(a) − φ(c)‖²` (k-means++), then at most `SPLIT_ITERATIONS` (10) Lloyd steps, each
 /// point of the cluster to the nearer of the two parts' means. `weights` of `None` are
 /// ones.
 pub fn split_most_dispersed<K: Kernel>(

@@ -85,7 +85,7 @@ pub enum NullCovariance {
     HardThreshold,
     /// The sample covariance's eigenvalues corrected for their spread: the eigenvalues whose
     /// samples of n points have, on average, the data's sample eigenvalues (see
-    /// [`debiased_eigenvalues`]).
+    /// `debiased_eigenvalues`).
     Debiased,
 }
 

@@ -62,14 +62,17 @@ pub struct StructureScores {
     pub self_tuning: Option<f64>,
 }
 
-/// The k that each of R's `cluster::maxSE` rules ([`GapRule::ALL`](super::gap::GapRule::ALL), in that order) picks from
-/// the energy kernel's gap over `k_min … k_max`, on each reference box.
+/// The k that each of R's `cluster::maxSE` rules
+/// ([`GapRule::ALL`](super::gap::GapRule::ALL), in that order) picks from the energy
+/// kernel's gap over `k_min … k_max`, on each reference box.
 ///
 /// ```
 /// use kgroups::select::{select_k, SelectOptions, SelectionRule};
 /// use kgroups::{Control, Points};
 /// // Two tight groups of 20 points, far apart, in 1-D.
-/// let data: Vec<f64> = (0..40).map(|i| (i / 20) as f64 * 10.0 + (i % 20) as f64 * 0.01).collect();
+/// let data: Vec<f64> = (0..40)
+///     .map(|i| (i / 20) as f64 * 10.0 + (i % 20) as f64 * 0.01)
+///     .collect();
 /// let options = SelectOptions { k_max: 4, n_refs: 3, n_init: 2, ..SelectOptions::default() };
 /// let s = select_k(&Points::new(&data, 40, 1)?, &options, &Control::new())?;
 /// let rules = s.gap_rules.expect("the energy gap was computed");
@@ -81,7 +84,7 @@ pub struct StructureScores {
 pub struct GapRuleChoices {
     /// References uniform on the data's box.
     pub data_box: [usize; 5],
-    /// References uniform on the principal-component box (the rule of [`select_k`](super::select_k) is its
-    /// `Tibs2001SEmax`, the first entry).
+    /// References uniform on the principal-component box (the rule of
+    /// [`select_k`](super::select_k) is its `Tibs2001SEmax`, the first entry).
     pub principal: [usize; 5],
 }

@@ -62,25 +62,36 @@ def choose_kernel(estimator: Any, X: _Float, w: Optional[_Float]) -> tuple[Selec
     return selection, kernel, k
 
 
-def fit_knn(estimator: Any, X: _Float, k: int, selection: SelectionResult) -> None:
-    """The fitted attributes of the kNN graph's partition of ``X`` into ``k`` clusters:
-    select_k's partition when it chose this k, else the normalised cut of the same graph
-    (spectral start, ``n_init`` starts)."""
-    from sklearn.neighbors import NearestNeighbors
-
+def knn_labels(
+    X: _Float, k: int, selection: SelectionResult, *, algorithm: Any, n_init: int, max_iter: int,
+    random_state: Any, n_threads: Optional[int],
+) -> _Int:  # fmt: skip
+    """The kNN graph's partition of ``X`` into ``k`` clusters: select_k's partition when it
+    chose this k, else the normalised cut of the same graph (10 neighbours; spectral start,
+    ``n_init`` starts of ``algorithm``)."""
     from .graph import graph_partition
     from .neighbors import knn_kernel
 
     if selection.k == k:
-        labels = selection.labels
-    else:
-        threads = estimator._threads()
-        graph = knn_kernel(X, min(N_NEIGHBORS, X.shape[0] - 1), n_threads=threads)
-        labels = graph_partition(
-            graph, k, objective="normalized_cut", algorithm=estimator._search, init="spectral",
-            n_init=int(estimator.n_init), max_iter=int(estimator.max_iter),
-            random_state=estimator.random_state, n_threads=threads,
-        ).labels  # fmt: skip
+        return np.asarray(selection.labels, dtype=np.int64)
+    graph = knn_kernel(X, min(N_NEIGHBORS, X.shape[0] - 1), n_threads=n_threads)
+    labels = graph_partition(
+        graph, k, objective="normalized_cut", algorithm=algorithm, init="spectral", n_init=n_init,
+        max_iter=max_iter, random_state=random_state, n_threads=n_threads,
+    ).labels  # fmt: skip
+    return np.asarray(labels, dtype=np.int64)
+
+
+def fit_knn(estimator: Any, X: _Float, k: int, selection: SelectionResult) -> None:
+    """The fitted attributes of the kNN graph's partition of ``X`` into ``k`` clusters
+    (:func:`knn_labels` with the estimator's search, ``n_init`` and ``max_iter``)."""
+    from sklearn.neighbors import NearestNeighbors
+
+    labels = knn_labels(
+        X, k, selection, algorithm=estimator._search, n_init=int(estimator.n_init),
+        max_iter=int(estimator.max_iter), random_state=estimator.random_state,
+        n_threads=estimator._threads(),
+    )  # fmt: skip
     for name in _KERNEL_FIT_ATTRIBUTES:
         estimator.__dict__.pop(name, None)
     estimator.labels_ = np.asarray(labels, dtype=np.int64)

@@ -957,6 +957,45 @@ def test_kernel_auto_writes_select_ks_partition(
     assert out2.read_text() == out.read_text()
 
 
+def test_kernel_auto_with_a_given_k_fits_the_energy_kernel_it_chose(
+    blobs_csv: tuple[Path, np.ndarray, np.ndarray], tmp_path: Path, capsys: Any
+) -> None:
+    path, X, _ = blobs_csv
+    out = tmp_path / "labels.csv"
+    assert main(["cluster", str(path), "-k", "2", "--kernel", "auto", "--seed", "4",
+                 "--threads", "1", "-o", str(out)]) == 0
+    selection = kgroups_rs.select_k(X, range(1, 11), random_state=4, n_threads=1)
+    assert selection.kernel == "energy" and selection.k == 3  # the kernel chosen; k is given
+    model = kgroups_rs.KernelKGroups(2, kernel="auto", random_state=4, n_threads=1).fit(X)
+    assert model.kernel_ == "energy"
+    np.testing.assert_array_equal(read_labels(out), model.labels_)
+    summary = capsys.readouterr().err
+    assert "kernel         energy, rho = ||x - y|| (chosen by select_k)" in summary
+    assert "algorithm      hartigan, k = 2" in summary and "(choosing the kernel " in summary
+
+
+def test_kernel_auto_with_a_given_k_cuts_the_knn_graph_it_chose(tmp_path: Path, capsys: Any) -> None:
+    rng = np.random.default_rng(7)
+    angle = rng.uniform(0, 2 * np.pi, 300)
+    radius = np.repeat([1.0, 3.0], 150) + rng.normal(0, 0.05, 300)
+    X = np.column_stack([radius * np.cos(angle), radius * np.sin(angle)])
+    path = tmp_path / "rings.csv"
+    np.savetxt(path, X, delimiter=",")
+    selection = kgroups_rs.select_k(X, range(1, 11), random_state=1, n_threads=1)
+    assert (selection.kernel, selection.k) == ("knn", 2)
+    for k in (2, 3):  # select_k's partition, then the graph's normalised cut into 3
+        out = tmp_path / f"labels{k}.csv"
+        assert main(["cluster", str(path), "-k", str(k), "--kernel", "auto", "--seed", "1",
+                     "--threads", "1", "-o", str(out)]) == 0
+        model = kgroups_rs.KernelKGroups(k, kernel="auto", random_state=1, n_threads=1).fit(X)
+        assert model.kernel_ == "knn"
+        np.testing.assert_array_equal(read_labels(out), model.labels_)
+        assert np.unique(read_labels(out)).size == k
+        summary = capsys.readouterr().err
+        assert "kernel         kNN graph, normalised cut (chosen by select_k)" in summary
+    np.testing.assert_array_equal(read_labels(tmp_path / "labels2.csv"), selection.labels)
+
+
 def test_k_auto_on_uniform_noise_gives_one_group(tmp_path: Path, capsys: Any) -> None:
     # select_k's own test data (on 150 uniform points its structure test sees two groups in
     # about one data set of five)
@@ -1012,7 +1051,7 @@ def test_k_auto_with_a_precomputed_kernel_uses_stability(
          "-k auto chooses k with --kernel energy, auto or precomputed"),
         (["-k", "auto", "--kernel", "exponential", "--sigma", "1"], "not exponential"),
         (["-k", "auto", "--alpha", "0.5"], "energy kernel of alpha 1"),
-        (["-k", "3", "--kernel", "auto"], "--kernel auto chooses the kernel together with k"),
+        (["-k", "3", "--kernel", "auto", "--n-init", "2"], "--n-init does not apply"),
         (["-k", "3", "--k-range", "1:4"], "--k-range is the range of -k auto"),
         (["-k", "auto", "--kernel", "auto", "--algorithm", "lloyd", "--n-init", "2"],
          "--algorithm, --n-init do not apply"),

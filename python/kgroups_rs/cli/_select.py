@@ -6,7 +6,10 @@ What ``-k auto`` can honour:
 - ``--kernel auto``: ``select_k`` chooses the kernel and k, and its partition is written; the
   options that configure one estimator fit (``--alpha``, ``--sigma``, ``--algorithm``,
   ``--init``, ``--n-init``, ``--max-iter``, ``--dtype``, ``--kernel-storage``) do not apply
-  and are refused.
+  and are refused. With a number for ``-k``, ``--kernel auto`` chooses the kernel only, as
+  ``KernelKGroups(k, kernel="auto")`` does: ``select_k`` runs over k = 1 ... max(10, k),
+  and the k groups are the normalised cut of its kNN graph when it chose that graph, else a
+  fit of the energy kernel with the command's defaults.
 - ``--kernel energy`` (``--alpha 1``, the only energy kernel ``select_k`` uses) or
   ``--kernel precomputed``: ``select_k`` chooses k with that kernel, then the estimator fits
   k groups with every option, as ``KernelKGroups(n_clusters="auto")`` does.
@@ -77,11 +80,14 @@ def check_options(args: argparse.Namespace) -> None:
     auto_k = args.k == "auto"
     if not auto_k and args.k_range is not None:
         raise CliError("--k-range is the range of -k auto; give -k auto or leave --k-range out")
-    if args.kernel == "auto" and not auto_k:
-        raise CliError(
-            f"--kernel auto chooses the kernel together with k; give -k auto, or a kernel "
-            f"(--kernel energy) for -k {args.k}"
-        )
+    if args.kernel == "auto":
+        given = [name for attr, default, name in FIT_OPTIONS if getattr(args, attr) != default]
+        if given:
+            raise CliError(
+                f"--kernel auto leaves the kernel and the fit to select_k; {', '.join(given)} "
+                f"{'does' if len(given) == 1 else 'do'} not apply (name a kernel, such as "
+                "--kernel energy, to fit with them)"
+            )
     if not auto_k:
         return
     if args.kernel in ("gaussian", "exponential"):
@@ -95,14 +101,6 @@ def check_options(args: argparse.Namespace) -> None:
             f"-k auto chooses k with the energy kernel of alpha 1 (rho = ||x - y||); "
             f"--alpha {args.alpha:g} needs a number for -k"
         )
-    if args.kernel == "auto":
-        given = [name for attr, default, name in FIT_OPTIONS if getattr(args, attr) != default]
-        if given:
-            raise CliError(
-                f"--kernel auto writes select_k's own partition; {', '.join(given)} "
-                f"{'does' if len(given) == 1 else 'do'} not apply (name a kernel, such as "
-                "--kernel energy, to fit the chosen k with them)"
-            )
 
 
 def selection_kernel(args: argparse.Namespace) -> str:
@@ -145,12 +143,15 @@ def parts_progress(args: argparse.Namespace, stream: TextIO) -> Optional[PartsPr
 
 
 def run_selection(args: argparse.Namespace, data: np.ndarray, stream: TextIO) -> SelectionResult:
-    """:func:`select_k` on ``data`` (points, or the kernel matrix) with the command's range,
-    kernel, seed, threads and progress."""
+    """:func:`select_k` on ``data`` (points, or the kernel matrix) with the command's range
+    (with a number for ``-k``: 1 ... max(10, k)), kernel, seed, threads and progress."""
     n = data.shape[0]
     if n < 2:
-        raise CliError(f"-k auto needs at least 2 points, got n = {n}")
-    if args.k_range is None:
+        option = "-k auto" if args.k == "auto" else "--kernel auto"
+        raise CliError(f"{option} needs at least 2 points, got n = {n}")
+    if args.k != "auto":  # --kernel auto for a given k: the estimator's range
+        k_min, k_max = 1, min(max(DEFAULT_K_MAX, args.k), n)
+    elif args.k_range is None:
         k_min, k_max = 1, min(DEFAULT_K_MAX, n)
     else:
         k_min, k_max = args.k_range

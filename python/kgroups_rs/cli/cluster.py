@@ -8,8 +8,9 @@ go to standard error. ``-`` as DATA reads standard input.
 The estimator holds the training kernel as it would for any caller (``--kernel-storage
 auto``): a dense n x n matrix while it stays within 2 GiB (and 80% of the machine's memory),
 matrix-free above, so large inputs run instead of being refused; the labels are the same
-either way. The estimator, and so this command, needs scikit-learn, except with ``-k auto
---kernel auto``, which writes :func:`~kgroups_rs.select_k`'s partition (see ``_select``).
+either way. The estimator, and so this command, needs scikit-learn, except where
+``--kernel auto`` writes :func:`~kgroups_rs.select_k`'s partition (``-k auto``) or the
+normalised cut of its kNN graph (a number for ``-k``; see ``_select``).
 """
 
 from __future__ import annotations
@@ -26,12 +27,14 @@ from typing import TYPE_CHECKING, Optional, TextIO
 import numpy as np
 import numpy.typing as npt
 
+from .._estimator_auto import knn_labels
 from .._progress import ProgressBar, ProgressCallback
 from ._common import CliError, progress_printer, shown
 from ._files import STDIN, check_output, numeric_id_column, read_input, same_file, write_labels
 from ._select import check_options, run_selection, selection_lines
 
 if TYPE_CHECKING:
+    from ..estimator import Kernel
     from ..selection import SelectionResult
     from ._model import CommandLineKGroups
 
@@ -67,13 +70,14 @@ def _check_outputs(args: argparse.Namespace) -> None:
         raise CliError(f"--plot: {exc}") from None
 
 
-def _model(args: argparse.Namespace) -> CommandLineKGroups:
-    """The estimator the arguments describe (ImportError without scikit-learn)."""
+def _model(args: argparse.Namespace, kernel: Optional[Kernel] = None) -> CommandLineKGroups:
+    """The estimator the arguments describe, with ``kernel`` in place of ``--kernel`` when
+    given (ImportError without scikit-learn)."""
     from ._model import CommandLineKGroups
 
     model = CommandLineKGroups(
         args.k,
-        kernel=args.kernel,
+        kernel=args.kernel if kernel is None else kernel,
         alpha=args.alpha,
         sigma=args.sigma,
         algorithm=args.algorithm,
@@ -107,7 +111,13 @@ def standardize(data: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64],
     return (data - mean) / np.where(std == 0, 1.0, std), constant
 
 
-def _kernel_note(args: argparse.Namespace, model: CommandLineKGroups) -> str:
+def _kernel_note(
+    args: argparse.Namespace, model: CommandLineKGroups, selection: Optional[SelectionResult]
+) -> str:
+    if args.kernel == "auto":  # the energy kernel fitted for -k
+        assert selection is not None
+        why = "chosen by select_k" if selection.kernel == "energy" else "select_k saw no structure"
+        return f"energy, rho = ||x - y|| ({why})"
     if args.kernel == "precomputed":
         return "precomputed"
     if args.kernel == "energy":
@@ -182,13 +192,21 @@ def run(args: argparse.Namespace) -> int:
             raise CliError("--standardize scales data columns; it does not apply to a kernel matrix")
         clustered, constant = standardize(data)
     started = time.perf_counter()
-    selection = None if args.k != "auto" else run_selection(args, clustered, sys.stderr)
+    selection = (
+        run_selection(args, clustered, sys.stderr) if args.k == "auto" or auto_kernel else None
+    )
     selection_seconds = time.perf_counter() - started
-    if model is None:  # --kernel auto: select_k's own partition
+    k = selection.k if args.k == "auto" and selection is not None else args.k
+    knn_chosen = selection is not None and selection.kernel == "knn" and k > 1
+    if auto_kernel and args.k != "auto" and not knn_chosen:
+        model = _model(args, kernel="energy")  # --kernel auto chose the energy kernel for -k
+    if model is None:  # --kernel auto: select_k's own partition, or its kNN graph's into k
         assert selection is not None
-        labels, k = selection.labels, selection.k
+        labels = selection.labels if args.k == "auto" else knn_labels(
+            clustered, k, selection, algorithm=args.algorithm, n_init=args.n_init,
+            max_iter=args.max_iter, random_state=args.seed, n_threads=args.threads,
+        )  # fmt: skip
     else:
-        k = args.k if selection is None else selection.k
         model.set_params(n_clusters=k)
         model.fit(clustered)
         labels = model.labels_
@@ -217,7 +235,7 @@ def run(args: argparse.Namespace) -> int:
         kernel_note = _selected_kernel_note(selection)
         lines.append(f"kernel         {kernel_note}")
     else:
-        kernel_note = _kernel_note(args, model)
+        kernel_note = _kernel_note(args, model, selection)
         lines += _fit_lines(args, model, n, k, kernel_note)
     sizes = np.bincount(labels, minlength=k)
     lines += [
@@ -225,7 +243,8 @@ def run(args: argparse.Namespace) -> int:
         f"cluster sizes  {', '.join(f'{j}: {int(size)}' for j, size in enumerate(sizes))}",
         "time           "
         + (_time_note(model) if model is not None and selection is None
-           else f"{time.perf_counter() - started:.3f} s (choosing k {selection_seconds:.3f} s)"),
+           else f"{time.perf_counter() - started:.3f} s (choosing "
+           f"{'k' if args.k == 'auto' else 'the kernel'} {selection_seconds:.3f} s)"),
     ]
     key = "label" if table.id_name is None else f"{table.id_name},label"
     where = "standard output" if written is None else shown(output, written)

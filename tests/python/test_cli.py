@@ -994,6 +994,11 @@ def test_kernel_auto_with_a_given_k_cuts_the_knn_graph_it_chose(tmp_path: Path, 
         summary = capsys.readouterr().err
         assert "kernel         kNN graph, normalised cut (chosen by select_k)" in summary
     np.testing.assert_array_equal(read_labels(tmp_path / "labels2.csv"), selection.labels)
+    # one group given: nothing to cut, every point in it
+    out = tmp_path / "labels1.csv"
+    assert main(["cluster", str(path), "-k", "1", "--kernel", "auto", "--seed", "1", "-o", str(out)]) == 0
+    assert set(read_labels(out).tolist()) == {0}
+    assert "(one group: the kernel does not matter)" in capsys.readouterr().err
 
 
 def test_k_auto_on_uniform_noise_gives_one_group(tmp_path: Path, capsys: Any) -> None:

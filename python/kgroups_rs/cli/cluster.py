@@ -116,7 +116,9 @@ def _kernel_note(
 ) -> str:
     if args.kernel == "auto":  # the energy kernel fitted for -k
         assert selection is not None
-        why = "chosen by select_k" if selection.kernel == "energy" else "select_k saw no structure"
+        why = {"energy": "chosen by select_k", None: "select_k saw no structure"}.get(
+            selection.kernel, "one group: the kernel does not matter"
+        )
         return f"energy, rho = ||x - y|| ({why})"
     if args.kernel == "precomputed":
         return "precomputed"

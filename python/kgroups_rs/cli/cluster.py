@@ -22,7 +22,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, TextIO
+from typing import TYPE_CHECKING, Literal, Optional, TextIO
 
 import numpy as np
 import numpy.typing as npt
@@ -34,7 +34,6 @@ from ._files import STDIN, check_output, numeric_id_column, read_input, same_fil
 from ._select import check_options, run_selection, selection_lines
 
 if TYPE_CHECKING:
-    from ..estimator import Kernel
     from ..selection import SelectionResult
     from ._model import CommandLineKGroups
 
@@ -70,9 +69,9 @@ def _check_outputs(args: argparse.Namespace) -> None:
         raise CliError(f"--plot: {exc}") from None
 
 
-def _model(args: argparse.Namespace, kernel: Optional[Kernel] = None) -> CommandLineKGroups:
-    """The estimator the arguments describe, with ``kernel`` in place of ``--kernel`` when
-    given (ImportError without scikit-learn)."""
+def _model(args: argparse.Namespace, kernel: Optional[Literal["energy"]] = None) -> CommandLineKGroups:
+    """The estimator the arguments describe, with the energy kernel in place of ``--kernel``
+    when ``kernel`` says so (ImportError without scikit-learn)."""
     from ._model import CommandLineKGroups
 
     model = CommandLineKGroups(

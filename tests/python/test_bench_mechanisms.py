@@ -5,29 +5,17 @@ text would silently leave the benchmark unable to build its variants. No timings
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
+from _benches import load_bench
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def load_module():  # type: ignore[no-untyped-def]
-    sys.path.insert(0, str(ROOT / "benches"))
-    spec = importlib.util.spec_from_file_location(
-        "bench_mechanisms", ROOT / "benches" / "bench_mechanisms.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.skipif(not (ROOT / "src").is_dir(), reason="needs the source tree")
 def test_every_switch_matches_the_source() -> None:
-    mechanisms = load_module().MECHANISMS
+    mechanisms = load_bench("bench_mechanisms").MECHANISMS
     assert mechanisms
     for name, (_, rows, edits) in mechanisms.items():
         assert rows, name

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
+from _benches import load_bench
 
 pytest.importorskip("sklearn", reason="the benchmark's peers are scikit-learn's")
 pytest.importorskip("scipy", reason="the benchmark's spectral peer needs scipy")
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -23,13 +21,7 @@ def bench() -> ModuleType:
     # The module sets OMP/BLAS thread counts for its own runs; keep them out of this process.
     saved = dict(os.environ)
     try:
-        spec = importlib.util.spec_from_file_location(
-            "bench_select_k", ROOT / "benches" / "bench_select_k.py"
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["bench_select_k"] = module
-        spec.loader.exec_module(module)
+        module = load_bench("bench_select_k")
     finally:
         os.environ.clear()
         os.environ.update(saved)

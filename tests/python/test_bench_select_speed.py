@@ -3,32 +3,16 @@ claims to; no timing is asserted."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import kgroups_rs
 import numpy as np
 import pytest
+from _benches import load_bench
 
 pytest.importorskip("sklearn", reason="the benchmark's data sets are scikit-learn's")
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def load() -> ModuleType:
-    path = ROOT / "benches" / "bench_select_speed.py"
-    spec = importlib.util.spec_from_file_location("bench_select_speed", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_select_speed"] = module
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_the_record_is_the_selection_and_the_best_times() -> None:
-    bench = load()
+    bench = load_bench("bench_select_speed")
     sets = bench.data_sets(300, seed=1)
     assert sorted(sets) == ["blobs_k4", "circles", "moons", "uniform"]
     assert all(X.shape == (300, 2) for X in sets.values())

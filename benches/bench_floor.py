@@ -5,9 +5,13 @@ see the same data). ``--baseline-python PY`` names the interpreter of the other 
 example the previous release installed in another virtual environment): for every row, one
 worker process per build prepares the inputs once, then the two workers time the call in
 turn, ``--repeat`` times (the order flips every repetition), so that before and after are
-measured side by side under the same machine load. Without ``--baseline-python`` only this
-build is timed. The floor rows (numpy passes over the same arrays) are timed in this build's
-worker.
+measured side by side under the same machine load. ``--baseline-commit REV`` builds a commit
+of this repository instead (``git archive`` of REV, ``maturin build --release`` as its own
+``pyproject.toml`` says, the wheel unpacked with ``pip install --target`` into
+``~/.cache/kgroups_rs/baselines/<sha>/``, outside the repository's cargo workspace, kept for
+the next run) and times it with this interpreter, the build on ``PYTHONPATH``. Without
+either only this build is timed. The floor rows (numpy passes over the same arrays) are timed
+in this build's worker.
 
 Rows (``--rows``, default all but ``matrix_free``, which takes about 20 s a call, and
 ``dense_n16384_k5``, which needs 2 GiB per worker):
@@ -37,8 +41,8 @@ the objective is printed for both.
 
 Usage::
 
-    python benches/bench_floor.py [--baseline-python PY] [--rows ROW ...] [--repeat 3]
-        [--json bench_floor.json]
+    python benches/bench_floor.py [--baseline-python PY | --baseline-commit REV]
+        [--rows ROW ...] [--repeat 3] [--json bench_floor.json]
 """
 
 from __future__ import annotations
@@ -47,8 +51,10 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Optional
 
@@ -152,17 +158,65 @@ FLOORS = {
 FLOORS_ALL_CORES = {"dense_default": "numpy G.sum() on all cores"}
 
 
-class Worker:
-    """One build's worker process for one row."""
+#: Where ``--baseline-commit`` keeps its builds, one folder per commit: outside the
+#: repository, whose cargo workspace would claim a source tree unpacked inside it.
+BASELINES = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "kgroups_rs"
+BASELINES = BASELINES / "baselines"
 
-    def __init__(self, python: str, row: str) -> None:
+
+def build_commit(rev: str) -> Path:
+    """Build commit ``rev`` of this repository into its own folder; returns the folder to
+    put on ``PYTHONPATH`` (the unpacked wheel). A build already made is reused."""
+    repo = Path(__file__).resolve().parent.parent
+    sha = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "--verify", f"{rev}^{{commit}}"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()
+    home = BASELINES / sha
+    site = home / "site"
+    if (home / "complete").exists():
+        return site
+    if home.exists():
+        shutil.rmtree(home)
+    source = home / "source"
+    source.mkdir(parents=True)
+    archive = subprocess.Popen(["git", "-C", str(repo), "archive", sha], stdout=subprocess.PIPE)
+    subprocess.run(["tar", "-x", "-C", str(source)], stdin=archive.stdout, check=True)
+    if archive.wait() != 0:
+        raise RuntimeError(f"git archive {sha} failed")
+    maturin = shutil.which("maturin") or shutil.which("maturin", path=str(Path(sys.executable).parent))
+    if maturin is None:
+        raise SystemExit("--baseline-commit needs maturin (pip install maturin)")
+    print(f"building {rev} ({sha[:12]}) into {home} ...", flush=True)
+    with tempfile.TemporaryDirectory() as wheels:
+        env = dict(os.environ, CARGO_TARGET_DIR=str(home / "target"))
+        subprocess.run([maturin, "build", "--release", "--out", wheels], cwd=source, env=env,
+                       check=True)
+        (wheel,) = Path(wheels).glob("*.whl")
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                        "--target", str(site), str(wheel)], check=True)
+    (home / "complete").touch()
+    return site
+
+
+class Worker:
+    """One build's worker process for one row: ``python`` with ``path`` (a build's folder,
+    or None for the interpreter's installed package) first on its import path."""
+
+    def __init__(self, python: str, row: str, path: Optional[Path] = None) -> None:
         benches = str(Path(__file__).resolve().parent)
+        env = dict(os.environ)
+        if path is not None:
+            env["PYTHONPATH"] = str(path)
+        else:
+            env.pop("PYTHONPATH", None)
         self.proc = subprocess.Popen(
             [python, "-c", WORKER, row, benches],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
-            cwd="/",  # not the repository: import the interpreter's installed package
+            cwd="/",  # not the repository: import the installed package or the build's
+            env=env,
         )
         assert self.proc.stdout is not None
         if self.proc.stdout.readline().strip() != "ready":
@@ -191,11 +245,16 @@ def same_partition(a: list[int], b: list[int]) -> bool:
     return len(a) == len(b)
 
 
-def run_row(row: str, repeat: int, baseline: Optional[str]) -> dict[str, Any]:
+def run_row(
+    row: str, repeat: int, baseline: Optional[str], baseline_path: Optional[Path] = None
+) -> dict[str, Any]:
     builds = {"new": sys.executable}
     if baseline:
         builds["baseline"] = baseline
-    workers = {name: Worker(python, row) for name, python in builds.items()}
+    workers = {
+        name: Worker(python, row, baseline_path if name == "baseline" else None)
+        for name, python in builds.items()
+    }
     times: dict[str, list[float]] = {name: [] for name in builds}
     floor: list[float] = []
     floor_all_cores: list[float] = []
@@ -233,15 +292,23 @@ def run_row(row: str, repeat: int, baseline: Optional[str]) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline-python", default=None)
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--baseline-python", default=None)
+    group.add_argument("--baseline-commit", default=None)
     parser.add_argument("--rows", nargs="+", choices=ROWS, default=DEFAULT_ROWS)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", default="bench_floor.json")
     args = parser.parse_args()
+    baseline_path = None
+    if args.baseline_commit:
+        baseline_path = build_commit(args.baseline_commit)
+        args.baseline_python = sys.executable
 
     load_before = os.getloadavg()
     print(f"load average before: {load_before}; best of {args.repeat}")
-    if args.baseline_python:
+    if args.baseline_commit:
+        print(f"baseline: commit {args.baseline_commit} ({baseline_path})")
+    elif args.baseline_python:
         print(f"baseline: {args.baseline_python}")
     header = f"{'row':18s} {'new s':>8s}"
     if args.baseline_python:
@@ -249,7 +316,7 @@ def main() -> None:
     print(header)
     records = []
     for row in args.rows:
-        record = run_row(row, args.repeat, args.baseline_python)
+        record = run_row(row, args.repeat, args.baseline_python, baseline_path)
         records.append(record)
         line = f"{row:18s} {record['new_best_s']:8.3f}"
         if args.baseline_python:
@@ -276,6 +343,7 @@ def main() -> None:
                 "load_before": load_before,
                 "load_after": load_after,
                 "baseline_python": args.baseline_python,
+                "baseline_commit": args.baseline_commit,
                 "records": records,
             },
             out,

@@ -39,6 +39,14 @@ pub trait KernelElement: Copy + Send + Sync + 'static {
         }
         crate::validate::all_finite(dst)
     }
+
+    /// The matrix as f64 values when this is `f64` (for the copies of a pass written for
+    /// f64 vectors), else `None`.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn as_f64(_data: &[Self]) -> Option<&[f64]> {
+        None
+    }
 }
 
 impl KernelElement for f64 {
@@ -55,6 +63,11 @@ impl KernelElement for f64 {
     fn write_once(dst: &mut [f64], values: &[f64]) -> bool {
         crate::gram::stream::store_run(dst, values);
         crate::validate::all_finite(values)
+    }
+
+    #[inline(always)]
+    fn as_f64(data: &[f64]) -> Option<&[f64]> {
+        Some(data)
     }
 }
 

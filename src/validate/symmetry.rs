@@ -255,6 +255,14 @@ pub(crate) fn tile_differs_bitwise<T: KernelElement>(
     rows: std::ops::Range<usize>,
     cols: std::ops::Range<usize>,
 ) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(data) = T::as_f64(data) {
+        if crate::distance::wide_vectors() {
+            // SAFETY: `f64_tile_differs_bitwise_avx2` requires only AVX2, which
+            // `wide_vectors` has just detected at run time.
+            return unsafe { f64_tile_differs_bitwise_avx2(data, n, rows, cols) };
+        }
+    }
     const M: usize = 4;
     // differ: OR of u ^ l over the bits; non_finite: Σ u·0 (0 unless some u is NaN or
     // infinite; where u and l have the same bits, l is finite exactly when u is).
@@ -295,6 +303,74 @@ pub(crate) fn tile_differs_bitwise<T: KernelElement>(
         (full_cols..cols.end).for_each(|b| scalar(a, b));
     }
     differ.iter().any(|&v| v != 0) || non_finite.iter().any(|&v| v != 0.0)
+}
+
+/// [`tile_differs_bitwise`] of an f64 matrix with AVX2: 4 × 4 blocks of the tile against
+/// their mirrors, each mirror block transposed in registers (four rows of four loaded as
+/// vectors, no strided reads); non-finite values found as `u − u`, whose bits are 0 exactly
+/// when `u` is finite. The same verdict as the portable loop (a property test compares them).
+///
+/// # Safety
+/// The CPU must support AVX2 (the caller detects it first). Every load reads four values
+/// of a slice of `data` taken with bounds checks.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn f64_tile_differs_bitwise_avx2(
+    data: &[f64],
+    n: usize,
+    rows: std::ops::Range<usize>,
+    cols: std::ops::Range<usize>,
+) -> bool {
+    use std::arch::x86_64::*;
+    const M: usize = 4;
+    let load = |r: usize, c: usize| -> __m256d {
+        let run = &data[r * n + c..r * n + c + M];
+        // SAFETY: `run` holds M = 4 f64 values (the slice above is bounds-checked), which
+        // is what an unaligned 256-bit load reads.
+        unsafe { _mm256_loadu_pd(run.as_ptr()) }
+    };
+    let mut differ = _mm256_setzero_pd();
+    let mut non_finite = _mm256_setzero_pd();
+    let full_rows = rows.start + (rows.len() - rows.len() % M);
+    let full_cols = cols.start + (cols.len() - cols.len() % M);
+    for a in (rows.start..full_rows).step_by(M) {
+        for b in (cols.start..full_cols).step_by(M) {
+            let upper = [load(a, b), load(a + 1, b), load(a + 2, b), load(a + 3, b)];
+            let (m0, m1, m2, m3) = (load(b, a), load(b + 1, a), load(b + 2, a), load(b + 3, a));
+            // column t of the mirror block: (m0[t], m1[t], m2[t], m3[t]) = G[b.., a + t].
+            let (t0, t1) = (_mm256_unpacklo_pd(m0, m1), _mm256_unpackhi_pd(m0, m1));
+            let (t2, t3) = (_mm256_unpacklo_pd(m2, m3), _mm256_unpackhi_pd(m2, m3));
+            let mirror = [
+                _mm256_permute2f128_pd::<0x20>(t0, t2),
+                _mm256_permute2f128_pd::<0x20>(t1, t3),
+                _mm256_permute2f128_pd::<0x31>(t0, t2),
+                _mm256_permute2f128_pd::<0x31>(t1, t3),
+            ];
+            for t in 0..M {
+                differ = _mm256_or_pd(differ, _mm256_xor_pd(upper[t], mirror[t]));
+                non_finite = _mm256_or_pd(non_finite, _mm256_sub_pd(upper[t], upper[t]));
+            }
+        }
+    }
+    let mut lanes = [0.0f64; 8];
+    // SAFETY: `lanes` holds 8 f64 values, two unaligned 256-bit stores of 4 each.
+    unsafe {
+        _mm256_storeu_pd(lanes.as_mut_ptr(), differ);
+        _mm256_storeu_pd(lanes.as_mut_ptr().add(M), non_finite);
+    }
+    let mut any = lanes.iter().any(|v| v.to_bits() != 0);
+    // The edges: the last rows (all columns) and the last columns (the full rows).
+    let mut scalar = |a: usize, b: usize| {
+        let u = data[a * n + b];
+        any |= u.to_bits() != data[b * n + a].to_bits() || !u.is_finite();
+    };
+    for a in full_rows..rows.end {
+        cols.clone().for_each(|b| scalar(a, b));
+    }
+    for a in rows.start..full_rows {
+        (full_cols..cols.end).for_each(|b| scalar(a, b));
+    }
+    any
 }
 
 /// The fast test of the block row `rows × [rows.start, n)` of the upper triangle against its
@@ -385,6 +461,7 @@ pub(crate) fn forged(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::distance::{with_vectors_up_to, VectorPath};
     use crate::test_support::TestRng;
     use std::ops::Range;
 
@@ -638,7 +715,12 @@ mod tests {
                     let want = naive(&g, n, rows.clone(), cols.clone());
                     differing += usize::from(want);
                     let (r, c) = (rows.clone(), cols.clone());
-                    assert_eq!(tile_differs_bitwise(&g, n, r.clone(), c.clone()), want);
+                    for path in [VectorPath::Portable, VectorPath::Avx2] {
+                        let (got, _) = with_vectors_up_to(path, || {
+                            tile_differs_bitwise(&g, n, r.clone(), c.clone())
+                        });
+                        assert_eq!(got, want, "{path:?}");
+                    }
                     let g32: Vec<f32> = g.iter().map(|&v| v as f32).collect();
                     let want32 = naive(&g32, n, r.clone(), c.clone());
                     assert_eq!(tile_differs_bitwise(&g32, n, r, c), want32);

@@ -298,7 +298,7 @@ mod tests {
     fn each_kind_chooses_its_strategies() {
         let dense = DenseKernel::new(&[1.0], 1).unwrap();
         assert_eq!(dense.sums_layout(), SumsLayout::ClusterMajor);
-        assert!(!dense.batches_moves());
+        assert!(dense.batches_moves());
         let sparse = path();
         assert_eq!(sparse.sums_layout(), SumsLayout::PointMajor);
     }

@@ -145,6 +145,13 @@ impl<T: KernelElement> Kernel for DenseKernel<'_, T> {
 }
 
 impl<T: KernelElement> KernelAccess for DenseKernel<'_, T> {
+    /// Batched: a batch's rows are applied in one pass over the sums, in parallel over
+    /// chunks of points, where one move's row would be read by one thread; the points'
+    /// catch-up reads each pending row at consecutive columns, a cache line for eight points.
+    fn batches_moves(&self) -> bool {
+        true
+    }
+
     #[inline]
     fn row_run(&self, i: usize, start: usize, out: &mut [f64]) {
         for (o, v) in out.iter_mut().zip(&self.row(i)[start..]) {

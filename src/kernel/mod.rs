@@ -266,6 +266,7 @@ pub mod csr;
 mod dense;
 pub(crate) mod lowrank;
 pub(crate) mod matrix_free;
+mod prefetch;
 pub(crate) mod tile_sums;
 
 pub use csr::{CsrIndex, CsrKernel};

@@ -42,7 +42,8 @@
 //! Every null data set gets its seed up front from the one seed, and the null fits run in
 //! parallel on rayon: the result is the same for any number of threads.
 
-use crate::rng::{derive_seeds, splitmix64, Rng};
+use crate::error::try_filled;
+use crate::rng::{derive_seeds, derived_seed, splitmix64, Rng};
 use crate::stats::{energy_statistics, PairwiseSource};
 use crate::validate;
 use crate::{
@@ -175,20 +176,25 @@ pub fn cluster_significance(
 ) -> Result<Significance> {
     let n = points.n();
     check(points, k, options)?;
+    // The one buffer n_null sizes, allocated before any work so that a count beyond memory
+    // is refused at once.
+    let mut null_statistics = try_filled(
+        options.n_null,
+        f64::NAN,
+        "n_null",
+        "the null data sets' statistics",
+    )?;
     let quiet = control.without_progress();
     let null = NullModel::fit(points, options.covariance, options.fit.seed, &quiet)?;
     quiet.checkpoint()?;
     let observed = clustered_statistic(points, k, &options.fit, &quiet)?;
-    let seeds = derive_seeds(
-        splitmix64(&mut (options.fit.seed ^ NULL_STREAM)),
-        options.n_null,
-    );
-    let null_statistics = seeds
-        .par_iter()
+    let null_seed = splitmix64(&mut (options.fit.seed ^ NULL_STREAM));
+    null_statistics
+        .par_iter_mut()
         .enumerate()
-        .map(|(i, &seed)| {
+        .try_for_each(|(i, slot)| {
             quiet.checkpoint()?;
-            let mut rng = Rng::new(seed);
+            let mut rng = Rng::new(derived_seed(null_seed, i));
             let (data, width) = null.draw(n, &mut rng)?;
             let fit_options = Options {
                 seed: rng.next_u64(),
@@ -202,14 +208,14 @@ pub fn cluster_significance(
                 moves_in_sweep: 0,
                 objective: statistic,
             })?;
-            Ok(statistic)
-        })
-        .collect::<Result<Vec<f64>>>()?;
+            *slot = statistic;
+            Ok(())
+        })?;
     let as_small = null_statistics
         .iter()
         .filter(|&&t| t <= observed.statistic)
         .count();
-    let pvalue = (1 + as_small) as f64 / (options.n_null + 1) as f64;
+    let pvalue = (as_small as f64 + 1.0) / (options.n_null as f64 + 1.0);
     let pvalue_se = (pvalue * (1.0 - pvalue) / options.n_null as f64).sqrt();
     Ok(Significance {
         statistic: observed.statistic,

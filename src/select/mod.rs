@@ -50,12 +50,12 @@ pub mod warm;
 pub use table::{GapRuleChoices, SelectionTable, StructureScores};
 
 use crate::error::{try_filled, KGroupsError, Result};
-use crate::rng::{derive_seeds, Rng};
+use crate::rng::{derive_seeds, derived_seed, Rng};
 use crate::{
     energy_gram, fit, Base, Control, DataKernel, DenseKernel, Options, Points, Progress, Semimetric,
 };
 use fits::{energy_fits, graph_fits, spectral_graph_fits, KFit};
-use gap::{gap_curve, max_se, GapCurve, GapRule};
+use gap::{gap_curve_of_rows, max_se, GapCurve, GapRule};
 use neighbors::{
     knn_affinity, self_tuning_affinity, CsrGraphKernel, DenseGraphKernel, KNN_NEIGHBOURS,
 };
@@ -250,6 +250,22 @@ fn check_options(options: &SelectOptions, n: usize) -> Result<()> {
     Ok(())
 }
 
+/// The reference sets of both boxes, `2 · n_refs`, or an error naming `n_refs` when that
+/// cannot be counted.
+fn reference_count(n_refs: usize) -> Result<usize> {
+    count_product(n_refs, 2, "n_refs")
+}
+
+/// `a · b` for a buffer's length, or an error naming `argument` when it overflows.
+fn count_product(a: usize, b: usize, argument: &'static str) -> Result<usize> {
+    a.checked_mul(b).ok_or_else(|| {
+        KGroupsError::invalid(
+            argument,
+            format!("{argument} = {a} is too large: {a} × {b} values cannot be counted"),
+        )
+    })
+}
+
 /// `log W`, floored at `W_1 · 10⁻¹²` so that data with fewer distinct points than k
 /// (`W_k = 0`) give a finite, very small value rather than −∞.
 fn log_within(fits: &[KFit], floor: f64) -> Vec<f64> {
@@ -405,13 +421,30 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
     let stability_parts = if options.n_pairs == 0 || stable_range(options, m).is_empty() {
         0
     } else {
-        2 * options.n_pairs
+        options.n_pairs.saturating_mul(2)
     };
+    let n_references = reference_count(b)?;
     let steps = Steps {
         control,
         done: AtomicUsize::new(0),
-        total: 2 * b + stability_parts + 4,
+        total: n_references
+            .saturating_add(stability_parts)
+            .saturating_add(4),
     };
+    // The buffers n_refs sizes, allocated before any work: the references' log W of both
+    // boxes, and the self-tuning probe's (k = 1, 2).
+    let mut reference_log_w = try_filled(
+        count_product(n_references, ks.len(), "n_refs")?,
+        f64::NAN,
+        "n_refs",
+        "the reference sets' log W",
+    )?;
+    let mut probe_log_w = try_filled(
+        count_product(b, 2, "n_refs")?,
+        f64::NAN,
+        "n_refs",
+        "the self-tuning probe's reference log W",
+    )?;
 
     // The energy kernel's gap on both boxes: B references each, in parallel.
     let (energy, log_w) = energy_log_w(&points, &ks, options.n_init, warm, seeds[1], &quiet)?;
@@ -420,20 +453,21 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
         ReferenceFrame::new(&points, ReferenceBox::Data)?,
         ReferenceFrame::new(&points, ReferenceBox::Principal)?,
     ];
-    let ref_seeds = derive_seeds(seeds[2], 2 * b);
     let ref_init = options.n_init.min(REFERENCE_STARTS);
-    let reference_log_w: Vec<Vec<f64>> = (0..2 * b)
-        .into_par_iter()
-        .map(|r| {
-            let reference = frames[r / b].draw(m, ref_seeds[r])?;
+    reference_log_w
+        .par_chunks_mut(ks.len())
+        .enumerate()
+        .try_for_each(|(r, row)| {
+            let seed = derived_seed(seeds[2], r);
+            let reference = frames[r / b].draw(m, seed)?;
             let reference = Points::new(&reference, m, dim)?;
-            let (_, logs) = energy_log_w(&reference, &ks, ref_init, warm, ref_seeds[r], &quiet)?;
-            steps.step()?;
-            Ok(logs)
-        })
-        .collect::<Result<_>>()?;
-    let gap_box = gap_curve(&log_w, &reference_log_w[..b])?;
-    let gap_pc = gap_curve(&log_w, &reference_log_w[b..])?;
+            let (_, logs) = energy_log_w(&reference, &ks, ref_init, warm, seed, &quiet)?;
+            row.copy_from_slice(&logs);
+            steps.step()
+        })?;
+    let (box_rows, pc_rows) = reference_log_w.split_at(b * ks.len());
+    let gap_box = gap_curve_of_rows(&log_w, box_rows)?;
+    let gap_pc = gap_curve_of_rows(&log_w, pc_rows)?;
     let mut structure = StructureScores {
         energy: structure_score(&gap_pc),
         self_tuning: None,
@@ -466,7 +500,7 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
     };
     let tibs = |curve: &GapCurve| rule_k(curve, GapRule::Tibs2001SEmax);
     let eigengap_k = eigengap::relative_eigengap_k(&relative, options.k_min, options.k_max);
-    let self_tuning_sees_structure = |structure: &mut StructureScores| -> Result<bool> {
+    let mut self_tuning_sees_structure = |structure: &mut StructureScores| -> Result<bool> {
         // The probe's graphs are dense: at most PROBE_MAX_POINTS of the statistics' points.
         let (probe, p) = if m > PROBE_MAX_POINTS {
             let mut nodes = Rng::new(seeds[4])
@@ -478,16 +512,17 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
             (sample.clone(), m)
         };
         let logs = self_tuning_log_w(&probe, p, dim, warm, seeds[4], &quiet)?;
-        let probe_seeds = derive_seeds(seeds[5], b);
         let frame = &frames[1];
-        let refs: Vec<Vec<f64>> = probe_seeds
-            .par_iter()
-            .map(|&s| {
+        probe_log_w
+            .par_chunks_mut(2)
+            .enumerate()
+            .try_for_each(|(r, row)| {
+                let s = derived_seed(seeds[5], r);
                 let reference = frame.draw(p, s)?;
-                self_tuning_log_w(&reference, p, dim, warm, s, &quiet)
-            })
-            .collect::<Result<_>>()?;
-        let score = structure_score(&gap_curve(&logs, &refs)?);
+                row.copy_from_slice(&self_tuning_log_w(&reference, p, dim, warm, s, &quiet)?);
+                Ok(())
+            })?;
+        let score = structure_score(&gap_curve_of_rows(&logs, &probe_log_w)?);
         structure.self_tuning = Some(score);
         Ok(score > 0.0)
     };
@@ -703,7 +738,7 @@ pub fn select_k_precomputed(
     let steps = Steps {
         control,
         done: AtomicUsize::new(0),
-        total: 2 * options.n_pairs.max(1) + 2,
+        total: options.n_pairs.max(1).saturating_mul(2).saturating_add(2),
     };
     let fits = energy_fits(
         &kernel,

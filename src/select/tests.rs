@@ -191,6 +191,32 @@ fn bad_input_is_an_error_not_a_panic() {
     );
 }
 
+/// Counts beyond memory or beyond `usize` are errors naming their argument, never a panic
+/// or an abort.
+#[test]
+fn counts_beyond_memory_are_errors_naming_them() {
+    let data = uniform(20, 1);
+    let x = Points::new(&data, 20, 2).unwrap();
+    let c = Control::new();
+    let huge = [usize::MAX, usize::MAX / 2 + 1, 1 << 62, 1 << 58, 1 << 40];
+    for n_refs in huge {
+        let options = SelectOptions { n_refs, ..small(3) };
+        let err = select_k(&x, &options, &c).unwrap_err();
+        assert_eq!(err.argument(), Some("n_refs"), "{n_refs}: {err}");
+    }
+    let g: Vec<f64> = (0..400).map(|i| f64::from(u8::from(i % 21 == 0))).collect();
+    for n_pairs in huge {
+        let options = SelectOptions {
+            n_pairs,
+            ..small(3)
+        };
+        let err = select_k(&x, &options, &c).unwrap_err();
+        assert_eq!(err.argument(), Some("n_pairs"), "{n_pairs}: {err}");
+        let err = select_k_precomputed(&g, 20, &options, &c).unwrap_err();
+        assert_eq!(err.argument(), Some("n_pairs"), "{n_pairs}: {err}");
+    }
+}
+
 #[test]
 fn the_gap_numbers_match_the_direct_formula_on_a_tiny_case() {
     // 1-D points {0, 0.1} and {10, 10.3}: W_1 and W_2 by the formula

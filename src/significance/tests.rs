@@ -301,6 +301,26 @@ fn errors_name_the_argument() {
     assert_eq!(arg(run(&data, 2, 2, &zero_starts)), Some("n_init"));
 }
 
+/// A number of null data sets beyond memory is an error naming `n_null`, not an abort or a
+/// panic, and it comes before any clustering.
+#[test]
+fn n_null_beyond_memory_is_an_error_naming_it() {
+    let data = two_blobs(5, 2, 3.0, 1);
+    for n_null in [usize::MAX, usize::MAX / 8, 1 << 58] {
+        let err = run(&data, 2, 2, &options(n_null, 0)).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                KGroupsError::OutOfMemory {
+                    argument: "n_null",
+                    ..
+                }
+            ),
+            "{n_null}: {err}"
+        );
+    }
+}
+
 #[test]
 fn progress_once_per_null_data_set_and_cancellation() {
     let data = two_blobs(20, 2, 2.0, 3);

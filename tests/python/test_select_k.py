@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 
 import kgroups_rs
 import numpy as np
@@ -101,6 +102,21 @@ def test_the_knn_affinity_is_scikit_learns() -> None:
 def test_bad_input_raises_value_error(X: np.ndarray, k: object, kernel: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         kgroups_rs.select_k(X, k, kernel=kernel)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("stop", [10**8, 10**30])
+def test_a_range_beyond_n_is_refused_without_building_it(stop: int) -> None:
+    """A k range far beyond n is refused from its bounds, at once (not after listing its
+    values, which took seconds and gigabytes, or failed on a length beyond ssize_t)."""
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=f"k reaches {stop - 1}, beyond the number of points n = 10"):
+        kgroups_rs.select_k(X, range(1, stop))
+    assert time.perf_counter() - start < 0.5
+    with pytest.raises(ValueError, match="start at 1"):
+        kgroups_rs.select_k(X, range(0, stop))
+    with pytest.raises(ValueError, match="consecutive"):
+        kgroups_rs.select_k(X, range(1, stop, 2))
 
 
 def test_progress_reports_parts() -> None:

@@ -217,6 +217,33 @@ fn counts_beyond_memory_are_errors_naming_them() {
     }
 }
 
+/// Ten points repeated eight times and one more point: the self-tuning bandwidths of the
+/// repeated points are floored, every affinity of the lone point underflows, and its
+/// normalised-cut entries must stay finite (they were `0 · ∞ = NaN`, which the eigensolver
+/// refused as an invalid `block`). Every seed gets an answer.
+#[test]
+fn repeated_points_and_one_more_get_an_answer() {
+    for seed in 0..12u64 {
+        let mut rng = Rng::new(seed);
+        let distinct: Vec<[f64; 2]> = (0..10)
+            .map(|_| [rng.next_f64() * 4.0, rng.next_f64() * 4.0])
+            .collect();
+        let mut data: Vec<f64> = distinct
+            .iter()
+            .flat_map(|p| std::iter::repeat_n(*p, 8).flatten())
+            .collect();
+        data.extend([rng.next_f64() * 4.0, rng.next_f64() * 4.0]);
+        let x = Points::new(&data, 81, 2).unwrap();
+        let graph =
+            DenseGraphKernel::from_affinity(self_tuning_affinity(&x, &Control::new()).unwrap(), 81)
+                .unwrap();
+        assert!(graph.g.iter().all(|v| v.is_finite()), "seed {seed}");
+        let options = SelectOptions { seed, ..small(10) };
+        let s = select_k(&x, &options, &Control::new());
+        assert!(s.is_ok(), "seed {seed}: {s:?}");
+    }
+}
+
 #[test]
 fn the_gap_numbers_match_the_direct_formula_on_a_tiny_case() {
     // 1-D points {0, 0.1} and {10, 10.3}: W_1 and W_2 by the formula

@@ -119,6 +119,17 @@ def test_a_range_beyond_n_is_refused_without_building_it(stop: int) -> None:
         kgroups_rs.select_k(X, range(1, stop, 2))
 
 
+def test_repeated_points_and_one_more_get_an_answer() -> None:
+    """Ten points, each eight times, and one more: the default kernel="auto" answers for every
+    seed (it failed on most with an error about an internal `block`)."""
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        X = np.vstack([np.repeat(rng.normal(size=(10, 2)), 8, axis=0), rng.normal(size=(1, 2))])
+        result = kgroups_rs.select_k(X, random_state=seed)
+        assert 1 <= result.k <= 10
+        assert len(np.unique(result.labels)) == result.k
+
+
 def test_progress_reports_parts() -> None:
     events: list[tuple[int, int, int, float]] = []
     X = _blobs(2, 20)

@@ -151,6 +151,10 @@ pub struct Significance {
 /// Cost: `n_null + 1` clusterings of n points (each O(n² D) for the kernel's sums), run in
 /// parallel, and the eigenvalues of a `min(n, D)²` matrix.
 ///
+/// Data of any finite magnitude: beyond about 1e77 they are divided by a power of two
+/// before any square is formed (exact), and the dispersions, variances and clustering values
+/// are scaled back (infinite where they exceed the range of f64).
+///
 /// Errors: `k < 2` or `k > n` (argument `k`), `n_null = 0` (`n_null`), points that all
 /// coincide (`X`), weights, initial labels or a diagonal shift in `options.fit` (`weights`,
 /// `init`, `shift`), the errors of [`Options::check`]; [`KGroupsError::Interrupted`] on
@@ -174,8 +178,40 @@ pub fn cluster_significance(
     options: &SignificanceOptions,
     control: &Control,
 ) -> Result<Significance> {
-    let n = points.n();
     check(points, k, options)?;
+    // Data of huge magnitude are divided by a power of two first (exact: the partitions, the
+    // statistic and the p-value are those of the data), their dispersions scaled back.
+    let Some(e) = crate::scale::large_data_exponent(points.data()) else {
+        return significance_of(points, k, options, control);
+    };
+    let scaled = crate::scale::scaled_copy(points.data(), e, "X")?;
+    let scaled = Points::new(&scaled, points.n(), points.dim())?;
+    let mut result = significance_of(scaled, k, options, control)?;
+    let up = |v: f64| crate::scale::times_pow2(v, e);
+    let up2 = |v: f64| crate::scale::times_pow2(v, 2 * e);
+    result.within = up(result.within);
+    result.total = up(result.total);
+    result.clustering.scale_energy_values(e);
+    result
+        .sample_eigenvalues
+        .iter_mut()
+        .for_each(|v| *v = up2(*v));
+    result
+        .null_eigenvalues
+        .iter_mut()
+        .for_each(|v| *v = up2(*v));
+    result.background_variance = up2(result.background_variance);
+    Ok(result)
+}
+
+/// [`cluster_significance`] of checked points.
+fn significance_of(
+    points: Points,
+    k: usize,
+    options: &SignificanceOptions,
+    control: &Control,
+) -> Result<Significance> {
+    let n = points.n();
     // The one buffer n_null sizes, allocated before any work so that a count beyond memory
     // is refused at once.
     let mut null_statistics = try_filled(

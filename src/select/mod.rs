@@ -389,12 +389,40 @@ fn structure_score(curve: &GapCurve) -> f64 {
 /// Choose k (and the kernel) for the points `x` by the rule of the
 /// [module documentation](self), and partition every point into that many groups.
 ///
+/// Data of any finite magnitude: beyond about 1e77 they are divided by a power of two first
+/// (exact), and the table's `W_k` scaled back (infinite beyond the range of f64).
+///
 /// Errors: fewer than 2 points, a k range that is not `1 ≤ k_min < k_max ≤ n`, `n_refs` or
 /// `n_init` of 0 (each naming its argument); [`KGroupsError::Interrupted`] when `control`
 /// is cancelled (checked between and inside every fit). `Points` guarantees finite data.
 pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Result<Selection> {
+    check_options(options, x.n())?;
+    // Data of huge magnitude are divided by a power of two first (exact: every kernel here
+    // is invariant to a common scale but for W_k, which scales with it); W_k scaled back.
+    let Some(e) = crate::scale::large_data_exponent(x.data()) else {
+        return select_k_of(x, options, control);
+    };
+    let scaled = crate::scale::scaled_copy(x.data(), e, "X")?;
+    let mut selection = select_k_of(&Points::new(&scaled, x.n(), x.dim())?, options, control)?;
+    let table = &mut selection.table;
+    let shift = f64::from(e) * std::f64::consts::LN_2;
+    table
+        .within
+        .iter_mut()
+        .for_each(|w| *w = crate::scale::times_pow2(*w, e));
+    for column in [
+        &mut table.log_within,
+        &mut table.expected_log_within_box,
+        &mut table.expected_log_within_pc,
+    ] {
+        column.iter_mut().for_each(|v| *v += shift);
+    }
+    Ok(selection)
+}
+
+/// [`select_k`] of data of ordinary magnitude.
+fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result<Selection> {
     let (n, dim) = (x.n(), x.dim());
-    check_options(options, n)?;
     let data = x.data();
     let ks: Vec<usize> = (1..=options.k_max).collect();
     let seeds = derive_seeds(options.seed, 8);

@@ -130,6 +130,24 @@ def test_repeated_points_and_one_more_get_an_answer() -> None:
         assert len(np.unique(result.labels)) == result.k
 
 
+@pytest.mark.parametrize("scale", [2.0**600, 2.0**1000, 1e154, 1e306])
+def test_data_of_huge_magnitude_get_the_same_answer(scale: float) -> None:
+    """Finite data far beyond 1e153 are chosen for as the data themselves (they were refused
+    with an error about an internal argument `a`, or `G` near 1e306): the same k, labels and
+    gaps, W_k in the data's units."""
+    X = _blobs(3, 20)
+    ours = kgroups_rs.select_k(X, range(1, 6), random_state=0)
+    big = kgroups_rs.select_k(X * scale, range(1, 6), random_state=0)
+    assert big.k == ours.k == 3
+    same = lambda labels: labels[:, None] == labels[None, :]  # noqa: E731
+    np.testing.assert_array_equal(same(big.labels), same(ours.labels))  # the same partition
+    for column in ("gap_pc", "gap_box", "stability"):
+        np.testing.assert_allclose(big.table[column], ours.table[column], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(big.table["log_within"], ours.table["log_within"] + np.log(scale), rtol=1e-12)
+    if scale == 2.0**600:
+        np.testing.assert_array_equal(big.table["within"], ours.table["within"] * scale)
+
+
 def test_progress_reports_parts() -> None:
     events: list[tuple[int, int, int, float]] = []
     X = _blobs(2, 20)

@@ -188,3 +188,19 @@ def test_ctrl_c_stops_within_a_second() -> None:
     latency, stall = interrupted_while_counting(call)
     assert latency < 1.0
     assert stall < 0.5
+
+
+@pytest.mark.parametrize("scale", [2.0**900, 1e306])
+def test_data_of_huge_magnitude_are_tested_as_the_data(scale: float) -> None:
+    """Finite data near 1e306 get the data's statistic, partition and p-value (they were
+    refused with an error about a `G` the caller never passed); dispersions in their units."""
+    X = blobs(15, 2, 4.0, 0)
+    ours = kgroups_rs.cluster_significance(X, 2, n_null=19, random_state=0)
+    big = kgroups_rs.cluster_significance(X * scale, 2, n_null=19, random_state=0)
+    assert big.pvalue == ours.pvalue
+    same = lambda labels: labels[:, None] == labels[None, :]  # noqa: E731
+    np.testing.assert_array_equal(same(big.labels), same(ours.labels))  # the same partition
+    np.testing.assert_allclose(big.statistic, ours.statistic, rtol=1e-12)
+    np.testing.assert_allclose(big.null_statistics, ours.null_statistics, rtol=1e-9)
+    np.testing.assert_allclose(big.within, ours.within * scale, rtol=1e-12)
+    np.testing.assert_allclose(big.total, ours.total * scale, rtol=1e-12)

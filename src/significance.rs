@@ -381,7 +381,7 @@ impl NullModel {
             }
         }
         let background = (median_absolute_deviation(&centred)? / NORMAL_MAD).powi(2);
-        let mut sample = covariance_eigenvalues(&centred, n, dim)?;
+        let mut sample = covariance_eigenvalues(&centred, n, dim, control)?;
         for v in sample.iter_mut() {
             *v = v.max(0.0);
         }
@@ -468,7 +468,7 @@ fn debiased_eigenvalues(
                     }
                 }
                 centre_columns(&mut data, n, dim);
-                covariance_eigenvalues(&data, n, dim)
+                covariance_eigenvalues(&data, n, dim, control)
             })
             .collect::<Result<Vec<Vec<f64>>>>()?;
         for (j, value) in lambda.iter_mut().enumerate() {
@@ -544,13 +544,26 @@ fn median(values: &mut [f64]) -> f64 {
 /// `Y` (n ≥ 2), descending, `dim` values. For `dim ≤ n` from the `dim × dim` covariance; for
 /// `dim > n` from the `n × n` matrix `Y Yᵀ / (n − 1)`, which has the same nonzero eigenvalues
 /// (the rest are 0): the smaller matrix either way.
-fn covariance_eigenvalues(centred: &[f64], n: usize, dim: usize) -> Result<Vec<f64>> {
-    eigenvalues_from(centred, n, dim, dim <= n)
+/// Checks `control` for cancellation between the matrix's rows and during the
+/// eigen-decomposition.
+fn covariance_eigenvalues(
+    centred: &[f64],
+    n: usize,
+    dim: usize,
+    control: &Control,
+) -> Result<Vec<f64>> {
+    eigenvalues_from(centred, n, dim, dim <= n, control)
 }
 
 /// [`covariance_eigenvalues`] from the `dim × dim` covariance (`by_columns`) or from the
 /// `n × n` matrix `Y Yᵀ / (n − 1)`.
-fn eigenvalues_from(centred: &[f64], n: usize, dim: usize, by_columns: bool) -> Result<Vec<f64>> {
+fn eigenvalues_from(
+    centred: &[f64],
+    n: usize,
+    dim: usize,
+    by_columns: bool,
+    control: &Control,
+) -> Result<Vec<f64>> {
     // The rows whose pairwise dot products make the matrix: the columns of Y (dim rows of n
     // values) or the rows of Y.
     let (rows, m, len) = if by_columns {
@@ -566,16 +579,27 @@ fn eigenvalues_from(centred: &[f64], n: usize, dim: usize, by_columns: bool) -> 
     };
     let mut product = crate::error::try_filled(m * m, 0.0, "X", "the covariance matrix")?;
     let divisor = (n - 1) as f64;
-    product.par_chunks_mut(m).enumerate().for_each(|(a, out)| {
-        let row_a = &rows[a * len..(a + 1) * len];
-        for (b, entry) in out.iter_mut().enumerate() {
-            let row_b = &rows[b * len..(b + 1) * len];
-            let dot: f64 = row_a.iter().zip(row_b).map(|(x, y)| x * y).sum();
-            *entry = dot / divisor;
-        }
-    });
-    let (mut values, _) = crate::linalg::symmetric_eigen(&product, m)
-        .map_err(|e| KGroupsError::Internal(format!("covariance eigenvalues: {e}")))?;
+    product
+        .par_chunks_mut(m)
+        .enumerate()
+        .try_for_each(|(a, out)| {
+            control.checkpoint()?;
+            let row_a = &rows[a * len..(a + 1) * len];
+            for (b, entry) in out.iter_mut().enumerate() {
+                let row_b = &rows[b * len..(b + 1) * len];
+                let dot: f64 = row_a.iter().zip(row_b).map(|(x, y)| x * y).sum();
+                *entry = dot / divisor;
+            }
+            Ok(())
+        })?;
+    let (mut values, _) =
+        crate::linalg::symmetric_eigen_with(&product, m, control).map_err(|e| {
+            if e == KGroupsError::Interrupted {
+                e
+            } else {
+                KGroupsError::Internal(format!("covariance eigenvalues: {e}"))
+            }
+        })?;
     values.truncate(dim);
     values.resize(dim, 0.0);
     Ok(values)

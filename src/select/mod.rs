@@ -50,10 +50,9 @@ pub mod warm;
 pub use table::{GapRuleChoices, SelectionTable, StructureScores};
 
 use crate::error::{try_filled, KGroupsError, Result};
+use crate::gram::energy_gram_with;
 use crate::rng::{derive_seeds, derived_seed, Rng};
-use crate::{
-    energy_gram, fit, Base, Control, DataKernel, DenseKernel, Options, Points, Progress, Semimetric,
-};
+use crate::{fit, Base, Control, DataKernel, DenseKernel, Options, Points, Progress, Semimetric};
 use fits::{energy_fits, graph_fits, spectral_graph_fits, KFit};
 use gap::{gap_curve_of_rows, max_se, GapCurve, GapRule};
 use neighbors::{
@@ -282,7 +281,12 @@ fn energy_log_w(
     control: &Control,
 ) -> Result<(Vec<KFit>, Vec<f64>)> {
     let m = points.n();
-    let g: Vec<f64> = energy_gram(points, Semimetric::Power { alpha: 1.0 }, Base::Mean)?;
+    let g: Vec<f64> = energy_gram_with(
+        points,
+        Semimetric::Power { alpha: 1.0 },
+        Base::Mean,
+        control,
+    )?;
     let kernel = DenseKernel::trusting_symmetry(&g, m)?;
     let fits = energy_fits(&kernel, ks, n_init, warm_start, seed, control)?;
     let floor = fits[0].within * 1e-12;
@@ -478,8 +482,8 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
     let (energy, log_w) = energy_log_w(&points, &ks, options.n_init, warm, seeds[1], &quiet)?;
     steps.step()?;
     let frames = [
-        ReferenceFrame::new(&points, ReferenceBox::Data)?,
-        ReferenceFrame::new(&points, ReferenceBox::Principal)?,
+        ReferenceFrame::new_with(&points, ReferenceBox::Data, &quiet)?,
+        ReferenceFrame::new_with(&points, ReferenceBox::Principal, &quiet)?,
     ];
     let ref_init = options.n_init.min(REFERENCE_STARTS);
     reference_log_w
@@ -487,7 +491,7 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
         .enumerate()
         .try_for_each(|(r, row)| {
             let seed = derived_seed(seeds[2], r);
-            let reference = frames[r / b].draw(m, seed)?;
+            let reference = frames[r / b].draw_with(m, seed, &quiet)?;
             let reference = Points::new(&reference, m, dim)?;
             let (_, logs) = energy_log_w(&reference, &ks, ref_init, warm, seed, &quiet)?;
             row.copy_from_slice(&logs);
@@ -546,7 +550,7 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
             .enumerate()
             .try_for_each(|(r, row)| {
                 let s = derived_seed(seeds[5], r);
-                let reference = frame.draw(p, s)?;
+                let reference = frame.draw_with(p, s, &quiet)?;
                 row.copy_from_slice(&self_tuning_log_w(&reference, p, dim, warm, s, &quiet)?);
                 Ok(())
             })?;
@@ -637,8 +641,12 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
                 |nodes, ks, seed| {
                     let rows = gather_rows(&sample, dim, nodes);
                     let sub = Points::new(&rows, nodes.len(), dim)?;
-                    let g: Vec<f64> =
-                        energy_gram(&sub, Semimetric::Power { alpha: 1.0 }, Base::Mean)?;
+                    let g: Vec<f64> = energy_gram_with(
+                        &sub,
+                        Semimetric::Power { alpha: 1.0 },
+                        Base::Mean,
+                        &quiet,
+                    )?;
                     let sub_kernel = DenseKernel::trusting_symmetry(&g, nodes.len())?;
                     let fits = energy_fits(&sub_kernel, ks, 1, warm, seed, &quiet)?;
                     steps.step()?;

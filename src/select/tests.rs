@@ -1,4 +1,5 @@
 use super::*;
+use crate::energy_gram;
 use crate::rng::Rng;
 use std::sync::atomic::AtomicBool;
 

@@ -233,8 +233,8 @@ fn more_dimensions_than_points_use_the_small_gram_matrix() {
             centred[i * dim + j] -= mean;
         }
     }
-    let by_columns = eigenvalues_from(&centred, n, dim, true).unwrap();
-    let by_rows = eigenvalues_from(&centred, n, dim, false).unwrap();
+    let by_columns = eigenvalues_from(&centred, n, dim, true, &Control::new()).unwrap();
+    let by_rows = eigenvalues_from(&centred, n, dim, false, &Control::new()).unwrap();
     assert_eq!(by_rows.len(), dim);
     for (a, b) in by_columns.iter().zip(&by_rows) {
         assert!(
@@ -401,7 +401,7 @@ fn conditional_null_data_sets_keep_the_sample_covariance() {
         for (a, b) in centred.iter().zip(&replicate) {
             assert!((a - b).abs() < 1e-12);
         }
-        let drawn = covariance_eigenvalues(&replicate, n, width).unwrap();
+        let drawn = covariance_eigenvalues(&replicate, n, width, &Control::new()).unwrap();
         // the null's values are in the data's units, the draw in the scaled units
         let scale = data.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         for (d, s) in drawn.iter().zip(&null.sample_eigenvalues) {

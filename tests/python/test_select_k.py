@@ -174,6 +174,17 @@ def test_ctrl_c_stops_select_k_within_a_second() -> None:
     assert latency < 1.0, f"KeyboardInterrupt came {latency:.2f} s after SIGINT"
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="os.kill sends no SIGINT on Windows")
+def test_ctrl_c_stops_select_k_on_wide_data_within_a_second() -> None:
+    """20 points in D = 1 000: the principal-component box's D × D covariance and its
+    eigen-decomposition (tens of seconds) hear Ctrl-C."""
+    X = np.random.default_rng(6).normal(size=(20, 1000))
+    call = lambda: kgroups_rs.select_k(X, range(1, 5), n_threads=1, random_state=0)  # noqa: E731
+    latency, stall = interrupted_while_counting(call, 1.0)
+    assert stall < 0.5, f"select_k held the GIL for {stall:.2f} s"
+    assert latency < 1.0, f"KeyboardInterrupt came {latency:.2f} s after SIGINT"
+
+
 def test_estimator_with_n_clusters_auto() -> None:
     pytest.importorskip("sklearn")
     X = _blobs(3)

@@ -179,6 +179,19 @@ def test_progress_bar(capsys: pytest.CaptureFixture[str]) -> None:
     assert "12" in capsys.readouterr().err
 
 
+def test_ctrl_c_stops_on_wide_data_within_a_second() -> None:
+    """600 points in D = 600: the sample covariance and its eigen-decomposition (tens of
+    seconds) hear Ctrl-C."""
+    X = np.random.default_rng(0).normal(size=(600, 600))
+
+    def call() -> object:
+        return kgroups_rs.cluster_significance(X, 2, n_null=10, random_state=0, n_threads=1)
+
+    latency, stall = interrupted_while_counting(call, 1.0)
+    assert latency < 1.0
+    assert stall < 0.5
+
+
 def test_ctrl_c_stops_within_a_second() -> None:
     X = np.random.default_rng(0).normal(size=(600, 10))
 

@@ -210,6 +210,32 @@ struct Steps<'c, 'a> {
 impl Steps<'_, '_> {
     fn step(&self) -> Result<()> {
         let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        self.report(done)
+    }
+
+    /// A step, unless every planned part is done already (for the stages of a part whose
+    /// planned count may be smaller than its stages).
+    fn step_if_planned(&self) -> Result<()> {
+        let taken = self
+            .done
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |done| {
+                (done < self.total).then_some(done + 1)
+            });
+        match taken {
+            Ok(before) => self.report(before + 1),
+            Err(_) => self.control.checkpoint(),
+        }
+    }
+
+    /// The steps left of the plan (the last part's, once everything else is done).
+    fn finish(&self) -> Result<()> {
+        while self.done.load(Ordering::Relaxed) < self.total {
+            self.step_if_planned()?;
+        }
+        Ok(())
+    }
+
+    fn report(&self, done: usize) -> Result<()> {
         self.control.report(Progress {
             start: 0,
             sweep: done,
@@ -217,6 +243,41 @@ impl Steps<'_, '_> {
             objective: f64::NAN,
         })
     }
+}
+
+/// The energy kernel's partition of every point into `k`: the best of `n_init` single-start
+/// fits (the largest objective, the first start if tied), start `i` seeded by
+/// `derived_seed(seed, i)`; each start is one step of `steps`.
+fn best_of_starts<K: crate::Kernel + Sync>(
+    kernel: &K,
+    k: usize,
+    n_init: usize,
+    seed: u64,
+    steps: &Steps,
+    control: &Control,
+) -> Result<Vec<usize>> {
+    let best = (0..n_init)
+        .into_par_iter()
+        .map(|start| {
+            let options = Options {
+                n_init: 1,
+                seed: derived_seed(seed, start),
+                ..Options::default()
+            };
+            let fitted = fit(kernel, k, &options, control)?;
+            steps.step_if_planned()?;
+            Ok((fitted.objective, start, fitted.labels))
+        })
+        .try_reduce_with(|a, b| {
+            Ok(if b.0 > a.0 || (b.0 == a.0 && b.1 < a.1) {
+                b
+            } else {
+                a
+            })
+        })
+        .transpose()?;
+    best.map(|(_, _, labels)| labels)
+        .ok_or_else(|| KGroupsError::Internal("no start produced a result".into()))
 }
 
 /// Checks the options against `n` points.
@@ -331,11 +392,14 @@ fn knn_partition_of_all(
     labels: &[usize],
     k: usize,
     seed: u64,
+    stage: &dyn Fn() -> Result<()>,
     control: &Control,
 ) -> Result<Vec<usize>> {
     let n = x.n();
     let voted = neighbors::vote_labels(x, nodes, labels, k, KNN_NEIGHBOURS, control)?;
+    stage()?;
     let graph = CsrGraphKernel::from_affinity(knn_affinity(x, KNN_NEIGHBOURS.min(n - 1), control)?);
+    stage()?;
     let kernel = graph.kernel()?;
     let refined = fit(
         &kernel,
@@ -449,7 +513,10 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
     };
     let points = Points::new(&sample, m, dim)?;
     // The parts: the data's energy fits, 2B references, the kNN spectrum, the rule, two
-    // subsamples per stability pair (when computed) and the final partition.
+    // subsamples per stability pair (when computed) and the final partition: one part when
+    // the statistics' points are all the points, else n_init parts (the partition of every
+    // point is then the longest part: reported start by start, or stage by stage).
+    let final_parts = if m == n { 1 } else { options.n_init };
     let stability_parts = if options.n_pairs == 0 || stable_range(options, m).is_empty() {
         0
     } else {
@@ -461,7 +528,8 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
         done: AtomicUsize::new(0),
         total: n_references
             .saturating_add(stability_parts)
-            .saturating_add(4),
+            .saturating_add(3)
+            .saturating_add(final_parts),
     };
     // The buffers n_refs sizes, allocated before any work: the references' log W of both
     // boxes, and the self-tuning probe's (k = 1, 2).
@@ -664,12 +732,7 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
         Some(SelectedKernel::Energy) if m == n => energy[k - 1].labels.clone(),
         Some(SelectedKernel::Energy) => {
             let full = DataKernel::new(*x, Semimetric::Power { alpha: 1.0 }, Base::Mean)?;
-            let options = Options {
-                n_init: options.n_init,
-                seed: seeds[7],
-                ..Options::default()
-            };
-            fit(&full, k, &options, &quiet)?.labels
+            best_of_starts(&full, k, options.n_init, seeds[7], &steps, &quiet)?
         }
         Some(SelectedKernel::Knn) => {
             // The sample's partition (its spectral start and one k-means++ start).
@@ -690,11 +753,14 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
                 .unwrap_or_default();
             match &sample_nodes {
                 None => labels,
-                Some(nodes) => knn_partition_of_all(x, nodes, &labels, k, seeds[7], &quiet)?,
+                Some(nodes) => {
+                    let stage = || steps.step_if_planned();
+                    knn_partition_of_all(x, nodes, &labels, k, seeds[7], &stage, &quiet)?
+                }
             }
         }
     };
-    steps.step()?;
+    steps.finish()?;
 
     let mut stability_column = try_filled(options.k_max, f64::NAN, "k", "the table")?;
     if let Some(values) = stability_values {

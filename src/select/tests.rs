@@ -245,6 +245,41 @@ fn repeated_points_and_one_more_get_an_answer() {
     }
 }
 
+/// The events of a selection: `(done, planned)` in order.
+fn progress_of(x: &Points, options: &SelectOptions) -> (Selection, Vec<(usize, usize)>) {
+    let events = std::sync::Mutex::new(Vec::new());
+    let report = |p: &Progress| events.lock().unwrap().push((p.sweep, p.moves_in_sweep));
+    let s = select_k(x, options, &Control::new().with_progress(&report)).unwrap();
+    let mut events = events.into_inner().unwrap();
+    events.sort_unstable();
+    (s, events)
+}
+
+/// On a sample's statistics the partition of every point is the longest part: it reports
+/// n_init steps (each energy start; the kNN graph's vote, graph and refinement), within a
+/// plan that every event states and that is met exactly.
+#[test]
+fn the_partition_of_every_point_reports_progress() {
+    let blobs = blobs(&[[0.0, 0.0], [20.0, 0.0]], 60, 1.0, 1);
+    let rings = rings(&[(1.0, 160), (4.0, 240)], 9);
+    for (data, n, kernel) in [
+        (&blobs, 120, SelectedKernel::Energy),
+        (&rings, 400, SelectedKernel::Knn),
+    ] {
+        let x = Points::new(data, n, 2).unwrap();
+        let options = SelectOptions {
+            max_statistics_points: if n == 400 { 150 } else { 50 },
+            n_init: 4,
+            ..small(4)
+        };
+        let (s, events) = progress_of(&x, &options);
+        assert_eq!(s.kernel, Some(kernel));
+        let planned = 2 * options.n_refs + 2 * options.n_pairs + 3 + options.n_init;
+        let expected: Vec<(usize, usize)> = (1..=planned).map(|d| (d, planned)).collect();
+        assert_eq!(events, expected, "{kernel:?}");
+    }
+}
+
 #[test]
 fn the_gap_numbers_match_the_direct_formula_on_a_tiny_case() {
     // 1-D points {0, 0.1} and {10, 10.3}: W_1 and W_2 by the formula

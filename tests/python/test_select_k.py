@@ -157,6 +157,19 @@ def test_progress_reports_parts() -> None:
     assert all(e[2] == events[-1][1] for e in events)  # the planned total is what is done
 
 
+def test_progress_covers_the_partition_of_every_point() -> None:
+    """Beyond the statistics' sample (2 000 points) the partition of all points reports a
+    part per start (it reported nothing for most of a long run)."""
+    events: list[tuple[int, int, int, float]] = []
+    X = _blobs(2, 1300)
+    kgroups_rs.select_k(
+        X, range(1, 4), n_refs=2, n_pairs=1, n_init=3, random_state=0, progress=lambda *e: events.append(e)
+    )
+    planned = 2 * 2 + 2 * 1 + 3 + 3
+    assert sorted(e[1] for e in events) == list(range(1, planned + 1))
+    assert all(e[2] == planned for e in events)
+
+
 def test_table_to_pandas() -> None:
     pd = pytest.importorskip("pandas")
     result = kgroups_rs.select_k(_blobs(2, 20), range(1, 4), random_state=0)

@@ -220,8 +220,8 @@ fn counts_beyond_memory_are_errors_naming_them() {
 
 /// Ten points repeated eight times and one more point: the self-tuning bandwidths of the
 /// repeated points are floored, every affinity of the lone point underflows, and its
-/// normalised-cut entries must stay finite (they were `0 · ∞ = NaN`, which the eigensolver
-/// refused as an invalid `block`). Every seed gets an answer.
+/// normalised-cut entries stay finite (not `0 · ∞ = NaN`, which the eigensolver refuses as an
+/// invalid `block`). Every seed gets an answer.
 #[test]
 fn repeated_points_and_one_more_get_an_answer() {
     for seed in 0..12u64 {

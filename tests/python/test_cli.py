@@ -1018,8 +1018,7 @@ def test_k_auto_on_uniform_noise_gives_one_group(tmp_path: Path, capsys: Any) ->
 
 
 def test_k_auto_on_identical_rows_gives_one_group(tmp_path: Path, capsys: Any) -> None:
-    """Identical rows: one group, a summary without a table, exit status 0 (the summary
-    ended in an IndexError after the labels were written)."""
+    """Identical rows: one group, the labels, a summary without a table and exit status 0."""
     path = tmp_path / "same.csv"
     np.savetxt(path, np.tile([1.0, 2.0], (6, 1)), delimiter=",")
     for kernel in ("auto", "energy"):

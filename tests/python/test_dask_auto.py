@@ -163,9 +163,9 @@ def test_auto_refuses_nan_outside_the_selection_sample():
 
 @pytest.mark.parametrize("kernel", ["energy", "auto"])
 def test_n_clusters_auto_on_identical_rows_is_one_group(kernel):
-    """Identical rows: one group, as the single-machine estimator answers (the landmark
+    """Identical rows: one group, as the single-machine estimator answers. The landmark
     kernel of one repeated point has no positive eigenvalue, which other landmarks cannot
-    change; the fit refused it with that advice)."""
+    change: for one group that is zero features; for two, still an error."""
     X = np.tile([1.0, 2.0], (2000, 1))
     single = kgroups_rs.KernelKGroups(n_clusters="auto", kernel=kernel, random_state=0).fit(X)
     dX = da.from_array(X, chunks=500)

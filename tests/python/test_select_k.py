@@ -106,8 +106,8 @@ def test_bad_input_raises_value_error(X: np.ndarray, k: object, kernel: str, mes
 
 @pytest.mark.parametrize("stop", [10**8, 10**30])
 def test_a_range_beyond_n_is_refused_without_building_it(stop: int) -> None:
-    """A k range far beyond n is refused from its bounds, at once (not after listing its
-    values, which took seconds and gigabytes, or failed on a length beyond ssize_t)."""
+    """A k range far beyond n is refused from its bounds, at once: its values are never
+    listed (seconds and gigabytes for 10**8, a length beyond ssize_t for 10**30)."""
     X = np.random.default_rng(0).normal(size=(10, 2))
     start = time.perf_counter()
     with pytest.raises(ValueError, match=f"k reaches {stop - 1}, beyond the number of points n = 10"):
@@ -121,7 +121,7 @@ def test_a_range_beyond_n_is_refused_without_building_it(stop: int) -> None:
 
 def test_repeated_points_and_one_more_get_an_answer() -> None:
     """Ten points, each eight times, and one more: the default kernel="auto" answers for every
-    seed (it failed on most with an error about an internal `block`)."""
+    seed, with no error about an internal `block`."""
     for seed in range(40):
         rng = np.random.default_rng(seed)
         X = np.vstack([np.repeat(rng.normal(size=(10, 2)), 8, axis=0), rng.normal(size=(1, 2))])
@@ -132,9 +132,8 @@ def test_repeated_points_and_one_more_get_an_answer() -> None:
 
 @pytest.mark.parametrize("scale", [2.0**600, 2.0**1000, 1e154, 1e306])
 def test_data_of_huge_magnitude_get_the_same_answer(scale: float) -> None:
-    """Finite data far beyond 1e153 are chosen for as the data themselves (they were refused
-    with an error about an internal argument `a`, or `G` near 1e306): the same k, labels and
-    gaps, W_k in the data's units."""
+    """Finite data far beyond 1e153 are chosen for as the data themselves, with no error about
+    an internal argument (`a`, `G`): the same k, partition and gaps, W_k in the data's units."""
     X = _blobs(3, 20)
     ours = kgroups_rs.select_k(X, range(1, 6), random_state=0)
     big = kgroups_rs.select_k(X * scale, range(1, 6), random_state=0)
@@ -159,7 +158,7 @@ def test_progress_reports_parts() -> None:
 
 def test_progress_covers_the_partition_of_every_point() -> None:
     """Beyond the statistics' sample (2 000 points) the partition of all points reports a
-    part per start (it reported nothing for most of a long run)."""
+    part per start: the longest part of a large selection."""
     events: list[tuple[int, int, int, float]] = []
     X = _blobs(2, 1300)
     kgroups_rs.select_k(

@@ -9,6 +9,7 @@
 //! result is the same for any number of threads.
 
 use crate::error::{try_filled, KGroupsError, Result};
+use crate::Control;
 use rayon::prelude::*;
 
 /// Rows of a tall block summed by one task in the reductions (fixed, so that the order of the
@@ -41,6 +42,27 @@ const MAX_SWEEPS: usize = 80;
 /// # Ok::<(), kgroups::KGroupsError>(())
 /// ```
 pub fn symmetric_eigen(a: &[f64], d: usize) -> Result<(Vec<f64>, Vec<f64>)> {
+    symmetric_eigen_with(a, d, &Control::new())
+}
+
+/// [`symmetric_eigen`] that stops with [`KGroupsError::Interrupted`] when `control` is
+/// cancelled: checked before every row of every Jacobi sweep (`O(d²)` work apart), so that
+/// the `O(d³)` sweeps of a large matrix hear Ctrl-C at once.
+///
+/// ```
+/// use std::sync::atomic::AtomicBool;
+/// use kgroups::linalg::symmetric_eigen_with;
+/// use kgroups::{Control, KGroupsError};
+/// let cancel = AtomicBool::new(true);
+/// let control = Control::new().with_cancel(&cancel);
+/// let err = symmetric_eigen_with(&[2.0, 1.0, 1.0, 2.0], 2, &control).unwrap_err();
+/// assert_eq!(err, KGroupsError::Interrupted);
+/// ```
+pub fn symmetric_eigen_with(
+    a: &[f64],
+    d: usize,
+    control: &Control,
+) -> Result<(Vec<f64>, Vec<f64>)> {
     let len = d.checked_mul(d).filter(|&len| len == a.len());
     if len.is_none() {
         return Err(KGroupsError::invalid(
@@ -80,7 +102,7 @@ pub fn symmetric_eigen(a: &[f64], d: usize) -> Result<(Vec<f64>, Vec<f64>)> {
     for i in 0..d {
         v[i * d + i] = 1.0;
     }
-    jacobi(&mut m, &mut v, d);
+    jacobi(&mut m, &mut v, d, control)?;
 
     let mut order: Vec<usize> = (0..d).collect();
     // Descending; a stable sort keeps equal eigenvalues in the order Jacobi left them.
@@ -106,9 +128,10 @@ pub fn symmetric_eigen(a: &[f64], d: usize) -> Result<(Vec<f64>, Vec<f64>)> {
 
 /// Cyclic Jacobi rotations on the symmetric `m` (row-major `d × d`) until its off-diagonal
 /// entries are negligible, accumulating the rotations into `v`'s columns: on return `m` is
-/// (numerically) diagonal and `a = v m vᵀ` for the `m` given.
+/// (numerically) diagonal and `a = v m vᵀ` for the `m` given. Checks `control` before every
+/// row of a sweep.
 #[allow(clippy::needless_range_loop)] // rotations index two rows and two columns at once
-fn jacobi(m: &mut [f64], v: &mut [f64], d: usize) {
+fn jacobi(m: &mut [f64], v: &mut [f64], d: usize, control: &Control) -> Result<()> {
     // The Frobenius norm is invariant under the rotations: entries below `floor` are zero
     // for every purpose (their total effect on any eigenvalue is below d · floor).
     let frobenius = m.iter().map(|x| x * x).sum::<f64>().sqrt();
@@ -116,6 +139,7 @@ fn jacobi(m: &mut [f64], v: &mut [f64], d: usize) {
     for _ in 0..MAX_SWEEPS {
         let mut rotated = false;
         for p in 0..d {
+            control.checkpoint()?;
             for q in p + 1..d {
                 let apq = m[p * d + q];
                 let (app, aqq) = (m[p * d + p], m[q * d + q]);
@@ -160,9 +184,10 @@ fn jacobi(m: &mut [f64], v: &mut [f64], d: usize) {
             }
         }
         if !rotated {
-            return;
+            return Ok(());
         }
     }
+    Ok(())
 }
 
 /// `Xᵀ Y` (`bx × by`, row-major) for the tall blocks `x` (`n × bx`) and `y` (`n × by`),

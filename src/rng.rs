@@ -4,6 +4,9 @@
 //! integers and floats, and the exact stream must never change under us: results are
 //! promised identical for a given seed across versions of dependencies.
 
+/// SplitMix64's increment of its state, `2^64 / φ`.
+const GOLDEN_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
 /// SplitMix64 step: used to expand a single `u64` seed into generator state and into
 /// independent per-restart seeds.
 ///
@@ -14,7 +17,7 @@
 /// assert_ne!(a, b);
 /// ```
 pub fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    *state = state.wrapping_add(GOLDEN_GAMMA);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -32,6 +35,20 @@ pub fn splitmix64(state: &mut u64) -> u64 {
 pub fn derive_seeds(seed: u64, count: usize) -> Vec<u64> {
     let mut state = seed;
     (0..count).map(|_| splitmix64(&mut state)).collect()
+}
+
+/// The seed at `index` of [`derive_seeds`]`(seed, …)`, computed directly (SplitMix64's state
+/// after `index + 1` steps is `seed + (index + 1) · γ`): for loops over a count a caller
+/// chooses, which then need no buffer of seeds.
+///
+/// ```
+/// use kgroups::rng::{derive_seeds, derived_seed};
+/// let seeds = derive_seeds(7, 5);
+/// assert!((0..5).all(|i| derived_seed(7, i) == seeds[i]));
+/// ```
+pub fn derived_seed(seed: u64, index: usize) -> u64 {
+    let mut state = seed.wrapping_add(GOLDEN_GAMMA.wrapping_mul(index as u64));
+    splitmix64(&mut state)
 }
 
 /// xoshiro256** generator.

@@ -45,6 +45,34 @@ pub(crate) fn pow2(e: i32) -> f64 {
     times_pow2(1.0, e)
 }
 
+/// Data whose largest magnitude reaches `2^LARGE_DATA_EXPONENT` (about 1e77) are divided by a
+/// power of two before their squares and sums of squares are formed.
+const LARGE_DATA_EXPONENT: i32 = 256;
+
+/// `Some(e)` when the largest `|x|` of `data` is at least `2^LARGE_DATA_EXPONENT`, with
+/// `2^e <= max |x| < 2^(e+1)`: the data divided by `2^e` lie within ±2, and nothing formed
+/// from them overflows. `None` for data of ordinary size. Dividing by a power of two is exact
+/// (short of subnormal results), so distances, and every partition and ratio formed from
+/// them, scale exactly.
+pub(crate) fn large_data_exponent(data: &[f64]) -> Option<i32> {
+    let largest = max_abs(data);
+    (largest.is_finite() && largest > 0.0)
+        .then(|| binary_exponent(largest))
+        .filter(|&e| e >= LARGE_DATA_EXPONENT)
+}
+
+/// `data · 2^-e` in a new buffer (fallible, naming `argument`).
+pub(crate) fn scaled_copy(
+    data: &[f64],
+    e: i32,
+    argument: &'static str,
+) -> crate::error::Result<Vec<f64>> {
+    let mut scaled: Vec<f64> =
+        crate::error::try_filled_uninit(data.len(), argument, "the scaled data")?;
+    scaled.extend(data.iter().map(|&v| times_pow2(v, -e)));
+    Ok(scaled)
+}
+
 /// The largest `|entry|` of `m` (0 for an empty slice), in parallel.
 pub(crate) fn max_abs(m: &[f64]) -> f64 {
     use rayon::prelude::*;

@@ -42,7 +42,8 @@
 //! Every null data set gets its seed up front from the one seed, and the null fits run in
 //! parallel on rayon: the result is the same for any number of threads.
 
-use crate::rng::{derive_seeds, splitmix64, Rng};
+use crate::error::try_filled;
+use crate::rng::{derive_seeds, derived_seed, splitmix64, Rng};
 use crate::stats::{energy_statistics, PairwiseSource};
 use crate::validate;
 use crate::{
@@ -150,6 +151,10 @@ pub struct Significance {
 /// Cost: `n_null + 1` clusterings of n points (each O(n² D) for the kernel's sums), run in
 /// parallel, and the eigenvalues of a `min(n, D)²` matrix.
 ///
+/// Data of any finite magnitude: beyond about 1e77 they are divided by a power of two
+/// before any square is formed (exact), and the dispersions, variances and clustering values
+/// are scaled back (infinite where they exceed the range of f64).
+///
 /// Errors: `k < 2` or `k > n` (argument `k`), `n_null = 0` (`n_null`), points that all
 /// coincide (`X`), weights, initial labels or a diagonal shift in `options.fit` (`weights`,
 /// `init`, `shift`), the errors of [`Options::check`]; [`KGroupsError::Interrupted`] on
@@ -173,22 +178,59 @@ pub fn cluster_significance(
     options: &SignificanceOptions,
     control: &Control,
 ) -> Result<Significance> {
-    let n = points.n();
     check(points, k, options)?;
+    // Data of huge magnitude are divided by a power of two first (exact: the partitions, the
+    // statistic and the p-value are those of the data), their dispersions scaled back.
+    let Some(e) = crate::scale::large_data_exponent(points.data()) else {
+        return significance_of(points, k, options, control);
+    };
+    let scaled = crate::scale::scaled_copy(points.data(), e, "X")?;
+    let scaled = Points::new(&scaled, points.n(), points.dim())?;
+    let mut result = significance_of(scaled, k, options, control)?;
+    let up = |v: f64| crate::scale::times_pow2(v, e);
+    let up2 = |v: f64| crate::scale::times_pow2(v, 2 * e);
+    result.within = up(result.within);
+    result.total = up(result.total);
+    result.clustering.scale_energy_values(e);
+    result
+        .sample_eigenvalues
+        .iter_mut()
+        .for_each(|v| *v = up2(*v));
+    result
+        .null_eigenvalues
+        .iter_mut()
+        .for_each(|v| *v = up2(*v));
+    result.background_variance = up2(result.background_variance);
+    Ok(result)
+}
+
+/// [`cluster_significance`] of checked points.
+fn significance_of(
+    points: Points,
+    k: usize,
+    options: &SignificanceOptions,
+    control: &Control,
+) -> Result<Significance> {
+    let n = points.n();
+    // The one buffer n_null sizes, allocated before any work so that a count beyond memory
+    // is refused at once.
+    let mut null_statistics = try_filled(
+        options.n_null,
+        f64::NAN,
+        "n_null",
+        "the null data sets' statistics",
+    )?;
     let quiet = control.without_progress();
     let null = NullModel::fit(points, options.covariance, options.fit.seed, &quiet)?;
     quiet.checkpoint()?;
     let observed = clustered_statistic(points, k, &options.fit, &quiet)?;
-    let seeds = derive_seeds(
-        splitmix64(&mut (options.fit.seed ^ NULL_STREAM)),
-        options.n_null,
-    );
-    let null_statistics = seeds
-        .par_iter()
+    let null_seed = splitmix64(&mut (options.fit.seed ^ NULL_STREAM));
+    null_statistics
+        .par_iter_mut()
         .enumerate()
-        .map(|(i, &seed)| {
+        .try_for_each(|(i, slot)| {
             quiet.checkpoint()?;
-            let mut rng = Rng::new(seed);
+            let mut rng = Rng::new(derived_seed(null_seed, i));
             let (data, width) = null.draw(n, &mut rng)?;
             let fit_options = Options {
                 seed: rng.next_u64(),
@@ -202,14 +244,14 @@ pub fn cluster_significance(
                 moves_in_sweep: 0,
                 objective: statistic,
             })?;
-            Ok(statistic)
-        })
-        .collect::<Result<Vec<f64>>>()?;
+            *slot = statistic;
+            Ok(())
+        })?;
     let as_small = null_statistics
         .iter()
         .filter(|&&t| t <= observed.statistic)
         .count();
-    let pvalue = (1 + as_small) as f64 / (options.n_null + 1) as f64;
+    let pvalue = (as_small as f64 + 1.0) / (options.n_null as f64 + 1.0);
     let pvalue_se = (pvalue * (1.0 - pvalue) / options.n_null as f64).sqrt();
     Ok(Significance {
         statistic: observed.statistic,
@@ -339,7 +381,7 @@ impl NullModel {
             }
         }
         let background = (median_absolute_deviation(&centred)? / NORMAL_MAD).powi(2);
-        let mut sample = covariance_eigenvalues(&centred, n, dim)?;
+        let mut sample = covariance_eigenvalues(&centred, n, dim, control)?;
         for v in sample.iter_mut() {
             *v = v.max(0.0);
         }
@@ -426,7 +468,7 @@ fn debiased_eigenvalues(
                     }
                 }
                 centre_columns(&mut data, n, dim);
-                covariance_eigenvalues(&data, n, dim)
+                covariance_eigenvalues(&data, n, dim, control)
             })
             .collect::<Result<Vec<Vec<f64>>>>()?;
         for (j, value) in lambda.iter_mut().enumerate() {
@@ -502,13 +544,26 @@ fn median(values: &mut [f64]) -> f64 {
 /// `Y` (n ≥ 2), descending, `dim` values. For `dim ≤ n` from the `dim × dim` covariance; for
 /// `dim > n` from the `n × n` matrix `Y Yᵀ / (n − 1)`, which has the same nonzero eigenvalues
 /// (the rest are 0): the smaller matrix either way.
-fn covariance_eigenvalues(centred: &[f64], n: usize, dim: usize) -> Result<Vec<f64>> {
-    eigenvalues_from(centred, n, dim, dim <= n)
+/// Checks `control` for cancellation between the matrix's rows and during the
+/// eigen-decomposition.
+fn covariance_eigenvalues(
+    centred: &[f64],
+    n: usize,
+    dim: usize,
+    control: &Control,
+) -> Result<Vec<f64>> {
+    eigenvalues_from(centred, n, dim, dim <= n, control)
 }
 
 /// [`covariance_eigenvalues`] from the `dim × dim` covariance (`by_columns`) or from the
 /// `n × n` matrix `Y Yᵀ / (n − 1)`.
-fn eigenvalues_from(centred: &[f64], n: usize, dim: usize, by_columns: bool) -> Result<Vec<f64>> {
+fn eigenvalues_from(
+    centred: &[f64],
+    n: usize,
+    dim: usize,
+    by_columns: bool,
+    control: &Control,
+) -> Result<Vec<f64>> {
     // The rows whose pairwise dot products make the matrix: the columns of Y (dim rows of n
     // values) or the rows of Y.
     let (rows, m, len) = if by_columns {
@@ -524,16 +579,27 @@ fn eigenvalues_from(centred: &[f64], n: usize, dim: usize, by_columns: bool) -> 
     };
     let mut product = crate::error::try_filled(m * m, 0.0, "X", "the covariance matrix")?;
     let divisor = (n - 1) as f64;
-    product.par_chunks_mut(m).enumerate().for_each(|(a, out)| {
-        let row_a = &rows[a * len..(a + 1) * len];
-        for (b, entry) in out.iter_mut().enumerate() {
-            let row_b = &rows[b * len..(b + 1) * len];
-            let dot: f64 = row_a.iter().zip(row_b).map(|(x, y)| x * y).sum();
-            *entry = dot / divisor;
-        }
-    });
-    let (mut values, _) = crate::linalg::symmetric_eigen(&product, m)
-        .map_err(|e| KGroupsError::Internal(format!("covariance eigenvalues: {e}")))?;
+    product
+        .par_chunks_mut(m)
+        .enumerate()
+        .try_for_each(|(a, out)| {
+            control.checkpoint()?;
+            let row_a = &rows[a * len..(a + 1) * len];
+            for (b, entry) in out.iter_mut().enumerate() {
+                let row_b = &rows[b * len..(b + 1) * len];
+                let dot: f64 = row_a.iter().zip(row_b).map(|(x, y)| x * y).sum();
+                *entry = dot / divisor;
+            }
+            Ok(())
+        })?;
+    let (mut values, _) =
+        crate::linalg::symmetric_eigen_with(&product, m, control).map_err(|e| {
+            if e == KGroupsError::Interrupted {
+                e
+            } else {
+                KGroupsError::Internal(format!("covariance eigenvalues: {e}"))
+            }
+        })?;
     values.truncate(dim);
     values.resize(dim, 0.0);
     Ok(values)

@@ -24,6 +24,18 @@ _AUTO_WEIGHTS = (
     "takes no weights), and these checks pass other weights"
 )
 
+_AUTO_K_WEIGHTS = (
+    "n_clusters='auto' refuses sample_weight (select_k, which chooses the number of clusters, "
+    "takes no weights), and these checks pass it"
+)
+_AUTO_K_WEIGHT_CHECKS = (
+    "check_sample_weights_pandas_series",
+    "check_sample_weights_not_an_array",
+    "check_sample_weights_list",
+    "check_sample_weights_shape",
+    "check_sample_weights_not_overwritten",
+)
+
 #: scikit-learn checks whose outcome is not defined either way: the weighted and the
 #: repeated data may still happen to give the same raw labels (whether they do changes with
 #: the rounding of the cluster sums). Part of :func:`expected_failed_checks`.
@@ -47,7 +59,8 @@ def expected_failed_checks(estimator: Any) -> dict[str, str]:
     ----------
     estimator : KernelKGroups or KernelKMeans
         The estimator to check (the list depends on its ``kernel``: "precomputed" fails
-        ``check_clustering``, "auto" the checks passing sample weights other than ones).
+        ``check_clustering``, "auto" the checks passing sample weights other than ones; and on
+        ``n_clusters``: "auto" with a given kernel fails every check passing sample weights).
 
     Returns
     -------
@@ -70,4 +83,7 @@ def expected_failed_checks(estimator: Any) -> dict[str, str]:
     if getattr(estimator, "kernel", None) == "auto":
         for name in ("check_sample_weights_list", "check_sample_weights_not_overwritten"):
             failed[name] = _AUTO_WEIGHTS
+    elif getattr(estimator, "n_clusters", None) == "auto":
+        for name in _AUTO_K_WEIGHT_CHECKS:
+            failed[name] = _AUTO_K_WEIGHTS
     return failed

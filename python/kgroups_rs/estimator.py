@@ -320,6 +320,9 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         when ``n_clusters="auto"``; its table is ``sigma_selection_``)."""
         self.sigma_selection_ = None
         if self.sigma == "auto":
+            n = self._X_fit.shape[0]
+            if n < 2:
+                raise ValueError(f"sigma='auto' needs at least 2 samples, got n_samples = {n}")
             known_k = None if isinstance(self.n_clusters, str) else k
             semimetric: Literal["gaussian", "exponential"] = (
                 "gaussian" if self.kernel_ == "gaussian" else "exponential"

@@ -85,16 +85,23 @@ class SelectionResult:
 
 def _k_range(k: Any, n: int) -> tuple[int, int]:
     """``(k_min, k_max)`` from a range or a sequence of consecutive integers."""
+    consecutive = f"k must hold at least two consecutive integers (such as range(1, 11)), got {k!r}"
     if isinstance(k, range):
-        values = list(k)
-    else:
-        try:
-            values = [check_int(v, "k", 1) for v in k]
-        except TypeError as error:
-            raise TypeError(f"k must be a range or a sequence of consecutive integers: {error}") from None
+        # Its bounds, read without building the range (which may reach far beyond n).
+        if k.step != 1 or k.stop - k.start < 2:
+            raise ValueError(consecutive)
+        return _k_bounds(k.start, k.stop - 1, n)
+    try:
+        values = [check_int(v, "k", 1) for v in k]
+    except TypeError as error:
+        raise TypeError(f"k must be a range or a sequence of consecutive integers: {error}") from None
     if len(values) < 2 or any(b != a + 1 for a, b in zip(values, values[1:])):
-        raise ValueError(f"k must hold at least two consecutive integers (such as range(1, 11)), got {k!r}")
-    k_min, k_max = int(values[0]), int(values[-1])
+        raise ValueError(consecutive)
+    return _k_bounds(int(values[0]), int(values[-1]), n)
+
+
+def _k_bounds(k_min: int, k_max: int, n: int) -> tuple[int, int]:
+    """``(k_min, k_max)`` of a range of consecutive k, checked against ``n`` points."""
     if k_min < 1:
         raise ValueError(f"k must start at 1 or more, got {k_min}")
     if k_max > n:

@@ -117,6 +117,21 @@ pub struct Clustering {
     pub spectral_bound: Option<f64>,
 }
 
+impl Clustering {
+    /// The values of a clustering of data divided by `2^e` expressed for the data themselves
+    /// (the energy kernel of `ρ = ‖x − y‖` scales as the data): `objective`, `within`,
+    /// `objective_history`, `cluster_terms` and `spectral_bound` times `2^e`. Values beyond
+    /// the range of f64 become infinite.
+    pub(crate) fn scale_energy_values(&mut self, e: i32) {
+        let up = |v: f64| crate::scale::times_pow2(v, e);
+        self.objective = up(self.objective);
+        self.within = up(self.within);
+        self.objective_history.iter_mut().for_each(|v| *v = up(*v));
+        self.cluster_terms.iter_mut().for_each(|v| *v = up(*v));
+        self.spectral_bound = self.spectral_bound.map(up);
+    }
+}
+
 impl<'a> Options<'a> {
     /// Checks the options for a kernel of `n` points and `k` clusters, by the rules of
     /// [`crate::validate`] (in this order: `n`, `k`, `n_init`, `max_iter`, the labels of

@@ -15,7 +15,7 @@
 
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::kernel::{KernelAccess, Visit};
-use crate::linalg::{orthonormalize_against, orthonormalize_columns, symmetric_eigen};
+use crate::linalg::{orthonormalize_against, orthonormalize_columns, symmetric_eigen_with};
 use crate::linalg::{times_small, transpose_times};
 use crate::rng::Rng;
 use crate::{validate, Control, Kernel};
@@ -303,7 +303,7 @@ pub(crate) fn krylov<K: KernelAccess>(
                 projected[c * used + a] = mean;
             }
         }
-        let (theta, s) = symmetric_eigen(&projected, used)?;
+        let (theta, s) = symmetric_eigen_with(&projected, used, control)?;
         // The leading b Ritz vectors U = Q S_b and M U = P S_b.
         let mut ritz = try_filled(n * b, 0.0, "count", "the Ritz vectors")?;
         let mut ritz_image = try_filled(n * b, 0.0, "count", "the Ritz vectors")?;

@@ -175,9 +175,20 @@ pub fn energy_gram<T: KernelElement>(
     semimetric: Semimetric,
     base: Base,
 ) -> Result<Vec<T>> {
+    energy_gram_with(x, semimetric, base, &Control::new())
+}
+
+/// [`energy_gram`] that stops with [`KGroupsError::Interrupted`] once `control` is cancelled
+/// (checked as [`energy_gram_into`] does).
+pub(crate) fn energy_gram_with<T: KernelElement>(
+    x: &Points,
+    semimetric: Semimetric,
+    base: Base,
+    control: &Control,
+) -> Result<Vec<T>> {
     semimetric.validate()?;
     new_matrix(x.n(), x.n(), "X", |g| {
-        energy_gram_into(x, semimetric, base, g, &Control::new())
+        energy_gram_into(x, semimetric, base, g, control)
     })
 }
 

@@ -35,6 +35,37 @@ fn eigen_errors(a: &[f64], d: usize, values: &[f64], vectors: &[f64]) -> (f64, f
     (residual, orthogonality)
 }
 
+/// Cancellation during the Jacobi sweeps of a large matrix stops them within a row of
+/// rotations, not after the whole decomposition (seconds to minutes for a covariance of a
+/// thousand dimensions).
+#[test]
+fn cancelling_stops_the_jacobi_sweeps_at_once() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+    let d = 400;
+    let a = random_symmetric(d, 5);
+    let cancel = AtomicBool::new(false);
+    let control = Control::new().with_cancel(&cancel);
+    let (result, late) = std::thread::scope(|scope| {
+        let sent = scope.spawn(|| {
+            std::thread::sleep(Duration::from_millis(100));
+            cancel.store(true, Ordering::Relaxed);
+            Instant::now()
+        });
+        let result = symmetric_eigen_with(&a, d, &control);
+        let returned = Instant::now();
+        (
+            result,
+            returned.saturating_duration_since(sent.join().unwrap()),
+        )
+    });
+    assert_eq!(result.unwrap_err(), KGroupsError::Interrupted);
+    assert!(
+        late < Duration::from_millis(500),
+        "stopped {late:?} after the cancellation"
+    );
+}
+
 #[test]
 fn diagonal_matrix_gives_sorted_coordinate_vectors() {
     let a = [1.0, 0.0, 0.0, 0.0, -3.0, 0.0, 0.0, 0.0, 5.0];

@@ -29,13 +29,44 @@ pub struct GapCurve {
 /// # Ok::<(), kgroups::KGroupsError>(())
 /// ```
 pub fn gap_curve(log_w: &[f64], reference_log_w: &[Vec<f64>]) -> Result<GapCurve> {
-    let b = reference_log_w.len();
     let k = log_w.len();
-    if b == 0 || reference_log_w.iter().any(|r| r.len() != k) {
-        return Err(KGroupsError::invalid(
-            "n_refs",
-            "the gap statistic needs at least one reference with one log W per k",
-        ));
+    if reference_log_w.iter().any(|r| r.len() != k) {
+        return Err(no_reference());
+    }
+    curve(log_w, reference_log_w.len(), |r| &reference_log_w[r])
+}
+
+/// [`gap_curve`] with the references' `log W` in one row-major buffer of B rows of K.
+///
+/// ```
+/// use kgroups::select::gap::{gap_curve, gap_curve_of_rows};
+/// let rows = [1.0, 0.9, 1.0, 1.1];
+/// let curve = gap_curve(&[1.0, 0.0], &[vec![1.0, 0.9], vec![1.0, 1.1]])?;
+/// assert_eq!(gap_curve_of_rows(&[1.0, 0.0], &rows)?, curve);
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+pub fn gap_curve_of_rows(log_w: &[f64], reference_rows: &[f64]) -> Result<GapCurve> {
+    let k = log_w.len();
+    if k == 0 || !reference_rows.len().is_multiple_of(k) {
+        return Err(no_reference());
+    }
+    curve(log_w, reference_rows.len() / k, |r| {
+        &reference_rows[r * k..(r + 1) * k]
+    })
+}
+
+fn no_reference() -> KGroupsError {
+    KGroupsError::invalid(
+        "n_refs",
+        "the gap statistic needs at least one reference with one log W per k",
+    )
+}
+
+/// The gap curve against the `b` rows `row(0) … row(b − 1)`, each of `log_w.len()` values.
+fn curve<'r>(log_w: &[f64], b: usize, row: impl Fn(usize) -> &'r [f64]) -> Result<GapCurve> {
+    let k = log_w.len();
+    if b == 0 {
+        return Err(no_reference());
     }
     let mut curve = GapCurve {
         expected: Vec::with_capacity(k),
@@ -43,16 +74,15 @@ pub fn gap_curve(log_w: &[f64], reference_log_w: &[Vec<f64>]) -> Result<GapCurve
         sd: Vec::with_capacity(k),
         se: Vec::with_capacity(k),
     };
-    for j in 0..k {
-        let mean = reference_log_w.iter().map(|r| r[j]).sum::<f64>() / b as f64;
-        let var = reference_log_w
-            .iter()
-            .map(|r| (r[j] - mean) * (r[j] - mean))
+    for (j, &own) in log_w.iter().enumerate() {
+        let mean = (0..b).map(|r| row(r)[j]).sum::<f64>() / b as f64;
+        let var = (0..b)
+            .map(|r| (row(r)[j] - mean) * (row(r)[j] - mean))
             .sum::<f64>()
             / b as f64;
         let sd = var.sqrt();
         curve.expected.push(mean);
-        curve.gap.push(mean - log_w[j]);
+        curve.gap.push(mean - own);
         curve.sd.push(sd);
         curve.se.push(sd * (1.0 + 1.0 / b as f64).sqrt());
     }

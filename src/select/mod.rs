@@ -50,12 +50,11 @@ pub mod warm;
 pub use table::{GapRuleChoices, SelectionTable, StructureScores};
 
 use crate::error::{try_filled, KGroupsError, Result};
-use crate::rng::{derive_seeds, Rng};
-use crate::{
-    energy_gram, fit, Base, Control, DataKernel, DenseKernel, Options, Points, Progress, Semimetric,
-};
+use crate::gram::energy_gram_with;
+use crate::rng::{derive_seeds, derived_seed, Rng};
+use crate::{fit, Base, Control, DataKernel, DenseKernel, Options, Points, Progress, Semimetric};
 use fits::{energy_fits, graph_fits, spectral_graph_fits, KFit};
-use gap::{gap_curve, max_se, GapCurve, GapRule};
+use gap::{gap_curve_of_rows, max_se, GapCurve, GapRule};
 use neighbors::{
     knn_affinity, self_tuning_affinity, CsrGraphKernel, DenseGraphKernel, KNN_NEIGHBOURS,
 };
@@ -211,6 +210,32 @@ struct Steps<'c, 'a> {
 impl Steps<'_, '_> {
     fn step(&self) -> Result<()> {
         let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        self.report(done)
+    }
+
+    /// A step, unless every planned part is done already (for the stages of a part whose
+    /// planned count may be smaller than its stages).
+    fn step_if_planned(&self) -> Result<()> {
+        let taken = self
+            .done
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |done| {
+                (done < self.total).then_some(done + 1)
+            });
+        match taken {
+            Ok(before) => self.report(before + 1),
+            Err(_) => self.control.checkpoint(),
+        }
+    }
+
+    /// The steps left of the plan (the last part's, once everything else is done).
+    fn finish(&self) -> Result<()> {
+        while self.done.load(Ordering::Relaxed) < self.total {
+            self.step_if_planned()?;
+        }
+        Ok(())
+    }
+
+    fn report(&self, done: usize) -> Result<()> {
         self.control.report(Progress {
             start: 0,
             sweep: done,
@@ -218,6 +243,41 @@ impl Steps<'_, '_> {
             objective: f64::NAN,
         })
     }
+}
+
+/// The energy kernel's partition of every point into `k`: the best of `n_init` single-start
+/// fits (the largest objective, the first start if tied), start `i` seeded by
+/// `derived_seed(seed, i)`; each start is one step of `steps`.
+fn best_of_starts<K: crate::Kernel + Sync>(
+    kernel: &K,
+    k: usize,
+    n_init: usize,
+    seed: u64,
+    steps: &Steps,
+    control: &Control,
+) -> Result<Vec<usize>> {
+    let best = (0..n_init)
+        .into_par_iter()
+        .map(|start| {
+            let options = Options {
+                n_init: 1,
+                seed: derived_seed(seed, start),
+                ..Options::default()
+            };
+            let fitted = fit(kernel, k, &options, control)?;
+            steps.step_if_planned()?;
+            Ok((fitted.objective, start, fitted.labels))
+        })
+        .try_reduce_with(|a, b| {
+            Ok(if b.0 > a.0 || (b.0 == a.0 && b.1 < a.1) {
+                b
+            } else {
+                a
+            })
+        })
+        .transpose()?;
+    best.map(|(_, _, labels)| labels)
+        .ok_or_else(|| KGroupsError::Internal("no start produced a result".into()))
 }
 
 /// Checks the options against `n` points.
@@ -250,6 +310,22 @@ fn check_options(options: &SelectOptions, n: usize) -> Result<()> {
     Ok(())
 }
 
+/// The reference sets of both boxes, `2 · n_refs`, or an error naming `n_refs` when that
+/// cannot be counted.
+fn reference_count(n_refs: usize) -> Result<usize> {
+    count_product(n_refs, 2, "n_refs")
+}
+
+/// `a · b` for a buffer's length, or an error naming `argument` when it overflows.
+fn count_product(a: usize, b: usize, argument: &'static str) -> Result<usize> {
+    a.checked_mul(b).ok_or_else(|| {
+        KGroupsError::invalid(
+            argument,
+            format!("{argument} = {a} is too large: {a} × {b} values cannot be counted"),
+        )
+    })
+}
+
 /// `log W`, floored at `W_1 · 10⁻¹²` so that data with fewer distinct points than k
 /// (`W_k = 0`) give a finite, very small value rather than −∞.
 fn log_within(fits: &[KFit], floor: f64) -> Vec<f64> {
@@ -266,7 +342,12 @@ fn energy_log_w(
     control: &Control,
 ) -> Result<(Vec<KFit>, Vec<f64>)> {
     let m = points.n();
-    let g: Vec<f64> = energy_gram(points, Semimetric::Power { alpha: 1.0 }, Base::Mean)?;
+    let g: Vec<f64> = energy_gram_with(
+        points,
+        Semimetric::Power { alpha: 1.0 },
+        Base::Mean,
+        control,
+    )?;
     let kernel = DenseKernel::trusting_symmetry(&g, m)?;
     let fits = energy_fits(&kernel, ks, n_init, warm_start, seed, control)?;
     let floor = fits[0].within * 1e-12;
@@ -311,11 +392,14 @@ fn knn_partition_of_all(
     labels: &[usize],
     k: usize,
     seed: u64,
+    stage: &dyn Fn() -> Result<()>,
     control: &Control,
 ) -> Result<Vec<usize>> {
     let n = x.n();
     let voted = neighbors::vote_labels(x, nodes, labels, k, KNN_NEIGHBOURS, control)?;
+    stage()?;
     let graph = CsrGraphKernel::from_affinity(knn_affinity(x, KNN_NEIGHBOURS.min(n - 1), control)?);
+    stage()?;
     let kernel = graph.kernel()?;
     let refined = fit(
         &kernel,
@@ -373,12 +457,40 @@ fn structure_score(curve: &GapCurve) -> f64 {
 /// Choose k (and the kernel) for the points `x` by the rule of the
 /// [module documentation](self), and partition every point into that many groups.
 ///
+/// Data of any finite magnitude: beyond about 1e77 they are divided by a power of two first
+/// (exact), and the table's `W_k` scaled back (infinite beyond the range of f64).
+///
 /// Errors: fewer than 2 points, a k range that is not `1 ≤ k_min < k_max ≤ n`, `n_refs` or
 /// `n_init` of 0 (each naming its argument); [`KGroupsError::Interrupted`] when `control`
 /// is cancelled (checked between and inside every fit). `Points` guarantees finite data.
 pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Result<Selection> {
+    check_options(options, x.n())?;
+    // Data of huge magnitude are divided by a power of two first (exact: every kernel here
+    // is invariant to a common scale but for W_k, which scales with it); W_k scaled back.
+    let Some(e) = crate::scale::large_data_exponent(x.data()) else {
+        return select_k_of(x, options, control);
+    };
+    let scaled = crate::scale::scaled_copy(x.data(), e, "X")?;
+    let mut selection = select_k_of(&Points::new(&scaled, x.n(), x.dim())?, options, control)?;
+    let table = &mut selection.table;
+    let shift = f64::from(e) * std::f64::consts::LN_2;
+    table
+        .within
+        .iter_mut()
+        .for_each(|w| *w = crate::scale::times_pow2(*w, e));
+    for column in [
+        &mut table.log_within,
+        &mut table.expected_log_within_box,
+        &mut table.expected_log_within_pc,
+    ] {
+        column.iter_mut().for_each(|v| *v += shift);
+    }
+    Ok(selection)
+}
+
+/// [`select_k`] of data of ordinary magnitude.
+fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result<Selection> {
     let (n, dim) = (x.n(), x.dim());
-    check_options(options, n)?;
     let data = x.data();
     let ks: Vec<usize> = (1..=options.k_max).collect();
     let seeds = derive_seeds(options.seed, 8);
@@ -401,39 +513,61 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
     };
     let points = Points::new(&sample, m, dim)?;
     // The parts: the data's energy fits, 2B references, the kNN spectrum, the rule, two
-    // subsamples per stability pair (when computed) and the final partition.
+    // subsamples per stability pair (when computed) and the final partition: one part when
+    // the statistics' points are all the points, else n_init parts (the partition of every
+    // point is then the longest part: reported start by start, or stage by stage).
+    let final_parts = if m == n { 1 } else { options.n_init };
     let stability_parts = if options.n_pairs == 0 || stable_range(options, m).is_empty() {
         0
     } else {
-        2 * options.n_pairs
+        options.n_pairs.saturating_mul(2)
     };
+    let n_references = reference_count(b)?;
     let steps = Steps {
         control,
         done: AtomicUsize::new(0),
-        total: 2 * b + stability_parts + 4,
+        total: n_references
+            .saturating_add(stability_parts)
+            .saturating_add(3)
+            .saturating_add(final_parts),
     };
+    // The buffers n_refs sizes, allocated before any work: the references' log W of both
+    // boxes, and the self-tuning probe's (k = 1, 2).
+    let mut reference_log_w = try_filled(
+        count_product(n_references, ks.len(), "n_refs")?,
+        f64::NAN,
+        "n_refs",
+        "the reference sets' log W",
+    )?;
+    let mut probe_log_w = try_filled(
+        count_product(b, 2, "n_refs")?,
+        f64::NAN,
+        "n_refs",
+        "the self-tuning probe's reference log W",
+    )?;
 
     // The energy kernel's gap on both boxes: B references each, in parallel.
     let (energy, log_w) = energy_log_w(&points, &ks, options.n_init, warm, seeds[1], &quiet)?;
     steps.step()?;
     let frames = [
-        ReferenceFrame::new(&points, ReferenceBox::Data)?,
-        ReferenceFrame::new(&points, ReferenceBox::Principal)?,
+        ReferenceFrame::new_with(&points, ReferenceBox::Data, &quiet)?,
+        ReferenceFrame::new_with(&points, ReferenceBox::Principal, &quiet)?,
     ];
-    let ref_seeds = derive_seeds(seeds[2], 2 * b);
     let ref_init = options.n_init.min(REFERENCE_STARTS);
-    let reference_log_w: Vec<Vec<f64>> = (0..2 * b)
-        .into_par_iter()
-        .map(|r| {
-            let reference = frames[r / b].draw(m, ref_seeds[r])?;
+    reference_log_w
+        .par_chunks_mut(ks.len())
+        .enumerate()
+        .try_for_each(|(r, row)| {
+            let seed = derived_seed(seeds[2], r);
+            let reference = frames[r / b].draw_with(m, seed, &quiet)?;
             let reference = Points::new(&reference, m, dim)?;
-            let (_, logs) = energy_log_w(&reference, &ks, ref_init, warm, ref_seeds[r], &quiet)?;
-            steps.step()?;
-            Ok(logs)
-        })
-        .collect::<Result<_>>()?;
-    let gap_box = gap_curve(&log_w, &reference_log_w[..b])?;
-    let gap_pc = gap_curve(&log_w, &reference_log_w[b..])?;
+            let (_, logs) = energy_log_w(&reference, &ks, ref_init, warm, seed, &quiet)?;
+            row.copy_from_slice(&logs);
+            steps.step()
+        })?;
+    let (box_rows, pc_rows) = reference_log_w.split_at(b * ks.len());
+    let gap_box = gap_curve_of_rows(&log_w, box_rows)?;
+    let gap_pc = gap_curve_of_rows(&log_w, pc_rows)?;
     let mut structure = StructureScores {
         energy: structure_score(&gap_pc),
         self_tuning: None,
@@ -466,7 +600,7 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
     };
     let tibs = |curve: &GapCurve| rule_k(curve, GapRule::Tibs2001SEmax);
     let eigengap_k = eigengap::relative_eigengap_k(&relative, options.k_min, options.k_max);
-    let self_tuning_sees_structure = |structure: &mut StructureScores| -> Result<bool> {
+    let mut self_tuning_sees_structure = |structure: &mut StructureScores| -> Result<bool> {
         // The probe's graphs are dense: at most PROBE_MAX_POINTS of the statistics' points.
         let (probe, p) = if m > PROBE_MAX_POINTS {
             let mut nodes = Rng::new(seeds[4])
@@ -478,16 +612,17 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
             (sample.clone(), m)
         };
         let logs = self_tuning_log_w(&probe, p, dim, warm, seeds[4], &quiet)?;
-        let probe_seeds = derive_seeds(seeds[5], b);
         let frame = &frames[1];
-        let refs: Vec<Vec<f64>> = probe_seeds
-            .par_iter()
-            .map(|&s| {
-                let reference = frame.draw(p, s)?;
-                self_tuning_log_w(&reference, p, dim, warm, s, &quiet)
-            })
-            .collect::<Result<_>>()?;
-        let score = structure_score(&gap_curve(&logs, &refs)?);
+        probe_log_w
+            .par_chunks_mut(2)
+            .enumerate()
+            .try_for_each(|(r, row)| {
+                let s = derived_seed(seeds[5], r);
+                let reference = frame.draw_with(p, s, &quiet)?;
+                row.copy_from_slice(&self_tuning_log_w(&reference, p, dim, warm, s, &quiet)?);
+                Ok(())
+            })?;
+        let score = structure_score(&gap_curve_of_rows(&logs, &probe_log_w)?);
         structure.self_tuning = Some(score);
         Ok(score > 0.0)
     };
@@ -574,8 +709,12 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
                 |nodes, ks, seed| {
                     let rows = gather_rows(&sample, dim, nodes);
                     let sub = Points::new(&rows, nodes.len(), dim)?;
-                    let g: Vec<f64> =
-                        energy_gram(&sub, Semimetric::Power { alpha: 1.0 }, Base::Mean)?;
+                    let g: Vec<f64> = energy_gram_with(
+                        &sub,
+                        Semimetric::Power { alpha: 1.0 },
+                        Base::Mean,
+                        &quiet,
+                    )?;
                     let sub_kernel = DenseKernel::trusting_symmetry(&g, nodes.len())?;
                     let fits = energy_fits(&sub_kernel, ks, 1, warm, seed, &quiet)?;
                     steps.step()?;
@@ -593,12 +732,7 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
         Some(SelectedKernel::Energy) if m == n => energy[k - 1].labels.clone(),
         Some(SelectedKernel::Energy) => {
             let full = DataKernel::new(*x, Semimetric::Power { alpha: 1.0 }, Base::Mean)?;
-            let options = Options {
-                n_init: options.n_init,
-                seed: seeds[7],
-                ..Options::default()
-            };
-            fit(&full, k, &options, &quiet)?.labels
+            best_of_starts(&full, k, options.n_init, seeds[7], &steps, &quiet)?
         }
         Some(SelectedKernel::Knn) => {
             // The sample's partition (its spectral start and one k-means++ start).
@@ -619,11 +753,14 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
                 .unwrap_or_default();
             match &sample_nodes {
                 None => labels,
-                Some(nodes) => knn_partition_of_all(x, nodes, &labels, k, seeds[7], &quiet)?,
+                Some(nodes) => {
+                    let stage = || steps.step_if_planned();
+                    knn_partition_of_all(x, nodes, &labels, k, seeds[7], &stage, &quiet)?
+                }
             }
         }
     };
-    steps.step()?;
+    steps.finish()?;
 
     let mut stability_column = try_filled(options.k_max, f64::NAN, "k", "the table")?;
     if let Some(values) = stability_values {
@@ -703,7 +840,7 @@ pub fn select_k_precomputed(
     let steps = Steps {
         control,
         done: AtomicUsize::new(0),
-        total: 2 * options.n_pairs.max(1) + 2,
+        total: options.n_pairs.max(1).saturating_mul(2).saturating_add(2),
     };
     let fits = energy_fits(
         &kernel,

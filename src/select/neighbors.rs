@@ -272,6 +272,20 @@ fn positive_degrees(row_sums: impl Iterator<Item = f64>) -> Vec<f64> {
     row_sums.map(|d| d.max(1e-300)).collect()
 }
 
+/// `a_ij / (d_i d_j)` from the inverse degrees, the same for `(i, j)` and `(j, i)` to the
+/// bit. `a_ij · (1 / (d_i d_j))` where that factor is finite; where it overflows (two nodes
+/// whose weights all underflowed, their degrees raised to `1e-300`) the affinity is divided
+/// by one degree and then the other, the smaller inverse first: a finite value (`a_ij` is at
+/// most either degree) instead of infinity, or NaN for `0 · ∞`.
+fn normalised(a_ij: f64, inverse_i: f64, inverse_j: f64) -> f64 {
+    let factor = inverse_i * inverse_j;
+    if factor.is_finite() {
+        a_ij * factor
+    } else {
+        a_ij * inverse_i.min(inverse_j) * inverse_i.max(inverse_j)
+    }
+}
+
 /// A dense normalised-cut kernel `G = D⁻¹ A D⁻¹` and its node weights `d`.
 #[derive(Debug, Clone)]
 pub struct DenseGraphKernel {
@@ -295,8 +309,8 @@ impl DenseGraphKernel {
         let degrees = positive_degrees(a.chunks(n).map(|row| row.iter().sum::<f64>()));
         let inverse: Vec<f64> = degrees.iter().map(|d| 1.0 / d).collect();
         a.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
-            for (v, inv_j) in row.iter_mut().zip(&inverse) {
-                *v *= inverse[i] * inv_j;
+            for (v, &inv_j) in row.iter_mut().zip(&inverse) {
+                *v = normalised(*v, inverse[i], inv_j);
             }
         });
         Ok(DenseGraphKernel { g: a, degrees, n })
@@ -355,7 +369,7 @@ impl CsrGraphKernel {
         let mut data = affinity.clone();
         for i in 0..n {
             for p in indptr[i]..indptr[i + 1] {
-                data[p] *= inverse[i] * inverse[indices[p]];
+                data[p] = normalised(data[p], inverse[i], inverse[indices[p]]);
             }
         }
         CsrGraphKernel {

@@ -3,9 +3,9 @@
 //! (the data rotated onto the eigenvectors of its covariance, boxed there, and rotated back).
 
 use crate::error::{try_filled, Result};
-use crate::linalg::symmetric_eigen;
+use crate::linalg::symmetric_eigen_with;
 use crate::rng::Rng;
-use crate::Points;
+use crate::{Control, Points};
 
 /// Where the reference points are drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +44,13 @@ impl ReferenceFrame {
     /// # Ok::<(), kgroups::KGroupsError>(())
     /// ```
     pub fn new(x: &Points, kind: ReferenceBox) -> Result<Self> {
+        ReferenceFrame::new_with(x, kind, &Control::new())
+    }
+
+    /// [`ReferenceFrame::new`], checking `control` for cancellation after every row of the
+    /// covariance and of the projection (each `O(D²)` for the principal box) and during the
+    /// eigen-decomposition.
+    pub fn new_with(x: &Points, kind: ReferenceBox, control: &Control) -> Result<Self> {
         let (n, dim) = (x.n(), x.dim());
         let data = x.data();
         let mut mean = try_filled(dim, 0.0, "X", "the data's mean")?;
@@ -61,6 +68,7 @@ impl ReferenceFrame {
                 let mut covariance = try_filled(dim * dim, 0.0, "X", "the data's covariance")?;
                 let mut centred = vec![0.0; dim];
                 for row in data.chunks_exact(dim) {
+                    control.checkpoint()?;
                     for ((c, v), m) in centred.iter_mut().zip(row).zip(&mean) {
                         *c = v - m;
                     }
@@ -75,13 +83,14 @@ impl ReferenceFrame {
                         covariance[a * dim + b] = covariance[b * dim + a];
                     }
                 }
-                Some(symmetric_eigen(&covariance, dim)?.1)
+                Some(symmetric_eigen_with(&covariance, dim, control)?.1)
             }
         };
         let mut low = vec![f64::INFINITY; dim];
         let mut high = vec![f64::NEG_INFINITY; dim];
         let mut scores = vec![0.0; dim];
         for row in data.chunks_exact(dim) {
+            control.checkpoint()?;
             project(row, &mean, rotation.as_deref(), &mut scores);
             for j in 0..dim {
                 low[j] = low[j].min(scores[j]);
@@ -99,11 +108,18 @@ impl ReferenceFrame {
 
     /// `n` points drawn uniformly in the frame's box from `seed`, row-major `n × dim`.
     pub fn draw(&self, n: usize, seed: u64) -> Result<Vec<f64>> {
+        self.draw_with(n, seed, &Control::new())
+    }
+
+    /// [`ReferenceFrame::draw`], checking `control` for cancellation after every point (each
+    /// `O(D²)` in the principal box).
+    pub fn draw_with(&self, n: usize, seed: u64, control: &Control) -> Result<Vec<f64>> {
         let dim = self.dim;
         let mut out = try_filled(n * dim, 0.0, "X", "a reference data set")?;
         let mut rng = Rng::new(seed);
         let mut u = vec![0.0; dim];
         for row in out.chunks_exact_mut(dim) {
+            control.checkpoint()?;
             for ((u, low), high) in u.iter_mut().zip(&self.low).zip(&self.high) {
                 *u = low + (high - low) * rng.next_f64();
             }

@@ -2,8 +2,8 @@
 //! subsamples of 80 % of the points are clustered independently, and the adjusted Rand
 //! index of the two partitions on their common points measures how reproducible a k is.
 
-use crate::error::Result;
-use crate::rng::{derive_seeds, Rng};
+use crate::error::{try_filled, KGroupsError, Result};
+use crate::rng::{derived_seed, Rng};
 use crate::Control;
 use rayon::prelude::*;
 
@@ -78,45 +78,67 @@ where
     F: Fn(&[usize], &[usize], u64) -> Result<Vec<Vec<usize>>> + Sync,
 {
     let m = ((SUBSAMPLE_FRACTION * n as f64) as usize).clamp(1, n);
-    let seeds = derive_seeds(seed, 2 * pairs);
-    let subsamples: Vec<Vec<usize>> = seeds
-        .iter()
-        .map(|&s| {
-            let mut nodes = Rng::new(s).distinct(n, m).unwrap_or_default();
-            nodes.sort_unstable();
-            nodes
-        })
-        .collect();
-    let labels: Vec<Vec<Vec<usize>>> = (0..2 * pairs)
-        .into_par_iter()
-        .map(|s| {
-            control.checkpoint()?;
-            cluster(&subsamples[s], ks, seeds[s])
-        })
-        .collect::<Result<_>>()?;
-    let mut scores = vec![0.0; ks.len()];
-    for p in 0..pairs {
-        let (a, b) = (&subsamples[2 * p], &subsamples[2 * p + 1]);
-        // Positions of the common points in each (both sorted).
-        let (mut i, mut j) = (0, 0);
-        let mut common = Vec::new();
-        while i < a.len() && j < b.len() {
-            match a[i].cmp(&b[j]) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => {
-                    common.push((i, j));
-                    i += 1;
-                    j += 1;
+    // One row of ARIs per pair, summed in pair order afterwards (the same sums for any
+    // number of threads); the only buffer the number of pairs sizes.
+    let len = pairs.checked_mul(ks.len()).ok_or_else(|| {
+        KGroupsError::invalid(
+            "n_pairs",
+            format!(
+                "n_pairs = {pairs} is too large: {pairs} × {} scores cannot be counted",
+                ks.len()
+            ),
+        )
+    })?;
+    if pairs.checked_mul(2).is_none() {
+        return Err(KGroupsError::invalid(
+            "n_pairs",
+            format!("n_pairs = {pairs} is too large: 2 × {pairs} subsamples cannot be counted"),
+        ));
+    }
+    let mut pair_scores = try_filled(len, 0.0, "n_pairs", "the stability scores")?;
+    let subsample = |s: usize| -> Result<(Vec<usize>, Vec<Vec<usize>>)> {
+        control.checkpoint()?;
+        let s_seed = derived_seed(seed, s);
+        let mut nodes = Rng::new(s_seed).distinct(n, m).unwrap_or_default();
+        nodes.sort_unstable();
+        let labels = cluster(&nodes, ks, s_seed)?;
+        Ok((nodes, labels))
+    };
+    pair_scores
+        .par_chunks_mut(ks.len().max(1))
+        .enumerate()
+        .try_for_each(|(p, row)| -> Result<()> {
+            let (first, second) = rayon::join(|| subsample(2 * p), || subsample(2 * p + 1));
+            let ((a, labels_a), (b, labels_b)) = (first?, second?);
+            // Positions of the common points in each (both sorted).
+            let (mut i, mut j) = (0, 0);
+            let mut common = Vec::new();
+            while i < a.len() && j < b.len() {
+                match a[i].cmp(&b[j]) {
+                    std::cmp::Ordering::Less => i += 1,
+                    std::cmp::Ordering::Greater => j += 1,
+                    std::cmp::Ordering::Equal => {
+                        common.push((i, j));
+                        i += 1;
+                        j += 1;
+                    }
                 }
             }
-        }
-        for (slot, score) in scores.iter_mut().enumerate() {
-            let la = &labels[2 * p][slot];
-            let lb = &labels[2 * p + 1][slot];
-            let x: Vec<usize> = common.iter().map(|&(i, _)| la[i]).collect();
-            let y: Vec<usize> = common.iter().map(|&(_, j)| lb[j]).collect();
-            *score += adjusted_rand_index(&x, &y);
+            for (slot, score) in row.iter_mut().enumerate() {
+                let la = &labels_a[slot];
+                let lb = &labels_b[slot];
+                let x: Vec<usize> = common.iter().map(|&(i, _)| la[i]).collect();
+                let y: Vec<usize> = common.iter().map(|&(_, j)| lb[j]).collect();
+                *score = adjusted_rand_index(&x, &y);
+            }
+            Ok(())
+        })?;
+    let mut scores = vec![0.0; ks.len()];
+    if !ks.is_empty() {
+        for row in pair_scores.chunks_exact(ks.len()) {
+            for (total, v) in scores.iter_mut().zip(row) {
+                *total += v;
+            }
         }
     }
     for s in &mut scores {

@@ -1,4 +1,5 @@
 use super::*;
+use crate::energy_gram;
 use crate::rng::Rng;
 use std::sync::atomic::AtomicBool;
 
@@ -189,6 +190,94 @@ fn bad_input_is_an_error_not_a_panic() {
             .argument(),
         Some("k")
     );
+}
+
+/// Counts beyond memory or beyond `usize` are errors naming their argument, never a panic
+/// or an abort.
+#[test]
+fn counts_beyond_memory_are_errors_naming_them() {
+    let data = uniform(20, 1);
+    let x = Points::new(&data, 20, 2).unwrap();
+    let c = Control::new();
+    let huge = [usize::MAX, usize::MAX / 2 + 1, 1 << 62, 1 << 58, 1 << 40];
+    for n_refs in huge {
+        let options = SelectOptions { n_refs, ..small(3) };
+        let err = select_k(&x, &options, &c).unwrap_err();
+        assert_eq!(err.argument(), Some("n_refs"), "{n_refs}: {err}");
+    }
+    let g: Vec<f64> = (0..400).map(|i| f64::from(u8::from(i % 21 == 0))).collect();
+    for n_pairs in huge {
+        let options = SelectOptions {
+            n_pairs,
+            ..small(3)
+        };
+        let err = select_k(&x, &options, &c).unwrap_err();
+        assert_eq!(err.argument(), Some("n_pairs"), "{n_pairs}: {err}");
+        let err = select_k_precomputed(&g, 20, &options, &c).unwrap_err();
+        assert_eq!(err.argument(), Some("n_pairs"), "{n_pairs}: {err}");
+    }
+}
+
+/// Ten points repeated eight times and one more point: the self-tuning bandwidths of the
+/// repeated points are floored, every affinity of the lone point underflows, and its
+/// normalised-cut entries stay finite (not `0 · ∞ = NaN`, which the eigensolver refuses as an
+/// invalid `block`). Every seed gets an answer.
+#[test]
+fn repeated_points_and_one_more_get_an_answer() {
+    for seed in 0..12u64 {
+        let mut rng = Rng::new(seed);
+        let distinct: Vec<[f64; 2]> = (0..10)
+            .map(|_| [rng.next_f64() * 4.0, rng.next_f64() * 4.0])
+            .collect();
+        let mut data: Vec<f64> = distinct
+            .iter()
+            .flat_map(|p| std::iter::repeat_n(*p, 8).flatten())
+            .collect();
+        data.extend([rng.next_f64() * 4.0, rng.next_f64() * 4.0]);
+        let x = Points::new(&data, 81, 2).unwrap();
+        let graph =
+            DenseGraphKernel::from_affinity(self_tuning_affinity(&x, &Control::new()).unwrap(), 81)
+                .unwrap();
+        assert!(graph.g.iter().all(|v| v.is_finite()), "seed {seed}");
+        let options = SelectOptions { seed, ..small(10) };
+        let s = select_k(&x, &options, &Control::new());
+        assert!(s.is_ok(), "seed {seed}: {s:?}");
+    }
+}
+
+/// The events of a selection: `(done, planned)` in order.
+fn progress_of(x: &Points, options: &SelectOptions) -> (Selection, Vec<(usize, usize)>) {
+    let events = std::sync::Mutex::new(Vec::new());
+    let report = |p: &Progress| events.lock().unwrap().push((p.sweep, p.moves_in_sweep));
+    let s = select_k(x, options, &Control::new().with_progress(&report)).unwrap();
+    let mut events = events.into_inner().unwrap();
+    events.sort_unstable();
+    (s, events)
+}
+
+/// On a sample's statistics the partition of every point is the longest part: it reports
+/// n_init steps (each energy start; the kNN graph's vote, graph and refinement), within a
+/// plan that every event states and that is met exactly.
+#[test]
+fn the_partition_of_every_point_reports_progress() {
+    let blobs = blobs(&[[0.0, 0.0], [20.0, 0.0]], 60, 1.0, 1);
+    let rings = rings(&[(1.0, 160), (4.0, 240)], 9);
+    for (data, n, kernel) in [
+        (&blobs, 120, SelectedKernel::Energy),
+        (&rings, 400, SelectedKernel::Knn),
+    ] {
+        let x = Points::new(data, n, 2).unwrap();
+        let options = SelectOptions {
+            max_statistics_points: if n == 400 { 150 } else { 50 },
+            n_init: 4,
+            ..small(4)
+        };
+        let (s, events) = progress_of(&x, &options);
+        assert_eq!(s.kernel, Some(kernel));
+        let planned = 2 * options.n_refs + 2 * options.n_pairs + 3 + options.n_init;
+        let expected: Vec<(usize, usize)> = (1..=planned).map(|d| (d, planned)).collect();
+        assert_eq!(events, expected, "{kernel:?}");
+    }
 }
 
 #[test]

@@ -233,8 +233,8 @@ fn more_dimensions_than_points_use_the_small_gram_matrix() {
             centred[i * dim + j] -= mean;
         }
     }
-    let by_columns = eigenvalues_from(&centred, n, dim, true).unwrap();
-    let by_rows = eigenvalues_from(&centred, n, dim, false).unwrap();
+    let by_columns = eigenvalues_from(&centred, n, dim, true, &Control::new()).unwrap();
+    let by_rows = eigenvalues_from(&centred, n, dim, false, &Control::new()).unwrap();
     assert_eq!(by_rows.len(), dim);
     for (a, b) in by_columns.iter().zip(&by_rows) {
         assert!(
@@ -299,6 +299,26 @@ fn errors_name_the_argument() {
         ..options(5, 0)
     };
     assert_eq!(arg(run(&data, 2, 2, &zero_starts)), Some("n_init"));
+}
+
+/// A number of null data sets beyond memory is an error naming `n_null`, not an abort or a
+/// panic, and it comes before any clustering.
+#[test]
+fn n_null_beyond_memory_is_an_error_naming_it() {
+    let data = two_blobs(5, 2, 3.0, 1);
+    for n_null in [usize::MAX, usize::MAX / 8, 1 << 58] {
+        let err = run(&data, 2, 2, &options(n_null, 0)).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                KGroupsError::OutOfMemory {
+                    argument: "n_null",
+                    ..
+                }
+            ),
+            "{n_null}: {err}"
+        );
+    }
 }
 
 #[test]
@@ -381,7 +401,7 @@ fn conditional_null_data_sets_keep_the_sample_covariance() {
         for (a, b) in centred.iter().zip(&replicate) {
             assert!((a - b).abs() < 1e-12);
         }
-        let drawn = covariance_eigenvalues(&replicate, n, width).unwrap();
+        let drawn = covariance_eigenvalues(&replicate, n, width, &Control::new()).unwrap();
         // the null's values are in the data's units, the draw in the scaled units
         let scale = data.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         for (d, s) in drawn.iter().zip(&null.sample_eigenvalues) {

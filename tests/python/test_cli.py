@@ -1017,6 +1017,19 @@ def test_k_auto_on_uniform_noise_gives_one_group(tmp_path: Path, capsys: Any) ->
         assert "rule no_structure" in summary
 
 
+def test_k_auto_on_identical_rows_gives_one_group(tmp_path: Path, capsys: Any) -> None:
+    """Identical rows: one group, the labels, a summary without a table and exit status 0."""
+    path = tmp_path / "same.csv"
+    np.savetxt(path, np.tile([1.0, 2.0], (6, 1)), delimiter=",")
+    for kernel in ("auto", "energy"):
+        out = tmp_path / f"labels-{kernel}.csv"
+        assert main(["cluster", str(path), "-k", "auto", "--kernel", kernel, "-o", str(out)]) == 0
+        assert read_labels(out).tolist() == [0] * 6
+        summary = capsys.readouterr().err
+        assert "choice of k    k = 1, kernel none (one group), rule no_structure, k = 1 .. 6" in summary
+        assert "no statistics per k: every point is the same" in summary
+
+
 def test_k_auto_standardizes_and_reports_progress(
     table_csv: tuple[Path, np.ndarray], tmp_path: Path, capsys: Any
 ) -> None:

@@ -159,3 +159,20 @@ def test_auto_refuses_nan_outside_the_selection_sample():
     X[5999, 1] = np.nan
     with pytest.raises(ValueError, match="NaN or infinity at row 5999, column 1"):
         kgd.KernelKGroups("auto", n_components=16, random_state=0).fit(da.from_array(X, chunks=(2000, 2)))
+
+
+@pytest.mark.parametrize("kernel", ["energy", "auto"])
+def test_n_clusters_auto_on_identical_rows_is_one_group(kernel):
+    """Identical rows: one group, as the single-machine estimator answers. The landmark
+    kernel of one repeated point has no positive eigenvalue, which other landmarks cannot
+    change: for one group that is zero features; for two, still an error."""
+    X = np.tile([1.0, 2.0], (2000, 1))
+    single = kgroups_rs.KernelKGroups(n_clusters="auto", kernel=kernel, random_state=0).fit(X)
+    dX = da.from_array(X, chunks=500)
+    model = kgd.KernelKGroups(n_clusters="auto", kernel=kernel, random_state=0).fit(dX)
+    assert model.n_clusters_ == single.n_clusters_ == 1
+    assert model.labels_.compute().tolist() == [0] * 2000
+    assert model.within_ == 0.0
+    assert model.predict(da.from_array(X[:10] + 1.0, chunks=5)).compute().tolist() == [0] * 10
+    with pytest.raises(ValueError, match="no positive eigenvalue"):  # two groups of one point
+        kgd.KernelKGroups(n_clusters=2, random_state=0).fit(dX)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 
 import kgroups_rs
 import numpy as np
@@ -103,6 +104,49 @@ def test_bad_input_raises_value_error(X: np.ndarray, k: object, kernel: str, mes
         kgroups_rs.select_k(X, k, kernel=kernel)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("stop", [10**8, 10**30])
+def test_a_range_beyond_n_is_refused_without_building_it(stop: int) -> None:
+    """A k range far beyond n is refused from its bounds, at once: its values are never
+    listed (seconds and gigabytes for 10**8, a length beyond ssize_t for 10**30)."""
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=f"k reaches {stop - 1}, beyond the number of points n = 10"):
+        kgroups_rs.select_k(X, range(1, stop))
+    assert time.perf_counter() - start < 0.5
+    with pytest.raises(ValueError, match="start at 1"):
+        kgroups_rs.select_k(X, range(0, stop))
+    with pytest.raises(ValueError, match="consecutive"):
+        kgroups_rs.select_k(X, range(1, stop, 2))
+
+
+def test_repeated_points_and_one_more_get_an_answer() -> None:
+    """Ten points, each eight times, and one more: the default kernel="auto" answers for every
+    seed, with no error about an internal `block`."""
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        X = np.vstack([np.repeat(rng.normal(size=(10, 2)), 8, axis=0), rng.normal(size=(1, 2))])
+        result = kgroups_rs.select_k(X, random_state=seed)
+        assert 1 <= result.k <= 10
+        assert len(np.unique(result.labels)) == result.k
+
+
+@pytest.mark.parametrize("scale", [2.0**600, 2.0**1000, 1e154, 1e306])
+def test_data_of_huge_magnitude_get_the_same_answer(scale: float) -> None:
+    """Finite data far beyond 1e153 are chosen for as the data themselves, with no error about
+    an internal argument (`a`, `G`): the same k, partition and gaps, W_k in the data's units."""
+    X = _blobs(3, 20)
+    ours = kgroups_rs.select_k(X, range(1, 6), random_state=0)
+    big = kgroups_rs.select_k(X * scale, range(1, 6), random_state=0)
+    assert big.k == ours.k == 3
+    same = lambda labels: labels[:, None] == labels[None, :]  # noqa: E731
+    np.testing.assert_array_equal(same(big.labels), same(ours.labels))  # the same partition
+    for column in ("gap_pc", "gap_box", "stability"):
+        np.testing.assert_allclose(big.table[column], ours.table[column], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(big.table["log_within"], ours.table["log_within"] + np.log(scale), rtol=1e-12)
+    if scale == 2.0**600:
+        np.testing.assert_array_equal(big.table["within"], ours.table["within"] * scale)
+
+
 def test_progress_reports_parts() -> None:
     events: list[tuple[int, int, int, float]] = []
     X = _blobs(2, 20)
@@ -110,6 +154,19 @@ def test_progress_reports_parts() -> None:
     assert events and all(e[0] == 0 for e in events)
     assert [e[1] for e in events] == list(range(1, len(events) + 1))
     assert all(e[2] == events[-1][1] for e in events)  # the planned total is what is done
+
+
+def test_progress_covers_the_partition_of_every_point() -> None:
+    """Beyond the statistics' sample (2 000 points) the partition of all points reports a
+    part per start: the longest part of a large selection."""
+    events: list[tuple[int, int, int, float]] = []
+    X = _blobs(2, 1300)
+    kgroups_rs.select_k(
+        X, range(1, 4), n_refs=2, n_pairs=1, n_init=3, random_state=0, progress=lambda *e: events.append(e)
+    )
+    planned = 2 * 2 + 2 * 1 + 3 + 3
+    assert sorted(e[1] for e in events) == list(range(1, planned + 1))
+    assert all(e[2] == planned for e in events)
 
 
 def test_table_to_pandas() -> None:
@@ -124,6 +181,17 @@ def test_table_to_pandas() -> None:
 def test_ctrl_c_stops_select_k_within_a_second() -> None:
     X = np.random.default_rng(6).normal(size=(2000, 5))
     call = lambda: kgroups_rs.select_k(X, n_refs=200, n_threads=1, random_state=0)  # noqa: E731
+    latency, stall = interrupted_while_counting(call, 1.0)
+    assert stall < 0.5, f"select_k held the GIL for {stall:.2f} s"
+    assert latency < 1.0, f"KeyboardInterrupt came {latency:.2f} s after SIGINT"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="os.kill sends no SIGINT on Windows")
+def test_ctrl_c_stops_select_k_on_wide_data_within_a_second() -> None:
+    """20 points in D = 1 000: the principal-component box's D × D covariance and its
+    eigen-decomposition (tens of seconds) hear Ctrl-C."""
+    X = np.random.default_rng(6).normal(size=(20, 1000))
+    call = lambda: kgroups_rs.select_k(X, range(1, 5), n_threads=1, random_state=0)  # noqa: E731
     latency, stall = interrupted_while_counting(call, 1.0)
     assert stall < 0.5, f"select_k held the GIL for {stall:.2f} s"
     assert latency < 1.0, f"KeyboardInterrupt came {latency:.2f} s after SIGINT"

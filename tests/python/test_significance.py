@@ -179,6 +179,19 @@ def test_progress_bar(capsys: pytest.CaptureFixture[str]) -> None:
     assert "12" in capsys.readouterr().err
 
 
+def test_ctrl_c_stops_on_wide_data_within_a_second() -> None:
+    """600 points in D = 600: the sample covariance and its eigen-decomposition (tens of
+    seconds) hear Ctrl-C."""
+    X = np.random.default_rng(0).normal(size=(600, 600))
+
+    def call() -> object:
+        return kgroups_rs.cluster_significance(X, 2, n_null=10, random_state=0, n_threads=1)
+
+    latency, stall = interrupted_while_counting(call, 1.0)
+    assert latency < 1.0
+    assert stall < 0.5
+
+
 def test_ctrl_c_stops_within_a_second() -> None:
     X = np.random.default_rng(0).normal(size=(600, 10))
 
@@ -188,3 +201,19 @@ def test_ctrl_c_stops_within_a_second() -> None:
     latency, stall = interrupted_while_counting(call)
     assert latency < 1.0
     assert stall < 0.5
+
+
+@pytest.mark.parametrize("scale", [2.0**900, 1e306])
+def test_data_of_huge_magnitude_are_tested_as_the_data(scale: float) -> None:
+    """Finite data near 1e306 get the data's statistic, partition and p-value, with no error
+    about a `G` the caller never passed; dispersions in their units."""
+    X = blobs(15, 2, 4.0, 0)
+    ours = kgroups_rs.cluster_significance(X, 2, n_null=19, random_state=0)
+    big = kgroups_rs.cluster_significance(X * scale, 2, n_null=19, random_state=0)
+    assert big.pvalue == ours.pvalue
+    same = lambda labels: labels[:, None] == labels[None, :]  # noqa: E731
+    np.testing.assert_array_equal(same(big.labels), same(ours.labels))  # the same partition
+    np.testing.assert_allclose(big.statistic, ours.statistic, rtol=1e-12)
+    np.testing.assert_allclose(big.null_statistics, ours.null_statistics, rtol=1e-9)
+    np.testing.assert_allclose(big.within, ours.within * scale, rtol=1e-12)
+    np.testing.assert_allclose(big.total, ours.total * scale, rtol=1e-12)

@@ -6,6 +6,9 @@ that must warn, and caller-sized allocations that must fail cleanly.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 import warnings
 from typing import Any
 
@@ -482,3 +485,45 @@ def test_nystrom_kmeans_plus_plus_fills_every_cluster() -> None:
             warnings.simplefilter("ignore", ConvergenceWarning)
             result = kgroups_rs.kernel_kgroups_nystrom(X, 6, n_components=7, random_state=seed)
         assert np.bincount(result.labels, minlength=6).min() >= 1
+
+
+_COUNT_CALLS = {
+    "n_refs=10**9": ("n_refs", "kgroups_rs.select_k(X, range(1, 4), n_refs=10**9)"),
+    "n_refs=2**62": ("n_refs", "kgroups_rs.select_k(X, range(1, 4), n_refs=2**62)"),
+    "n_pairs=10**10": ("n_pairs", "kgroups_rs.select_k(X, range(1, 4), n_refs=2, n_pairs=10**10)"),
+    "n_pairs=2**63": ("n_pairs", "kgroups_rs.select_k(X, range(1, 4), n_refs=2, n_pairs=2**63)"),
+    "precomputed n_pairs=2**63": (
+        "n_pairs",
+        "kgroups_rs.select_k(np.eye(20), range(1, 4), kernel='precomputed', n_pairs=2**63)",
+    ),
+    "n_null=10**10": ("n_null", "kgroups_rs.cluster_significance(X, 2, n_null=10**10)"),
+    "n_null=2**64-1": ("n_null", "kgroups_rs.cluster_significance(X, 2, n_null=2**64 - 1)"),
+}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS bounds the child only on Linux")
+@pytest.mark.parametrize("case", list(_COUNT_CALLS))
+def test_counts_beyond_memory_raise_naming_the_count(case: str, tmp_path: Any) -> None:
+    """A count that sizes buffers (references, subsample pairs, null data sets) beyond memory
+    or beyond 64 bits raises MemoryError or ValueError naming it: never an abort of the
+    interpreter or a panic. In a child with an 8 GiB address-space limit, so that a failure
+    cannot take the test run down."""
+    name, call = _COUNT_CALLS[case]
+    code = textwrap.dedent(
+        f"""
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))
+        import numpy as np, kgroups_rs
+        X = np.random.default_rng(0).normal(size=(20, 2))
+        try:
+            {call}
+        except (ValueError, MemoryError) as e:
+            print("raised", type(e).__name__, e)
+        """
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert proc.returncode == 0, f"the interpreter died (rc {proc.returncode}): {proc.stderr[-500:]}"
+    assert proc.stdout.startswith("raised"), proc.stdout + proc.stderr[-500:]
+    assert name in proc.stdout, proc.stdout

@@ -195,8 +195,12 @@ def selection_lines(selection: SelectionResult, precomputed: bool) -> list[str]:
         f", statistics on a subsample of {selection.n_statistics} points"
     )
     kernel = selection.kernel or ("precomputed" if precomputed else "none (one group)")
+    # No k has statistics when every point is the same: the range asked for, and no table.
+    span = shown if shown.size else np.arange(ks.size)
     head = (
         f"choice of k    k = {selection.k}, kernel {kernel}"
-        f", rule {selection.rule}, k = {int(ks[shown[0]])} .. {int(ks[shown[-1]])}{subsample}"
+        f", rule {selection.rule}, k = {int(ks[span[0]])} .. {int(ks[span[-1]])}{subsample}"
     )
+    if not shown.size:
+        body = ["no statistics per k: every point is the same"]
     return [head, *(f"               {line}" for line in body)]

@@ -250,9 +250,15 @@ def kernel_kgroups_nystrom(
     W = energy_gram(anchors, semimetric=semimetric_name, alpha=alpha, sigma=sigma_value, base="origin")
     eigenvalues, eigenvectors = np.linalg.eigh(W)
     keep = eigenvalues > 1e-10 * max(float(eigenvalues.max()), 0.0)
-    if not np.any(keep):
+    if np.any(keep):
+        transform = np.ascontiguousarray(eigenvectors[:, keep] / np.sqrt(eigenvalues[keep]))
+    elif k == 1:
+        # Every landmark is the same point in feature space (identical rows): the Nystrom
+        # approximation of the kernel is zero, and one group holds every row whatever the
+        # features. One feature, zero for every row.
+        transform = np.zeros((anchors.shape[0], 1))
+    else:
         raise ValueError("the landmark kernel has no positive eigenvalue; choose other landmarks")
-    transform = np.ascontiguousarray(eigenvectors[:, keep] / np.sqrt(eigenvalues[keep]))
     feature_map = NystromMap(mean, anchors, transform, semimetric_name, float(alpha), sigma_value)
     r = transform.shape[1]
 

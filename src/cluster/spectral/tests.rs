@@ -1,4 +1,5 @@
 use super::*;
+use crate::linalg::symmetric_eigen;
 use crate::test_support::{assert_invalid, dense_to_csr, in_pool, TestRng};
 use crate::{Base, CsrKernel, DataKernel, DenseKernel, FeatureKernel, Points, Semimetric};
 use proptest::prelude::*;

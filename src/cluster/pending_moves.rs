@@ -76,9 +76,15 @@ impl PendingMoves {
             .cluster_major_sums_mut()
             .expect("pending moves are kept only over cluster-major sums");
         for m in &self.moves[done..] {
-            let mut entry = [0.0];
-            kernel.row_run(m.point, i, &mut entry);
-            let delta = m.weight * entry[0];
+            let entry = match kernel.stored_row(m.point) {
+                Some(row) => row[i],
+                None => {
+                    let mut entry = [0.0];
+                    kernel.row_run(m.point, i, &mut entry);
+                    entry[0]
+                }
+            };
+            let delta = m.weight * entry;
             sums[m.from * n + i] -= delta;
             sums[m.to * n + i] += delta;
         }
@@ -123,10 +129,15 @@ impl PendingMoves {
                 let held = &applied[start..start + len];
                 // From this move on, no point of the chunk holds any (most chunks: all).
                 let held_by_none = held.iter().copied().max().map_or(0, usize::from);
-                let mut row = [0.0; CHUNK];
-                let row = &mut row[..len];
+                let mut copy = [0.0; CHUNK];
                 for (index, m) in moves.iter().enumerate() {
-                    kernel.row_run(m.point, start, row);
+                    let row = match kernel.stored_row(m.point) {
+                        Some(row) => &row[start..start + len],
+                        None => {
+                            kernel.row_run(m.point, start, &mut copy[..len]);
+                            &copy[..len]
+                        }
+                    };
                     let (leaving, joining) = two_pieces_mut(&mut pieces, m.from, m.to);
                     let update = |(l, j): (&mut f64, &mut f64), v: f64| {
                         let delta = m.weight * v;

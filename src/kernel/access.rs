@@ -76,6 +76,12 @@ pub trait KernelAccess: Kernel {
         });
     }
 
+    /// Row `i` as stored f64 values, where the kernel stores them (a dense f64 matrix):
+    /// read in place instead of copied by [`KernelAccess::row_run`].
+    fn stored_row(&self, _i: usize) -> Option<&[f64]> {
+        None
+    }
+
     /// Whether a Hartigan sweep batches this kernel's moves: the updates of the cluster sums
     /// wait, a batch of moves is applied in one pass over the points, and a point's own sums
     /// are brought up to date (from single entries, [`KernelAccess::row_run`]) before it is

@@ -153,6 +153,11 @@ impl<T: KernelElement> KernelAccess for DenseKernel<'_, T> {
     }
 
     #[inline]
+    fn stored_row(&self, i: usize) -> Option<&[f64]> {
+        T::as_f64(self.row(i))
+    }
+
+    #[inline]
     fn row_run(&self, i: usize, start: usize, out: &mut [f64]) {
         for (o, v) in out.iter_mut().zip(&self.row(i)[start..]) {
             *o = v.widen();

@@ -305,10 +305,13 @@ pub(crate) fn tile_differs_bitwise<T: KernelElement>(
     differ.iter().any(|&v| v != 0) || non_finite.iter().any(|&v| v != 0.0)
 }
 
-/// [`tile_differs_bitwise`] of an f64 matrix with AVX2: 4 × 4 blocks of the tile against
-/// their mirrors, each mirror block transposed in registers (four rows of four loaded as
+/// [`tile_differs_bitwise`] of an f64 matrix with AVX2: 8 × 8 blocks of the tile against
+/// their mirrors, as four 4 × 4 blocks each transposed in registers (rows of four loaded as
 /// vectors, no strided reads); non-finite values found as `u − u`, whose bits are 0 exactly
-/// when `u` is finite. The same verdict as the portable loop (a property test compares them).
+/// when `u` is finite. A block reads whole 64-byte lines of eight rows and eight mirror rows
+/// and is done with them: where the row stride is a power of two (n = 16 384), the mirror
+/// rows all fall in the same cache sets, and a line left for a later block would be evicted
+/// and read from memory again. The same verdict as the portable loop (a test compares them).
 ///
 /// # Safety
 /// The CPU must support AVX2 (the caller detects it first). Every load reads four values
@@ -323,6 +326,7 @@ unsafe fn f64_tile_differs_bitwise_avx2(
 ) -> bool {
     use std::arch::x86_64::*;
     const M: usize = 4;
+    const BLOCK: usize = 2 * M;
     let load = |r: usize, c: usize| -> __m256d {
         let run = &data[r * n + c..r * n + c + M];
         // SAFETY: `run` holds M = 4 f64 values (the slice above is bounds-checked), which
@@ -331,24 +335,30 @@ unsafe fn f64_tile_differs_bitwise_avx2(
     };
     let mut differ = _mm256_setzero_pd();
     let mut non_finite = _mm256_setzero_pd();
-    let full_rows = rows.start + (rows.len() - rows.len() % M);
-    let full_cols = cols.start + (cols.len() - cols.len() % M);
-    for a in (rows.start..full_rows).step_by(M) {
-        for b in (cols.start..full_cols).step_by(M) {
-            let upper = [load(a, b), load(a + 1, b), load(a + 2, b), load(a + 3, b)];
-            let (m0, m1, m2, m3) = (load(b, a), load(b + 1, a), load(b + 2, a), load(b + 3, a));
-            // column t of the mirror block: (m0[t], m1[t], m2[t], m3[t]) = G[b.., a + t].
-            let (t0, t1) = (_mm256_unpacklo_pd(m0, m1), _mm256_unpackhi_pd(m0, m1));
-            let (t2, t3) = (_mm256_unpacklo_pd(m2, m3), _mm256_unpackhi_pd(m2, m3));
-            let mirror = [
-                _mm256_permute2f128_pd::<0x20>(t0, t2),
-                _mm256_permute2f128_pd::<0x20>(t1, t3),
-                _mm256_permute2f128_pd::<0x31>(t0, t2),
-                _mm256_permute2f128_pd::<0x31>(t1, t3),
-            ];
-            for t in 0..M {
-                differ = _mm256_or_pd(differ, _mm256_xor_pd(upper[t], mirror[t]));
-                non_finite = _mm256_or_pd(non_finite, _mm256_sub_pd(upper[t], upper[t]));
+    // The 4 × 4 block at (a, b) against its mirror at (b, a).
+    let mut four = |a: usize, b: usize| {
+        let upper = [load(a, b), load(a + 1, b), load(a + 2, b), load(a + 3, b)];
+        let (m0, m1, m2, m3) = (load(b, a), load(b + 1, a), load(b + 2, a), load(b + 3, a));
+        // column t of the mirror block: (m0[t], m1[t], m2[t], m3[t]) = G[b.., a + t].
+        let (t0, t1) = (_mm256_unpacklo_pd(m0, m1), _mm256_unpackhi_pd(m0, m1));
+        let (t2, t3) = (_mm256_unpacklo_pd(m2, m3), _mm256_unpackhi_pd(m2, m3));
+        let mirror = [
+            _mm256_permute2f128_pd::<0x20>(t0, t2),
+            _mm256_permute2f128_pd::<0x20>(t1, t3),
+            _mm256_permute2f128_pd::<0x31>(t0, t2),
+            _mm256_permute2f128_pd::<0x31>(t1, t3),
+        ];
+        for t in 0..M {
+            differ = _mm256_or_pd(differ, _mm256_xor_pd(upper[t], mirror[t]));
+            non_finite = _mm256_or_pd(non_finite, _mm256_sub_pd(upper[t], upper[t]));
+        }
+    };
+    let full_rows = rows.start + (rows.len() - rows.len() % BLOCK);
+    let full_cols = cols.start + (cols.len() - cols.len() % BLOCK);
+    for a in (rows.start..full_rows).step_by(BLOCK) {
+        for b in (cols.start..full_cols).step_by(BLOCK) {
+            for (da, db) in [(0, 0), (0, M), (M, 0), (M, M)] {
+                four(a + da, b + db);
             }
         }
     }

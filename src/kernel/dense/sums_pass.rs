@@ -10,7 +10,7 @@ use crate::control::Control;
 use crate::distance::block_range;
 use crate::error::{KGroupsError, Result};
 use crate::gram::tiles::for_each_block_pair;
-use crate::kernel::tile_sums::{add_tile, Labelled, TiledSums};
+use crate::kernel::tile_sums::{add_tile, add_tile_masked, fill_masks, Labelled, TiledSums};
 use crate::kernel::{check_cluster_sums_args, KernelElement};
 use crate::validate::symmetry;
 
@@ -135,28 +135,64 @@ impl<T: KernelElement> DenseKernel<'_, T> {
     ) -> bool {
         let (data, n) = (self.data, self.n);
         let (rows, cols) = (tile.rows.clone(), tile.cols.clone());
-        if let Some(roots) = roots {
-            // Bit for bit first (cheap), by the rule only where the bits differ.
-            let tolerance = T::SYMMETRY_TOLERANCE;
-            let passes = !symmetry::tile_differs_bitwise(data, n, rows.clone(), cols.clone())
-                || !symmetry::tile_is_bad(data, n, rows.clone(), cols.clone(), tolerance, roots);
-            if !passes {
-                return false;
+        let row = |a: usize| &data[a * n + cols.start..a * n + cols.end];
+        // Bit for bit first (cheap), by the rule only where the bits differ.
+        let passes = |rows: Range<usize>, roots: &[f64]| {
+            !symmetry::tile_differs_bitwise(data, n, rows.clone(), cols.clone())
+                || !symmetry::tile_is_bad(data, n, rows, cols.clone(), T::SYMMETRY_TOLERANCE, roots)
+        };
+        match (roots, scattered_cols) {
+            (Some(roots), Some(scattered)) => {
+                // Off the diagonal, by strips of rows: a strip is compared with its mirror
+                // and added to the sums while its lines are in the nearest cache. Where the
+                // row stride is a power of two the tile's rows share cache sets, and a whole
+                // tile compared first would be read from memory again for its sums. The
+                // strips add the same products in the same order as the whole tile.
+                fill_masks(tile.by, cols.clone(), masked);
+                for start in rows.clone().step_by(STRIP) {
+                    let strip = start..(start + STRIP).min(rows.end);
+                    if !passes(strip.clone(), roots) {
+                        return false;
+                    }
+                    let gathered = &mut gathered[(start - rows.start) * tile.by.k..];
+                    let scattered = Some(&mut *scattered);
+                    add_tile_masked(
+                        row,
+                        strip,
+                        cols.clone(),
+                        tile.by,
+                        masked,
+                        gathered,
+                        scattered,
+                    );
+                }
+                true
+            }
+            (roots, scattered) => {
+                if let Some(roots) = roots {
+                    if !passes(rows.clone(), roots) {
+                        return false;
+                    }
+                }
+                add_tile(
+                    row,
+                    rows,
+                    cols.clone(),
+                    tile.by,
+                    masked,
+                    gathered,
+                    scattered,
+                );
+                true
             }
         }
-        let row = |a: usize| &data[a * n + cols.start..a * n + cols.end];
-        add_tile(
-            row,
-            rows,
-            tile.cols.clone(),
-            tile.by,
-            masked,
-            gathered,
-            scattered_cols,
-        );
-        true
     }
 }
+
+/// Rows of a strip of an off-diagonal tile in the checked pass: eight rows and their eight
+/// mirror rows are 16 lines of each column run, which the nearest cache holds whatever the
+/// row stride. A multiple of 4, so that the strips pair and group rows as the whole tile does.
+const STRIP: usize = 8;
 
 /// Side of the tiles of the cluster-sums pass: each tile row is read as a 2 KiB run (long
 /// enough for the hardware prefetchers; 1 KiB runs left the pass waiting on memory), and the

@@ -3,7 +3,7 @@
 //! updates of the other points' sums are made at once too, except for the kernels below,
 //! where they wait.
 //!
-//! **Kernels whose rows are computed rather than read** ([`KernelAccess::batches_moves`],
+//! **Kernels that batch their moves** ([`KernelAccess::move_batch`],
 //! [`PendingMoves`]). A move of point p (weight w) from cluster a to cluster b updates every
 //! point's sums: `m_a(y) −= w·G(p, y)` and `m_b(y) += w·G(p, y)`. Applied at once, each move
 //! computes row p over all n points, reading all the data (O(n·D)); once the data outgrow
@@ -11,7 +11,7 @@
 //!
 //! - before a point is evaluated, the logged moves it has not received are applied to its own
 //!   sums, from single entries `G(p, y)`;
-//! - every [`BATCH`] moves (and at the end of the sweep) the log is applied to all the other
+//! - every batch of moves (and at the end of the sweep) the log is applied to all the other
 //!   points in one pass over the data, chunk of points by chunk of points, each chunk's data
 //!   read once for the whole batch.
 //!
@@ -26,8 +26,9 @@ use crate::cluster::partition::{ClusterSums, Partition};
 use crate::error::{try_filled, Result};
 use crate::kernel::KernelAccess;
 
-/// Moves logged before they are applied to all points. Each point evaluated meanwhile
-/// computes up to this many single entries to catch up; each batch reads the data once.
+/// The matrix-free kernel's batch: moves logged before they are applied to all points. Each
+/// point evaluated meanwhile computes up to this many single entries to catch up; each
+/// batch reads the data once.
 pub(crate) const BATCH: usize = 32;
 
 /// Points per chunk of a batch's pass (a chunk's data, 512·D values, stay in L1/L2 across
@@ -47,15 +48,20 @@ struct Move {
 #[derive(Debug)]
 pub(crate) struct PendingMoves {
     moves: Vec<Move>,
+    /// The moves logged before the log is applied.
+    batch: usize,
     /// For each point, how many of `moves` (the first ones) its sums already hold.
     applied: Vec<u8>,
 }
 
 impl PendingMoves {
-    /// An empty log for `n` points. Fails (argument `"X"`) when n bytes cannot be had.
-    pub(crate) fn new(n: usize) -> Result<Self> {
+    /// An empty log for `n` points, applied every `batch` moves (at most 255). Fails
+    /// (argument `"X"`) when n bytes cannot be had.
+    pub(crate) fn new(n: usize, batch: usize) -> Result<Self> {
+        debug_assert!((1..256).contains(&batch));
         Ok(PendingMoves {
-            moves: Vec::with_capacity(BATCH),
+            moves: Vec::with_capacity(batch),
+            batch,
             applied: try_filled(n, 0u8, "X", "the pending moves of each point")?,
         })
     }
@@ -88,14 +94,14 @@ impl PendingMoves {
             sums[m.from * n + i] -= delta;
             sums[m.to * n + i] += delta;
         }
-        self.applied[i] = self.moves.len() as u8; // ≤ BATCH < 256
+        self.applied[i] = self.moves.len() as u8; // ≤ batch < 256
     }
 
     /// Logs the move `m`, whose totals ([`Partition::move_totals`]) are already made;
     /// applies the batch once it is full.
     fn push<K: KernelAccess>(&mut self, kernel: &K, partition: &mut Partition, m: Move) {
         self.moves.push(m);
-        if self.moves.len() == BATCH {
+        if self.moves.len() == self.batch {
             self.apply(kernel, partition);
         }
     }
@@ -173,9 +179,10 @@ impl MoveUpdates {
     /// The way for a sweep of `kernel` over `partition`'s layout of the sums.
     pub(crate) fn for_sweep<K: KernelAccess>(kernel: &K, partition: &Partition) -> Result<Self> {
         Ok(match &partition.sums {
-            ClusterSums::ClusterMajor(_) if kernel.batches_moves() => {
-                MoveUpdates::Batched(PendingMoves::new(kernel.n())?)
-            }
+            ClusterSums::ClusterMajor(_) => match kernel.move_batch() {
+                Some(batch) => MoveUpdates::Batched(PendingMoves::new(kernel.n(), batch)?),
+                None => MoveUpdates::Immediate,
+            },
             _ => MoveUpdates::Immediate,
         })
     }
@@ -283,8 +290,8 @@ mod tests {
         fn row_run(&self, i: usize, start: usize, out: &mut [f64]) {
             self.kernel.row_run(i, start, out)
         }
-        fn batches_moves(&self) -> bool {
-            true
+        fn move_batch(&self) -> Option<usize> {
+            Some(BATCH)
         }
         fn move_point(&self, i: usize, weight: f64, leaving: &mut [f64], joining: &mut [f64]) {
             self.kernel.move_point(i, weight, leaving, joining)
@@ -387,7 +394,7 @@ mod tests {
         let mut eager =
             Partition::new(&kernel, labels.clone(), &weights, 3, &control, false).unwrap();
         let mut lazy = eager.clone();
-        let mut pending = PendingMoves::new(n).unwrap();
+        let mut pending = PendingMoves::new(n, BATCH).unwrap();
         let moves = [(0, 1), (4, 2), (9, 1)];
         for (step, &(point, to)) in moves.iter().enumerate() {
             let diagonal = kernel.diagonal(point);

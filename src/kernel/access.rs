@@ -82,15 +82,15 @@ pub trait KernelAccess: Kernel {
         None
     }
 
-    /// Whether a Hartigan sweep batches this kernel's moves: the updates of the cluster sums
-    /// wait, a batch of moves is applied in one pass over the points, and a point's own sums
-    /// are brought up to date (from single entries, [`KernelAccess::row_run`]) before it is
-    /// evaluated. Worth it where rows are computed, not read: a batch computes its rows
-    /// reading the data once instead of once per move. Every sum receives the same updates
+    /// How many moves a Hartigan sweep batches for this kernel (at most 255), or `None` when
+    /// each move updates the sums at once. Batched, the updates of the cluster sums wait, a
+    /// batch of moves is applied in one pass over the points, in parallel over chunks of
+    /// points, and a point's own sums are brought up to date (from single entries,
+    /// [`KernelAccess::row_run`]) before it is evaluated. Every sum receives the same updates
     /// in the same order either way, so the results are the same. A kernel that batches
     /// should also implement [`KernelAccess::row_run`] (the default reads the whole row).
-    fn batches_moves(&self) -> bool {
-        false
+    fn move_batch(&self) -> Option<usize> {
+        None
     }
 
     /// `out[y] += scale * G[i, y]` for every `y` (`out.len() == n`).
@@ -304,7 +304,7 @@ mod tests {
     fn each_kind_chooses_its_strategies() {
         let dense = DenseKernel::new(&[1.0], 1).unwrap();
         assert_eq!(dense.sums_layout(), SumsLayout::ClusterMajor);
-        assert!(dense.batches_moves());
+        assert_eq!(dense.move_batch(), Some(8));
         let sparse = path();
         assert_eq!(sparse.sums_layout(), SumsLayout::PointMajor);
     }
@@ -314,7 +314,7 @@ mod tests {
         let sparse = path();
         let user = Custom(&sparse);
         assert_eq!(user.sums_layout(), SumsLayout::ClusterMajor);
-        assert!(!user.batches_moves() && !user.has_deferred_check());
+        assert!(user.move_batch().is_none() && !user.has_deferred_check());
         assert_eq!(user.features(), None);
         // Its rows are the wrapped kernel's.
         let (mut a, mut b) = ([9.0; 3], [9.0; 3]);

@@ -7,7 +7,7 @@
 //! plus O(n·k) for the cluster sums. Building the sums is one parallel pass over all pairs,
 //! each evaluated once; a move computes one row, O(n·D), and from
 //! n = 16 384 points on a Hartigan sweep computes the rows of a batch of moves in
-//! one pass over the data ([`KernelAccess::batches_moves`]).
+//! one pass over the data ([`KernelAccess::move_batch`]).
 
 use crate::control::Control;
 use crate::distance::{DataRows, PairwiseRows, Points, RunEpilogue, Semimetric, BLOCK};
@@ -27,7 +27,7 @@ const CHUNK: usize = 2048;
 const RUN: usize = 512;
 /// Points per block of the tiled cluster sums (a 256 × 256 tile of f64 is 512 KiB, in L2).
 const SUMS_BLOCK: usize = 256;
-/// From this n on, a Hartigan sweep batches the moves ([`KernelAccess::batches_moves`]): the data
+/// From this n on, a Hartigan sweep batches the moves ([`KernelAccess::move_batch`]): the data
 /// (n·D values) and two rows of sums stop staying in the caches from one move to the next
 /// (`benches/PERFORMANCE.md`).
 const BATCHED_MOVES_MIN: usize = 1 << 14;
@@ -212,8 +212,8 @@ impl KernelAccess for DataKernel<'_> {
         self.row_chunk(i, start, out);
     }
 
-    fn batches_moves(&self) -> bool {
-        self.n() >= BATCHED_MOVES_MIN
+    fn move_batch(&self) -> Option<usize> {
+        (self.n() >= BATCHED_MOVES_MIN).then_some(crate::cluster::pending_moves::BATCH)
     }
 
     fn move_point(&self, i: usize, weight: f64, leaving: &mut [f64], joining: &mut [f64]) {

@@ -383,6 +383,137 @@ unsafe fn f64_tile_differs_bitwise_avx2(
     any
 }
 
+/// The mirror of the tile `rows × cols`, transposed into `out` (resized to
+/// `rows.len() · cols.len()`): `out[(a − rows.start)·width + (b − cols.start)] = G[b, a]`,
+/// widened. The mirror is read row by row, each row's run contiguous (in strips of eight
+/// rows), so that memory serves it as it serves the tile itself: read down its columns,
+/// a line from each of 256 rows, it came at half the speed where the row stride is a power
+/// of two (every line in the same cache set and memory bank).
+pub(crate) fn transposed_mirror<T: KernelElement>(
+    data: &[T],
+    n: usize,
+    rows: std::ops::Range<usize>,
+    cols: std::ops::Range<usize>,
+    out: &mut Vec<f64>,
+) {
+    let width = cols.len();
+    out.clear();
+    out.resize(rows.len() * width, 0.0);
+    #[cfg(target_arch = "x86_64")]
+    if let Some(data) = T::as_f64(data) {
+        if crate::distance::wide_vectors() {
+            // SAFETY: `f64_transposed_mirror_avx2` requires only AVX2, which `wide_vectors`
+            // has just detected at run time.
+            unsafe { f64_transposed_mirror_avx2(data, n, rows, cols, out) };
+            return;
+        }
+    }
+    const STRIP: usize = 8;
+    for b0 in cols.clone().step_by(STRIP) {
+        let strip = b0..(b0 + STRIP).min(cols.end);
+        for a in rows.clone() {
+            let at = (a - rows.start) * width;
+            for b in strip.clone() {
+                out[at + b - cols.start] = data[b * n + a].widen();
+            }
+        }
+    }
+}
+
+/// [`transposed_mirror`] of an f64 matrix with AVX2: 4 × 4 blocks transposed in registers,
+/// four mirror rows at a time.
+///
+/// # Safety
+/// The CPU must support AVX2 (the caller detects it first). Every load and store touches
+/// four values of a slice taken with bounds checks.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn f64_transposed_mirror_avx2(
+    data: &[f64],
+    n: usize,
+    rows: std::ops::Range<usize>,
+    cols: std::ops::Range<usize>,
+    out: &mut [f64],
+) {
+    use std::arch::x86_64::*;
+    const M: usize = 4;
+    let width = cols.len();
+    let full_rows = rows.start + (rows.len() - rows.len() % M);
+    let full_cols = cols.start + (cols.len() - cols.len() % M);
+    for b in (cols.start..full_cols).step_by(M) {
+        for a in (rows.start..full_rows).step_by(M) {
+            let load = |r: usize| -> __m256d {
+                let run = &data[r * n + a..r * n + a + M];
+                // SAFETY: `run` holds M = 4 f64 values (bounds-checked above), what an
+                // unaligned 256-bit load reads.
+                unsafe { _mm256_loadu_pd(run.as_ptr()) }
+            };
+            let (m0, m1, m2, m3) = (load(b), load(b + 1), load(b + 2), load(b + 3));
+            // column t of the mirror block: (m0[t], m1[t], m2[t], m3[t]) = G[b.., a + t].
+            let (t0, t1) = (_mm256_unpacklo_pd(m0, m1), _mm256_unpackhi_pd(m0, m1));
+            let (t2, t3) = (_mm256_unpacklo_pd(m2, m3), _mm256_unpackhi_pd(m2, m3));
+            let columns = [
+                _mm256_permute2f128_pd::<0x20>(t0, t2),
+                _mm256_permute2f128_pd::<0x20>(t1, t3),
+                _mm256_permute2f128_pd::<0x31>(t0, t2),
+                _mm256_permute2f128_pd::<0x31>(t1, t3),
+            ];
+            for (t, column) in columns.into_iter().enumerate() {
+                let at = (a + t - rows.start) * width + (b - cols.start);
+                let run = &mut out[at..at + M];
+                // SAFETY: `run` holds M = 4 f64 values (bounds-checked above), what an
+                // unaligned 256-bit store writes.
+                unsafe { _mm256_storeu_pd(run.as_mut_ptr(), column) };
+            }
+        }
+    }
+    // The edges: the last mirror columns (all mirror rows) and the last mirror rows.
+    for b in cols.clone() {
+        let a_from = if b < full_cols { full_rows } else { rows.start };
+        for a in a_from..rows.end {
+            out[(a - rows.start) * width + (b - cols.start)] = data[b * n + a];
+        }
+    }
+}
+
+/// Whether some entry of the rows `strip` (of the tile `rows × cols`) is not finite or
+/// differs in its bits from its mirror, the mirror given transposed ([`transposed_mirror`]
+/// of the tile, whose first row is `rows_start`).
+#[inline]
+pub(crate) fn strip_differs_from_mirror<T: KernelElement>(
+    data: &[T],
+    n: usize,
+    strip: std::ops::Range<usize>,
+    cols: std::ops::Range<usize>,
+    mirror: &[f64],
+    rows_start: usize,
+) -> bool {
+    let width = cols.len();
+    const LANES: usize = 8;
+    let mut differ = [0u64; LANES];
+    let mut non_finite = [0u64; LANES];
+    for a in strip {
+        let upper = &data[a * n + cols.start..a * n + cols.end];
+        let at = (a - rows_start) * width;
+        let lower = &mirror[at..at + width];
+        let mut pairs = upper.chunks_exact(LANES).zip(lower.chunks_exact(LANES));
+        for (u, l) in &mut pairs {
+            for t in 0..LANES {
+                let u = u[t].widen();
+                differ[t] |= u.to_bits() ^ l[t].to_bits();
+                non_finite[t] |= u64::from(!u.is_finite());
+            }
+        }
+        let done = width - width % LANES;
+        for (u, l) in upper[done..].iter().zip(&lower[done..]) {
+            let u = u.widen();
+            differ[0] |= u.to_bits() ^ l.to_bits();
+            non_finite[0] |= u64::from(!u.is_finite());
+        }
+    }
+    differ.iter().chain(&non_finite).any(|&v| v != 0)
+}
+
 /// The fast test of the block row `rows × [rows.start, n)` of the upper triangle against its
 /// mirror, by [`FAST_BLOCK`]-square tiles: true when some pair is not finite or fails the rule.
 /// Each tile is first compared bit for bit (cheap; exactly symmetric matrices such as those of
@@ -738,6 +869,60 @@ mod tests {
             }
         }
         assert!(differing > 20, "too few differing tiles: {differing}");
+    }
+
+    /// The transposed mirror is the mirror, and a strip compared with it differs exactly
+    /// where the pairwise comparison does, on both copies of the transpose and f64 and f32.
+    #[test]
+    fn strips_against_the_transposed_mirror_are_the_pairwise_comparison() {
+        let mut rng = TestRng(37);
+        let n = 29;
+        let base = symmetric(n, &mut rng);
+        let (rows, cols) = (2..13, 14..29);
+        let mut differing = 0;
+        for change in 0..4 {
+            for at in [2 * n + 14, 5 * n + 20, 12 * n + 28, 20 * n + 7, 28 * n + 12] {
+                let mut g = base.clone();
+                g[at] = match change {
+                    0 => g[at],
+                    1 => f64::from_bits(g[at].to_bits() ^ 1),
+                    2 => f64::NAN,
+                    _ => f64::INFINITY,
+                };
+                let g32: Vec<f32> = g.iter().map(|&v| v as f32).collect();
+                for path in [VectorPath::Portable, VectorPath::Avx2] {
+                    let mut mirror = Vec::new();
+                    with_vectors_up_to(path, || {
+                        transposed_mirror(&g, n, rows.clone(), cols.clone(), &mut mirror)
+                    });
+                    for a in rows.clone() {
+                        for b in cols.clone() {
+                            let got = mirror[(a - rows.start) * cols.len() + b - cols.start];
+                            assert_eq!(got.to_bits(), g[b * n + a].to_bits(), "{path:?}");
+                        }
+                    }
+                    for strip in [2..10, 10..13] {
+                        let want = tile_differs_bitwise(&g, n, strip.clone(), cols.clone());
+                        let got = strip_differs_from_mirror(&g, n, strip, cols.clone(), &mirror, 2);
+                        assert_eq!(got, want, "{path:?} change {change} at {at}");
+                        differing += usize::from(want);
+                    }
+                    let mut mirror32 = Vec::new();
+                    transposed_mirror(&g32, n, rows.clone(), cols.clone(), &mut mirror32);
+                    let want = tile_differs_bitwise(&g32, n, rows.clone(), cols.clone());
+                    let got = strip_differs_from_mirror(
+                        &g32,
+                        n,
+                        rows.clone(),
+                        cols.clone(),
+                        &mirror32,
+                        2,
+                    );
+                    assert_eq!(got, want);
+                }
+            }
+        }
+        assert!(differing > 10, "too few differing strips: {differing}");
     }
 
     /// Signed zeros differ in their bits but pass the rule.

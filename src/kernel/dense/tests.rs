@@ -146,7 +146,8 @@ fn symmetric(n: usize, rng: &mut TestRng) -> Vec<f64> {
 #[test]
 fn tiled_sums_match_naive_and_do_not_depend_on_threads_or_check() {
     let mut rng = TestRng(5);
-    for &n in &[1usize, 2, 127, 128, 129, 300, 515] {
+    // 512: rows 4 KiB apart, the checked pass's transposed-copy path.
+    for &n in &[1usize, 2, 127, 128, 129, 300, 512, 515] {
         let g = symmetric(n, &mut rng);
         let g32: Vec<f32> = g.iter().map(|&v| v as f32).collect();
         let g32_wide: Vec<f64> = g32.iter().map(|&v| v as f64).collect();
@@ -197,8 +198,14 @@ fn tiled_sums_match_naive_and_do_not_depend_on_threads_or_check() {
 /// same first offending entry), wherever the defect is and whatever it is.
 #[test]
 fn fused_check_reports_what_the_eager_check_reports() {
+    // 300: mirrors compared in registers; 512 (rows 4 KiB apart): through a transposed copy.
+    for n in [300, 512] {
+        fused_check_matches_eager(n);
+    }
+}
+
+fn fused_check_matches_eager(n: usize) {
     let mut rng = TestRng(9);
-    let n = 300;
     let base = symmetric(n, &mut rng);
     let labels: Vec<usize> = (0..n).map(|i| i % 3).collect();
     let weights = vec![1.0; n];

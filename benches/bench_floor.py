@@ -1,4 +1,4 @@
-"""The rows of issue 12 ("performance at the floor"), this build beside another, in one run.
+"""The floor rows: each library call beside its numpy floor, this build beside another, in one run.
 
 Each row is one library call on deterministic inputs (seeded numpy generators, so both builds
 see the same data). ``--baseline-python PY`` names the interpreter of the other build (for
@@ -23,7 +23,7 @@ Rows (``--rows``, default all but ``matrix_free``, which takes about 20 s a call
 - ``dense_default``: ``kernel_kgroups(G, 2)`` with the default symmetry check, G the energy
   Gram matrix of the paper's eq. 56 data (two Gaussians in D = 10, the second shifted by 0.7
   in every coordinate), one k-means++ start, ``random_state=0``; beside it two floors: ``numpy
-  G.sum()``, one pass over G on one core (the issue's floor), and the same pass split over
+  G.sum()``, one pass over G on one core (the floor), and the same pass split over
   every core (numpy's sums of row blocks in threads: where one core cannot draw all of the
   memory bandwidth, one core's pass flatters the library's parallel passes); the ``gram_*``
   rows are timed beside ``numpy ones((n, n))``, the first touch and one write of the output;

@@ -16,8 +16,8 @@ Usage::
     python benches/bench_mechanisms.py run --builds /tmp/kg-builds --repeat 5 \\
         --json bench_mechanisms.json
 
-The mechanisms measured and removed (the helper thread, the deferred updates of sparse moves,
-the i8/i16 sums, the dense strips) are no longer in the tree; their rows stay in
+The mechanisms measured and removed (the helper thread, software prefetch, the deferred
+updates of sparse moves, the i8/i16 sums, the dense strips) are no longer in the tree; their rows stay in
 ``PERFORMANCE.md``.
 
 ``--mechanisms NAME ...`` restricts either step (``build`` also takes ``base``); ``run`` needs
@@ -75,17 +75,6 @@ MECHANISMS: dict[str, tuple[str, list[str], list[tuple[str, str, str, int]]]] = 
         [("src/kernel/dense/sums_pass.rs",
           "    (n * std::mem::size_of::<T>()).is_multiple_of(4096)",
           "    false && (n * std::mem::size_of::<T>()).is_multiple_of(4096)", 1)],
-    ),
-    "software_prefetch": (
-        "software prefetch of the sparse moves' neighbour sums and the CSR symmetry pass's "
-        "cursors and mirrors",
-        ["sparse_sbm"],
-        [("src/kernel/prefetch.rs",
-          '    #[cfg(target_arch = "x86_64")]\n    {\n        use std::arch::x86_64::{_mm_prefetch',
-          '    #[cfg(any())]\n    {\n        use std::arch::x86_64::{_mm_prefetch', 1),
-         ("src/kernel/prefetch.rs",
-          '    #[cfg(not(target_arch = "x86_64"))]\n    let _ = value;',
-          "    let _ = value;", 1)],
     ),
 }
 

@@ -266,7 +266,6 @@ pub mod csr;
 mod dense;
 pub(crate) mod lowrank;
 pub(crate) mod matrix_free;
-mod prefetch;
 pub(crate) mod tile_sums;
 
 pub use csr::{CsrIndex, CsrKernel};

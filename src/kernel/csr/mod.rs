@@ -284,31 +284,7 @@ impl<I: CsrIndex, T: KernelElement> CsrKernel<'_, I, T> {
                 *cursor = (self.first_at_or_after(j, first), self.row_range(j).end)
             });
         let mut reached = 0usize;
-        let upper = |i: usize| {
-            let range = self.row_range(i);
-            let columns = &self.indices[range];
-            columns[columns.partition_point(|c| c.index() <= i)..].iter()
-        };
-        for i in block.clone() {
-            // The cursors of the next row's mirrors, and the entries this row's cursors point
-            // at, are asked for a row ahead: their loads overlap instead of waiting in turn.
-            if i + 1 < block.end {
-                for c in upper(i + 1) {
-                    if let Some(cursor) = cursors.get(c.index().wrapping_sub(first)) {
-                        super::prefetch::prefetch_line(cursor);
-                    }
-                }
-            }
-            for c in upper(i) {
-                if let Some(&(cursor, _)) = cursors.get(c.index().wrapping_sub(first)) {
-                    if let (Some(column), Some(value)) =
-                        (self.indices.get(cursor), self.data.get(cursor))
-                    {
-                        super::prefetch::prefetch_line(column);
-                        super::prefetch::prefetch_line(value);
-                    }
-                }
-            }
+        for i in block {
             for position in self.row_range(i) {
                 let j = self.indices[position].index();
                 let value = self.data[position].widen();
@@ -379,38 +355,6 @@ impl<I: CsrIndex, T: KernelElement> KernelAccess for CsrKernel<'_, I, T> {
     /// Point-major: a move touches only the sums of the moved point's neighbours.
     fn sums_layout(&self) -> SumsLayout {
         SumsLayout::PointMajor
-    }
-
-    /// The neighbours' sums are scattered over the n × k table: their cache lines are all
-    /// asked for first, so that the loads overlap, then updated in the order of the row.
-    fn move_point_point_major(
-        &self,
-        i: usize,
-        weight: f64,
-        sums: &mut [f64],
-        k: usize,
-        from: usize,
-        to: usize,
-    ) {
-        let range = self.row_range(i);
-        let (columns, values) = (&self.indices[range.clone()], &self.data[range]);
-        for c in columns {
-            let y = c.index();
-            if let (Some(leaving), Some(joining)) = (sums.get(y * k + from), sums.get(y * k + to)) {
-                super::prefetch::prefetch_line(leaving);
-                super::prefetch::prefetch_line(joining);
-            }
-        }
-        for (c, v) in columns.iter().zip(values) {
-            let y = c.index();
-            // Always true for the validated structure (see `row_range`).
-            if y < self.n {
-                let delta = weight * v.widen();
-                let point = &mut sums[y * k..(y + 1) * k];
-                point[from] -= delta;
-                point[to] += delta;
-            }
-        }
     }
 }
 

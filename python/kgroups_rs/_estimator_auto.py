@@ -23,7 +23,7 @@ MIN_K_MAX = 10
 
 KNN_HAS_NO_KERNEL = (
     "kernel='auto' chose the kNN graph (kernel_='knn'), which defines no distance from a new "
-    "point to a cluster: transform and score need kernel_='energy'; predict works"
+    "point to a cluster: transform, score and fit_transform need kernel_='energy'; predict works"
 )
 
 _Float = npt.NDArray[np.float64]

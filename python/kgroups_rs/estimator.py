@@ -132,17 +132,9 @@ def _has_points(estimator: Any) -> bool:
     return bool(estimator.kernel != "precomputed")
 
 
-def _has_fitted_points(estimator: Any) -> bool:
-    """:func:`_has_points`, and not after ``kernel="auto"`` chose the kNN graph (the reason
-    is the cause of ``AttributeError``)."""
-    if getattr(estimator, "kernel_", None) == "knn":
-        raise AttributeError(KNN_HAS_NO_KERNEL)
-    return _has_points(estimator)
-
-
-#: ``available_if(_has_points)`` and ``available_if(_has_fitted_points)``, typed.
+#: ``available_if(_has_points)``, typed. Which methods exist depends on the parameters
+#: alone, never on what a fit chose, so that a pipeline checked before ``fit`` holds after it.
 _if_points = cast(Callable[[_Method], _Method], available_if(_has_points))
-_if_fitted_points = cast(Callable[[_Method], _Method], available_if(_has_fitted_points))
 
 
 class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):  # type: ignore[misc]  # noqa: E501
@@ -543,7 +535,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
             return self._nearest_mean(X if self._support is None else X[:, self._support])
         return self._nearest_mean_of_points(X - self.mean_)
 
-    @_if_fitted_points
+    @_if_points
     def transform(self, X: Any) -> _Float:
         """Squared feature-space distance of each point to each cluster's weighted mean.
 
@@ -554,8 +546,10 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
 
         Not available for ``kernel="precomputed"`` (the attribute does not exist then): the
         kernel between new and training points lacks ``K(x, x)`` of the new points
-        (:meth:`predict` works without it); nor after ``kernel="auto"`` chose the kNN graph
-        (``kernel_ == "knn"``), which defines no distance to a cluster.
+        (:meth:`predict` works without it). After ``kernel="auto"`` chose the kNN graph
+        (``kernel_ == "knn"``), which defines no distance from a new point to a cluster, it
+        raises ``ValueError`` (as :meth:`score` and :meth:`fit_transform` do); the method
+        exists either way, so what a pipeline may call never depends on the data.
 
         Parameters
         ----------
@@ -593,7 +587,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         self.fit(X, sample_weight=sample_weight)
         return self._distances(self._validate_X(X, reset=False))
 
-    @_if_fitted_points
+    @_if_points
     def score(self, X: Any, y: Any = None, sample_weight: Optional[npt.ArrayLike] = None) -> float:
         """Opposite of the within-cluster dispersion of ``X`` under the fitted clusters.
 
@@ -607,7 +601,8 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         Parameters
         ----------
         X : array_like of shape (n_new, n_features)
-            Points (not for ``kernel="precomputed"``, see :meth:`transform`).
+            Points (not for ``kernel="precomputed"``; ``ValueError`` after ``kernel="auto"``
+            chose the kNN graph, see :meth:`transform`).
         y : ignored
             Present for API consistency.
         sample_weight : array_like of shape (n_new,), optional
@@ -637,9 +632,8 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
 
 # TransformerMixin (its set_output machinery) replaced transform and fit_transform by plain
 # functions wrapping their output; make them again exist only for kernels built from points.
-# transform also not after kernel="auto" chose the kNN graph.
-for _name, _if in (("transform", _if_fitted_points), ("fit_transform", _if_points)):
-    setattr(_KernelClustering, _name, _if(getattr(_KernelClustering, _name)))
+for _name in ("transform", "fit_transform"):
+    setattr(_KernelClustering, _name, _if_points(getattr(_KernelClustering, _name)))
 
 
 class KernelKGroups(_KernelClustering):

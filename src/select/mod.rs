@@ -22,8 +22,8 @@
 //!
 //! The rule (`kernel = Auto`): when the energy kernel sees structure, the energy kernel with
 //! k by Tibshirani's 1-SE rule on its gap; else, when the self-tuning kernel sees structure,
-//! the kNN graph with k at its largest relative eigen-gap; else one group. Measured in
-//! `experiments/SELECT_K_PROTOTYPE.md`.
+//! the kNN graph with k at its largest relative eigen-gap; else one group. Measured by
+//! `benches/bench_select_k.py`.
 //!
 //! # Cost and large n
 //!

@@ -305,6 +305,23 @@ pub(crate) fn tile_differs_bitwise<T: KernelElement>(
     differ.iter().any(|&v| v != 0) || non_finite.iter().any(|&v| v != 0.0)
 }
 
+/// The 4 × 4 block of f64 held in four rows, transposed: `out[t][s] = rows[s][t]`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn transpose_4x4(rows: [std::arch::x86_64::__m256d; 4]) -> [std::arch::x86_64::__m256d; 4] {
+    use std::arch::x86_64::*;
+    let [m0, m1, m2, m3] = rows;
+    let (t0, t1) = (_mm256_unpacklo_pd(m0, m1), _mm256_unpackhi_pd(m0, m1));
+    let (t2, t3) = (_mm256_unpacklo_pd(m2, m3), _mm256_unpackhi_pd(m2, m3));
+    [
+        _mm256_permute2f128_pd::<0x20>(t0, t2),
+        _mm256_permute2f128_pd::<0x20>(t1, t3),
+        _mm256_permute2f128_pd::<0x31>(t0, t2),
+        _mm256_permute2f128_pd::<0x31>(t1, t3),
+    ]
+}
+
 /// [`tile_differs_bitwise`] of an f64 matrix with AVX2: 8 × 8 blocks of the tile against
 /// their mirrors, as four 4 × 4 blocks each transposed in registers (rows of four loaded as
 /// vectors, no strided reads); non-finite values found as `u − u`, whose bits are 0 exactly
@@ -338,16 +355,8 @@ unsafe fn f64_tile_differs_bitwise_avx2(
     // The 4 × 4 block at (a, b) against its mirror at (b, a).
     let mut four = |a: usize, b: usize| {
         let upper = [load(a, b), load(a + 1, b), load(a + 2, b), load(a + 3, b)];
-        let (m0, m1, m2, m3) = (load(b, a), load(b + 1, a), load(b + 2, a), load(b + 3, a));
-        // column t of the mirror block: (m0[t], m1[t], m2[t], m3[t]) = G[b.., a + t].
-        let (t0, t1) = (_mm256_unpacklo_pd(m0, m1), _mm256_unpackhi_pd(m0, m1));
-        let (t2, t3) = (_mm256_unpacklo_pd(m2, m3), _mm256_unpackhi_pd(m2, m3));
-        let mirror = [
-            _mm256_permute2f128_pd::<0x20>(t0, t2),
-            _mm256_permute2f128_pd::<0x20>(t1, t3),
-            _mm256_permute2f128_pd::<0x31>(t0, t2),
-            _mm256_permute2f128_pd::<0x31>(t1, t3),
-        ];
+        // column t of the mirror block: G[b.., a + t].
+        let mirror = transpose_4x4([load(b, a), load(b + 1, a), load(b + 2, a), load(b + 3, a)]);
         for t in 0..M {
             differ = _mm256_or_pd(differ, _mm256_xor_pd(upper[t], mirror[t]));
             non_finite = _mm256_or_pd(non_finite, _mm256_sub_pd(upper[t], upper[t]));
@@ -448,16 +457,8 @@ unsafe fn f64_transposed_mirror_avx2(
                 // unaligned 256-bit load reads.
                 unsafe { _mm256_loadu_pd(run.as_ptr()) }
             };
-            let (m0, m1, m2, m3) = (load(b), load(b + 1), load(b + 2), load(b + 3));
-            // column t of the mirror block: (m0[t], m1[t], m2[t], m3[t]) = G[b.., a + t].
-            let (t0, t1) = (_mm256_unpacklo_pd(m0, m1), _mm256_unpackhi_pd(m0, m1));
-            let (t2, t3) = (_mm256_unpacklo_pd(m2, m3), _mm256_unpackhi_pd(m2, m3));
-            let columns = [
-                _mm256_permute2f128_pd::<0x20>(t0, t2),
-                _mm256_permute2f128_pd::<0x20>(t1, t3),
-                _mm256_permute2f128_pd::<0x31>(t0, t2),
-                _mm256_permute2f128_pd::<0x31>(t1, t3),
-            ];
+            // column t of the mirror block: G[b.., a + t].
+            let columns = transpose_4x4([load(b), load(b + 1), load(b + 2), load(b + 3)]);
             for (t, column) in columns.into_iter().enumerate() {
                 let at = (a + t - rows.start) * width + (b - cols.start);
                 let run = &mut out[at..at + M];

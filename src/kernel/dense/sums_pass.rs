@@ -142,53 +142,30 @@ impl<T: KernelElement> DenseKernel<'_, T> {
                 || !symmetry::tile_is_bad(data, n, rows, cols.clone(), T::SYMMETRY_TOLERANCE, roots)
         };
         match (roots, scattered_cols) {
-            (Some(roots), Some(scattered)) if aliased_rows::<T>(n) => {
-                // Off the diagonal, rows whose stride puts every mirror line of a column in
-                // one cache set and memory bank: the mirror tile is read row by row into a
-                // transposed copy (in L2), then the tile by strips of rows, each compared with
-                // its rows of the copy and added to the sums while in the nearest cache. Both
-                // tiles are read as the unchecked pass reads one.
-                MIRROR.with(|mirror| {
-                    let mut mirror = mirror.borrow_mut();
+            (Some(roots), Some(scattered)) => MIRROR.with(|mirror| {
+                // Off the diagonal, by strips of rows: each strip is compared with its mirror
+                // and added to the sums while in the nearest cache; the strips add the same
+                // products in the same order as the whole tile. The mirror is read down its
+                // columns (8 × 8 blocks transposed in registers, whole cache lines), or, where
+                // that puts every line of a column in one cache set and memory bank
+                // ([`aliased_rows`]), row by row into a transposed copy (in L2) first.
+                let mut mirror = mirror.borrow_mut();
+                let by_copy = aliased_rows::<T>(n);
+                if by_copy {
                     symmetry::transposed_mirror(data, n, rows.clone(), cols.clone(), &mut mirror);
-                    fill_masks(tile.by, cols.clone(), masked);
-                    for start in rows.clone().step_by(STRIP) {
-                        let strip = start..(start + STRIP).min(rows.end);
-                        let differs = symmetry::strip_differs_from_mirror(
-                            data,
-                            n,
-                            strip.clone(),
-                            cols.clone(),
-                            &mirror,
-                            rows.start,
-                        );
-                        if differs && !passes(strip.clone(), roots) {
-                            return false;
-                        }
-                        let gathered = &mut gathered[(start - rows.start) * tile.by.k..];
-                        let scattered = Some(&mut *scattered);
-                        add_tile_masked(
-                            row,
-                            strip,
-                            cols.clone(),
-                            tile.by,
-                            masked,
-                            gathered,
-                            scattered,
-                        );
-                    }
-                    true
-                })
-            }
-            (Some(roots), Some(scattered)) => {
-                // Off the diagonal, other strides: by strips of rows, each compared with its
-                // mirror (8 × 8 blocks transposed in registers, whole cache lines) and added
-                // to the sums while in the nearest cache. The strips add the same products in
-                // the same order as the whole tile.
+                }
                 fill_masks(tile.by, cols.clone(), masked);
                 for start in rows.clone().step_by(STRIP) {
                     let strip = start..(start + STRIP).min(rows.end);
-                    if !passes(strip.clone(), roots) {
+                    let strip_passes = if by_copy {
+                        let (within, cols) = (strip.clone(), cols.clone());
+                        let start = rows.start;
+                        !symmetry::strip_differs_from_mirror(data, n, within, cols, &mirror, start)
+                            || passes(strip.clone(), roots)
+                    } else {
+                        passes(strip.clone(), roots)
+                    };
+                    if !strip_passes {
                         return false;
                     }
                     let gathered = &mut gathered[(start - rows.start) * tile.by.k..];
@@ -204,7 +181,7 @@ impl<T: KernelElement> DenseKernel<'_, T> {
                     );
                 }
                 true
-            }
+            }),
             (roots, scattered) => {
                 if let Some(roots) = roots {
                     if !passes(rows.clone(), roots) {

@@ -1,8 +1,8 @@
 """Kernel k-groups' accuracy under the bandwidth rules, side by side in one run, on the labelled
 suite of ``benches/bench_select_k.py`` with the TRUE k given: the gaussian semimetric with
-``sigma="mean"`` (the default), ``"median"``, and :func:`kgroups_rs.choose_sigma` under each of
-its criteria (``"knn_cut"``, what ``sigma="auto"`` uses; ``"eigengap"``; ``"distortion"``), plus
-the self-tuning kernel (the locally scaled affinity of ``kernel="auto"``'s probe, partitioned
+``sigma="mean"`` (the default), ``"median"``, and ``"auto"`` (:func:`kgroups_rs.choose_sigma`:
+the candidate whose kernel k-groups partition cuts the kNN graph least), plus the self-tuning
+kernel (the locally scaled affinity of ``kernel="auto"``'s probe, partitioned
 as a normalised cut from a spectral start) for reference. The table in the user guide
 ("Choosing the bandwidth") is its output.
 
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_select_k import suite  # noqa: E402
 
 N_INIT = 10
-RULES = ("mean", "median", "auto_knn_cut", "auto_eigengap", "auto_distortion", "self_tuning")
+RULES = ("mean", "median", "auto", "self_tuning")
 
 
 def self_tuning(X: np.ndarray, k: int, seed: int) -> np.ndarray:
@@ -46,8 +46,7 @@ def self_tuning(X: np.ndarray, k: int, seed: int) -> np.ndarray:
 def sigma_of(rule: str, X: np.ndarray, k: int) -> float:
     if rule in ("mean", "median"):
         return float(kgroups_rs.bandwidth(X, rule))  # type: ignore[arg-type]
-    criterion = rule.removeprefix("auto_")
-    return kgroups_rs.choose_sigma(X, k, criterion=criterion).sigma  # type: ignore[arg-type]
+    return kgroups_rs.choose_sigma(X, k).sigma
 
 
 def run(quick: bool, seed: int) -> list[dict[str, Any]]:

@@ -289,8 +289,6 @@ class SigmaSelectionResult:
     @property
     def k(self) -> int: ...
     @property
-    def criterion(self) -> str: ...
-    @property
     def chosen(self) -> Optional[int]: ...
     @property
     def table(self) -> dict[str, Any]: ...
@@ -302,7 +300,6 @@ def choose_sigma(
     k: Optional[int],
     k_max: int,
     semimetric: str,
-    criterion: str,
     max_points: int,
     n_init: int,
     seed: int,

@@ -90,7 +90,8 @@ def energy_gram(
         that computes it from ``X`` (see :func:`bandwidth`): "mean" (the default, also for
         None), ``sigma^2`` = the mean squared distance between the points; "median", the
         median distance between the points; "auto", chosen by :func:`choose_sigma` with k
-        unknown (it maximises its criterion over σ and k = 2 .. 10 together). The power
+        unknown (the candidate σ whose kernel k-groups partition cuts the data's kNN graph
+        least, each candidate's k in 2 .. 10 the one with its largest eigen-gap). The power
         semimetric has no bandwidth: with it,
         any sigma (a rule included) raises ValueError (rather than being ignored).
     base : {"mean", "origin", "centered"}, default "mean"

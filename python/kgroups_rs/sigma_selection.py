@@ -14,10 +14,6 @@ from ._validation import RandomState, check_int, check_n_threads, seed_from_rand
 
 __all__ = ["SigmaSelection", "choose_sigma"]
 
-SigmaCriterion = Literal["knn_cut", "eigengap", "distortion"]
-_CRITERIA = ("knn_cut", "eigengap", "distortion")
-#: The criterion of ``sigma="auto"``.
-DEFAULT_CRITERION: SigmaCriterion = "knn_cut"
 #: The candidates are scored on a seeded subsample of this many points beyond it.
 MAX_POINTS = 2000
 #: The largest k considered when k is not given.
@@ -35,8 +31,6 @@ class SigmaSelection:
     k : int
         The number of groups it was chosen for: the given k, or (k not given) the chosen
         candidate's eigen-gap k.
-    criterion : str
-        ``"knn_cut"``, ``"eigengap"`` or ``"distortion"``.
     chosen : int or None
         The row of ``table`` chosen; None when the "mean" rule's σ was returned as the
         fall-back (k = 1, or every candidate degenerate).
@@ -44,17 +38,16 @@ class SigmaSelection:
         One entry per candidate: ``sigma``; ``source`` (``"median*2^j"`` or ``"mean"``);
         ``k`` (the k its statistics are taken at); ``neighbour_mass`` (mean kernel mass of a
         point's other points, ``mean(d) - 1``); ``next_eigenvalue`` (λ_{k+1} of the
-        normalised kernel's Laplacian); ``eigengap`` (relative eigen-gap at k, larger is
-        better); ``distortion`` (Ng–Jordan–Weiss k-means distortion, smaller is better);
-        ``knn_cut`` (the kNN-graph normalised cut per group of kernel k-groups' partition,
-        smaller is better); ``degenerate`` (never chosen).
+        normalised kernel's Laplacian); ``eigengap`` (relative eigen-gap at k, what chooses
+        k when it is not given); ``knn_cut`` (the kNN-graph normalised cut per group of
+        kernel k-groups' partition: the score, the smallest wins); ``degenerate`` (never
+        chosen).
     n_points : int
         The number of points the candidates were scored on.
     """
 
     sigma: float
     k: int
-    criterion: str
     chosen: Optional[int]
     table: dict[str, Any]
     n_points: int
@@ -71,7 +64,6 @@ def choose_sigma(
     k: Optional[int] = None,
     *,
     semimetric: Literal["gaussian", "exponential"] = "gaussian",
-    criterion: SigmaCriterion = DEFAULT_CRITERION,
     random_state: RandomState = None,
     n_threads: Optional[int] = None,
 ) -> SigmaSelection:
@@ -81,21 +73,17 @@ def choose_sigma(
 
     Candidates, on a seeded subsample of at most 2000 points: ``m * 2**j`` for
     ``j = -4, ..., 1`` (``m`` the median distance between the subsample's points), and the
-    "mean" rule's σ (:func:`bandwidth`), last. For each, the kernel
-    ``K = 1 - rho / 2`` on the subsample (degrees ``d = K 1``) is scored by three criteria
-    computed from the data alone, all reported in ``table``:
+    "mean" rule's σ (:func:`bandwidth`), last. Each is scored from the data alone: kernel
+    k-groups partitions the subsample with that σ's kernel ``K = 1 - rho / 2`` (10
+    k-means++ starts), and the score is the normalised cut that partition makes in the
+    data's 10-nearest-neighbour graph (which needs no σ), divided by k: the mean, over the
+    groups, of the fraction of the edge weight at a group's points that goes to other
+    groups. The smallest score wins.
 
-    - ``"knn_cut"`` (the default): kernel k-groups' own partition of the subsample with that
-      kernel (10 k-means++ starts), judged by the normalised cut it makes in the data's
-      10-nearest-neighbour graph (which needs no σ), divided by k. Smallest wins.
-    - ``"eigengap"``: the relative eigen-gap ``(λ_{k+1} - λ_k) / λ_{k+1}`` of the normalised
-      kernel ``D^-1/2 K D^-1/2`` (``λ = 1 - μ``): a large gap after the k-th eigenvalue
-      means a stable k-cluster subspace (Davis–Kahan). Largest wins.
-    - ``"distortion"``: Ng, Jordan and Weiss's rule: the k-means distortion of the
-      row-normalised top-k eigenvectors of ``D^-1/2 K D^-1/2``. Smallest wins.
-
-    When ``k`` is None, each candidate's k is the one in 2 .. 10 with its largest relative
-    eigen-gap, and every criterion is taken at that k (so the choice is over σ and k).
+    When ``k`` is None, each candidate's k is the one in 2 .. 10 with the largest relative
+    eigen-gap ``(λ_{k+1} - λ_k) / λ_{k+1}`` (``λ = 1 - μ``, ``μ`` the eigenvalues of the
+    normalised kernel ``D^-1/2 K D^-1/2``, ``d = K 1`` the degrees), and its score is taken
+    at that k (so the choice is over σ and k). Every statistic is reported in ``table``.
 
     Degenerate candidates are reported but never chosen: a kernel that is nearly the
     identity (less than one neighbour's worth of kernel mass per point, every eigenvalue
@@ -111,8 +99,6 @@ def choose_sigma(
         The number of groups, when known (1 <= k <= n).
     semimetric : {"gaussian", "exponential"}, default "gaussian"
         The semimetric the bandwidth is for.
-    criterion : {"knn_cut", "eigengap", "distortion"}, default "knn_cut"
-        Which criterion chooses (above).
     random_state : int, numpy Generator or None
         Seed of the subsample, the eigenvector starts and the fits. None: the fixed seed 0,
         so that σ is a function of the data alone (as ``sigma="auto"`` uses it).
@@ -127,7 +113,7 @@ def choose_sigma(
     ------
     ValueError
         Fewer than 2 points, NaN or infinity in ``X``, every point the same, k outside
-        1 .. n, an unknown ``semimetric`` or ``criterion``.
+        1 .. n, an unknown ``semimetric``.
 
     Examples
     --------
@@ -140,8 +126,6 @@ def choose_sigma(
     """
     if semimetric not in ("gaussian", "exponential"):
         raise ValueError(f"semimetric must be 'gaussian' or 'exponential', got {semimetric!r}")
-    if criterion not in _CRITERIA:
-        raise ValueError(f"criterion must be one of {_CRITERIA}, got {criterion!r}")
     array = np.asarray(X)
     if array.dtype.kind not in "biuf":
         raise TypeError(f"X must hold real numbers, got dtype {array.dtype}")
@@ -161,12 +145,11 @@ def choose_sigma(
             raise ValueError(f"k = {k} is beyond the number of points n = {n}")
     threads = check_n_threads(n_threads)
     seed = 0 if random_state is None else seed_from_random_state(random_state)
-    raw = _core.choose_sigma(data, k, K_MAX, semimetric, criterion, MAX_POINTS, 10, seed, threads)
+    raw = _core.choose_sigma(data, k, K_MAX, semimetric, MAX_POINTS, 10, seed, threads)
     table: dict[str, Any] = dict(raw.table)
     return SigmaSelection(
         sigma=float(raw.sigma),
         k=int(raw.k),
-        criterion=str(raw.criterion),
         chosen=None if raw.chosen is None else int(raw.chosen),
         table=table,
         n_points=int(raw.n_points),
@@ -174,7 +157,7 @@ def choose_sigma(
 
 
 def auto_sigma(points: npt.NDArray[np.float64], k: Optional[int], semimetric: str) -> float:
-    """σ for ``sigma="auto"``: :func:`choose_sigma` with the default criterion and seed."""
+    """σ for ``sigma="auto"``: :func:`choose_sigma` with the default seed."""
     if semimetric not in ("gaussian", "exponential"):
         raise ValueError(f"sigma='auto' is for the gaussian and exponential semimetrics, got {semimetric!r}")
     kind: Literal["gaussian", "exponential"] = "gaussian" if semimetric == "gaussian" else "exponential"

@@ -1,6 +1,6 @@
 //! Choosing the bandwidth σ of the exponential and gaussian semimetrics from the data
-//! (`sigma="auto"`, issue 34): candidates around the median pair distance, each scored by
-//! criteria computed from the data alone, and a table of all of them.
+//! (`sigma="auto"`): candidates around the median pair distance, each scored by the cut
+//! its kernel k-groups partition makes in the data's kNN graph, and a table of all of them.
 //!
 //! # Candidates
 //!
@@ -8,28 +8,21 @@
 //! for `j` in [`GRID_EXPONENTS`] (`m` the median pair distance of the subsample), and the
 //! "mean" rule's σ ([`crate::gram::bandwidth`] of all points), last.
 //!
-//! # Criteria
+//! # The rule
 //!
 //! For each candidate the kernel `K_ab = 1 − ρ(x_a, x_b)/2` (`exp(−‖x_a − x_b‖²/(2σ²))` for
 //! the gaussian, `exp(−‖x_a − x_b‖/(2σ))` for the exponential) on the subsample, with
-//! degrees `d_a = Σ_b K_ab`:
+//! degrees `d_a = Σ_b K_ab`, and the eigenvalues `λ = 1 − μ` (`μ` those of the normalised
+//! kernel `D^-½ K D^-½`).
 //!
-//! * [`SigmaCriterion::Eigengap`]: the relative eigen-gap `(λ_{k+1} − λ_k) / λ_{k+1}` of the
-//!   normalised kernel `D^-½ K D^-½` (`λ = 1 − μ`, `μ` its eigenvalues): by Davis–Kahan, a
-//!   large gap after the k-th eigenvalue means a stable k-dimensional cluster subspace.
-//!   Larger is better.
-//! * [`SigmaCriterion::Distortion`]: Ng, Jordan and Weiss's rule (§4 of their paper): the
-//!   k-means distortion (mean squared distance to the cluster's mean) of the row-normalised
-//!   top-k eigenvectors of `D^-½ K D^-½`, the best of a few seeded roundings. Smaller is
-//!   better.
-//! * [`SigmaCriterion::KnnCut`]: kernel k-groups' own partition of the subsample with that
-//!   kernel ([`SigmaOptions::n_init`] k-means++ starts), judged by the normalised cut it makes
-//!   in the kNN graph of the data ([`KNN_NEIGHBOURS`] neighbours, σ-free), divided by k: the
-//!   mean fraction of a group's graph volume that leaves it. Smaller is better.
+//! The score (the `knn_cut` column): kernel k-groups' own partition of the subsample with
+//! that kernel ([`SigmaOptions::n_init`] k-means++ starts), judged by the normalised cut it
+//! makes in the kNN graph of the data ([`KNN_NEIGHBOURS`] neighbours, σ-free), divided by k:
+//! the mean fraction of a group's graph volume that leaves it. The smallest wins.
 //!
 //! When k is not given, each candidate's k is the one in `2 ..= k_max` with its largest
-//! relative eigen-gap (among the k that are not degenerate), and every criterion is taken at
-//! that k.
+//! relative eigen-gap `(λ_{k+1} − λ_k) / λ_{k+1}` (among the k that are not degenerate; the
+//! `eigengap` column), and its score is taken at that k.
 //!
 //! # Degenerate candidates, ties, fall-back
 //!
@@ -52,7 +45,6 @@ use crate::select::eigengap::{
     laplacian_eigenvalues, normalized_eigenpairs, relative_eigengap, SELECTION_EIGEN_OPTIONS,
 };
 use crate::select::neighbors::{knn_affinity, CsrAffinity, KNN_NEIGHBOURS};
-use crate::spectral::SpectralEmbedding;
 use crate::{fit, Control, DenseKernel, Options, Points, Semimetric};
 use rayon::prelude::*;
 
@@ -64,10 +56,6 @@ pub const DISCONNECTED_EIGENVALUE: f64 = 1e-6;
 
 /// Scores this close to the best (absolutely) are ties, won by the largest σ.
 pub const TIE_TOLERANCE: f64 = 1e-3;
-
-/// Seeded roundings of the spectral embedding per candidate (criterion
-/// [`SigmaCriterion::Distortion`]).
-const DISTORTION_ROUNDINGS: usize = 5;
 
 /// Which semimetric the bandwidth is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -88,29 +76,6 @@ impl BandwidthKernel {
     }
 }
 
-/// The criterion that chooses among the candidates (see the [module documentation](self)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SigmaCriterion {
-    /// The largest relative eigen-gap of `D^-½ K D^-½` at k.
-    Eigengap,
-    /// The smallest k-means distortion of the Ng–Jordan–Weiss embedding.
-    Distortion,
-    /// The smallest kNN-graph normalised cut (per group) of kernel k-groups' partition.
-    #[default]
-    KnnCut,
-}
-
-impl SigmaCriterion {
-    /// `"eigengap"`, `"distortion"` or `"knn_cut"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            SigmaCriterion::Eigengap => "eigengap",
-            SigmaCriterion::Distortion => "distortion",
-            SigmaCriterion::KnnCut => "knn_cut",
-        }
-    }
-}
-
 /// The options of [`choose_sigma`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SigmaOptions {
@@ -121,12 +86,10 @@ pub struct SigmaOptions {
     pub k_max: usize,
     /// The semimetric the bandwidth is for.
     pub kernel: BandwidthKernel,
-    /// The criterion that chooses.
-    pub criterion: SigmaCriterion,
     /// The candidates are scored on a seeded subsample of this many points when n is
     /// larger (≥ 2).
     pub max_points: usize,
-    /// k-means++ starts of kernel k-groups per candidate ([`SigmaCriterion::KnnCut`], ≥ 1).
+    /// k-means++ starts of kernel k-groups per candidate (≥ 1).
     pub n_init: usize,
     /// The seed of the subsample, the eigenvector starts and the fits.
     pub seed: u64,
@@ -138,7 +101,6 @@ impl Default for SigmaOptions {
             k: None,
             k_max: 10,
             kernel: BandwidthKernel::Gaussian,
-            criterion: SigmaCriterion::KnnCut,
             max_points: 2000,
             n_init: 10,
             seed: 0,
@@ -153,17 +115,16 @@ pub struct SigmaTable {
     pub sigma: Vec<f64>,
     /// Where it comes from: `"median*2^j"` or `"mean"`.
     pub source: Vec<String>,
-    /// The k its criteria are taken at (the given k, or its own eigen-gap k).
+    /// The k its statistics are taken at (the given k, or its own eigen-gap k).
     pub k: Vec<usize>,
     /// `mean(d) − 1`: the average kernel mass of a point's other points.
     pub neighbour_mass: Vec<f64>,
     /// `λ_{k+1}` of `D^-½ K D^-½`.
     pub next_eigenvalue: Vec<f64>,
-    /// The relative eigen-gap at k.
+    /// The relative eigen-gap at k (what chooses k when it is not given).
     pub eigengap: Vec<f64>,
-    /// The Ng–Jordan–Weiss distortion at k.
-    pub distortion: Vec<f64>,
-    /// The kNN-graph normalised cut per group of kernel k-groups' partition at k.
+    /// The kNN-graph normalised cut per group of kernel k-groups' partition at k (the
+    /// score: the smallest wins).
     pub knn_cut: Vec<f64>,
     /// Degenerate (never chosen).
     pub degenerate: Vec<bool>,
@@ -177,8 +138,6 @@ pub struct SigmaSelection {
     /// The k it was chosen for (the given k, or the chosen candidate's eigen-gap k; the
     /// given k, or 2, when falling back).
     pub k: usize,
-    /// The criterion used.
-    pub criterion: SigmaCriterion,
     /// The row of the table chosen; `None` when falling back to the "mean" rule (k = 1 or
     /// every candidate degenerate).
     pub chosen: Option<usize>,
@@ -194,7 +153,6 @@ struct Scored {
     neighbour_mass: f64,
     next_eigenvalue: f64,
     eigengap: f64,
-    distortion: f64,
     knn_cut: f64,
     degenerate: bool,
 }
@@ -260,7 +218,7 @@ pub fn choose_sigma(
 
     if options.k == Some(1) {
         let table = table_of(sigma, source, &[], 1);
-        return Ok(fallback(mean_sigma, 1, options.criterion, table, m));
+        return Ok(fallback(mean_sigma, 1, table, m));
     }
     let graph = knn_affinity(&points, KNN_NEIGHBOURS.min(m - 1), control)?;
     let quiet = control.without_progress();
@@ -272,16 +230,15 @@ pub fn choose_sigma(
         .collect::<Result<_>>()?;
     let k_default = options.k.unwrap_or(2);
     let table = table_of(sigma, source, &scored, k_default);
-    match best(&table, options.criterion) {
+    match best(&table) {
         Some(row) => Ok(SigmaSelection {
             sigma: table.sigma[row],
             k: table.k[row],
-            criterion: options.criterion,
             chosen: Some(row),
             table,
             n_points: m,
         }),
-        None => Ok(fallback(mean_sigma, k_default, options.criterion, table, m)),
+        None => Ok(fallback(mean_sigma, k_default, table, m)),
     }
 }
 
@@ -318,17 +275,10 @@ fn check_options(options: &SigmaOptions, n: usize) -> Result<()> {
     Ok(())
 }
 
-fn fallback(
-    sigma: f64,
-    k: usize,
-    criterion: SigmaCriterion,
-    table: SigmaTable,
-    n_points: usize,
-) -> SigmaSelection {
+fn fallback(sigma: f64, k: usize, table: SigmaTable, n_points: usize) -> SigmaSelection {
     SigmaSelection {
         sigma,
         k,
-        criterion,
         chosen: None,
         table,
         n_points,
@@ -354,7 +304,6 @@ fn table_of(sigma: Vec<f64>, source: Vec<String>, scored: &[Scored], k: usize) -
         neighbour_mass: column(&|s| s.neighbour_mass),
         next_eigenvalue: column(&|s| s.next_eigenvalue),
         eigengap: column(&|s| s.eigengap),
-        distortion: column(&|s| s.distortion),
         knn_cut: column(&|s| s.knn_cut),
         degenerate: if scored.is_empty() {
             vec![false; rows]
@@ -366,15 +315,11 @@ fn table_of(sigma: Vec<f64>, source: Vec<String>, scored: &[Scored], k: usize) -
     }
 }
 
-/// The row the criterion chooses among the rows that are not degenerate and have a finite
-/// score (ties within [`TIE_TOLERANCE`] to the largest σ); `None` when there is none.
-fn best(table: &SigmaTable, criterion: SigmaCriterion) -> Option<usize> {
+/// The row with the smallest `knn_cut` among the rows that are not degenerate and have a
+/// finite one (ties within [`TIE_TOLERANCE`] to the largest σ); `None` when there is none.
+fn best(table: &SigmaTable) -> Option<usize> {
     // Oriented so that larger is better.
-    let score = |row: usize| match criterion {
-        SigmaCriterion::Eigengap => table.eigengap[row],
-        SigmaCriterion::Distortion => -table.distortion[row],
-        SigmaCriterion::KnnCut => -table.knn_cut[row],
-    };
+    let score = |row: usize| -table.knn_cut[row];
     let eligible: Vec<usize> = (0..table.sigma.len())
         .filter(|&row| !table.degenerate[row] && score(row).is_finite())
         .collect();
@@ -447,6 +392,8 @@ fn score(
     let degrees: Vec<f64> = kernel.chunks(m).map(|row| row.iter().sum()).collect();
     let neighbour_mass = degrees.iter().sum::<f64>() / m as f64 - 1.0;
     let flat = neighbour_mass < 1.0;
+    // The eigenvectors' start is the candidate's derived seed 0 and the fits' is seed 2
+    // (seed 1 is unused; the indices stay so that a seed keeps giving the same σ).
     let seeds = derive_seeds(seed, 3);
 
     // Kernel k-groups' partitions need K itself; the eigenpairs need G = D⁻¹ K D⁻¹ with node
@@ -490,19 +437,6 @@ fn score(
     let degenerate = flat || !usable(k) || k >= m;
     let eigengap = gaps.get(k - 1).copied().unwrap_or(f64::NAN);
 
-    let distortion = if k < m && k <= pairs.count {
-        let embedding = SpectralEmbedding::from_pairs(&pairs, k)?;
-        let unit = vec![1.0; m];
-        let mut best = f64::INFINITY;
-        for round_seed in derive_seeds(seeds[1], DISTORTION_ROUNDINGS) {
-            let labels = embedding.round(&unit, &mut Rng::new(round_seed), control)?;
-            best = best.min(embedding_distortion(&embedding.rows, m, k, &labels));
-        }
-        best
-    } else {
-        f64::NAN
-    };
-
     let knn_cut = if k < m {
         let fit_options = Options {
             n_init: options.n_init,
@@ -524,39 +458,9 @@ fn score(
         neighbour_mass,
         next_eigenvalue: next(k),
         eigengap,
-        distortion,
         knn_cut,
         degenerate,
     })
-}
-
-/// The k-means distortion of a partition of the embedded rows (`m × k`): the mean squared
-/// distance of a row to its group's mean.
-fn embedding_distortion(rows: &[f64], m: usize, k: usize, labels: &[usize]) -> f64 {
-    let mut means = vec![0.0; k * k];
-    let mut sizes = vec![0usize; k];
-    for (row, &l) in rows.chunks_exact(k).zip(labels) {
-        sizes[l] += 1;
-        for (s, v) in means[l * k..(l + 1) * k].iter_mut().zip(row) {
-            *s += v;
-        }
-    }
-    for (mean, &size) in means.chunks_exact_mut(k).zip(&sizes) {
-        if size > 0 {
-            mean.iter_mut().for_each(|v| *v /= size as f64);
-        }
-    }
-    let total: f64 = rows
-        .chunks_exact(k)
-        .zip(labels)
-        .map(|(row, &l)| {
-            row.iter()
-                .zip(&means[l * k..(l + 1) * k])
-                .map(|(a, b)| (a - b) * (a - b))
-                .sum::<f64>()
-        })
-        .sum();
-    total / m as f64
 }
 
 /// `Σ_l cut(C_l) / vol(C_l)` in the graph (a group of volume 0 adds nothing).
@@ -618,28 +522,78 @@ mod tests {
     fn the_result_does_not_depend_on_the_thread_count() {
         let data = rings(100, 5);
         let x = Points::new(&data, 200, 2).unwrap();
-        for criterion in [
-            SigmaCriterion::Eigengap,
-            SigmaCriterion::Distortion,
-            SigmaCriterion::KnnCut,
-        ] {
-            let options = SigmaOptions {
-                criterion,
-                max_points: 150,
-                seed: 9,
-                ..SigmaOptions::default()
-            };
-            let run = |threads: usize| {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap()
-                    .install(|| choose_sigma(&x, &options, &Control::new()).unwrap())
-            };
-            let one = run(1);
-            assert_eq!(one, run(3));
-            assert_eq!(one.n_points, 150);
+        let options = SigmaOptions {
+            max_points: 150,
+            seed: 9,
+            ..SigmaOptions::default()
+        };
+        let run = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| choose_sigma(&x, &options, &Control::new()).unwrap())
+        };
+        let one = run(1);
+        assert_eq!(one, run(3));
+        assert_eq!(one.n_points, 150);
+    }
+
+    #[test]
+    fn the_smallest_cut_wins_and_ties_go_to_the_largest_sigma() {
+        let data = rings(80, 7);
+        let x = Points::new(&data, 160, 2).unwrap();
+        let s = choose_sigma(&x, &SigmaOptions::default(), &Control::new()).unwrap();
+        let t = &s.table;
+        let row = s.chosen.unwrap();
+        let eligible: Vec<usize> = (0..t.sigma.len())
+            .filter(|&r| !t.degenerate[r] && t.knn_cut[r].is_finite())
+            .collect();
+        let least = eligible
+            .iter()
+            .map(|&r| t.knn_cut[r])
+            .fold(f64::INFINITY, f64::min);
+        assert!(!t.degenerate[row]);
+        assert!(t.knn_cut[row] <= least + TIE_TOLERANCE, "{t:?}");
+        for &r in &eligible {
+            if t.knn_cut[r] <= least + TIE_TOLERANCE {
+                assert!(t.sigma[r] <= t.sigma[row], "{t:?}");
+            }
         }
+        assert_eq!((s.sigma, s.k), (t.sigma[row], t.k[row]));
+    }
+
+    #[test]
+    fn without_k_each_candidate_takes_its_largest_eigengap_k() {
+        // Three tight clusters far apart on a line: k = 3 has the largest relative gap.
+        let mut rng = Rng::new(11);
+        let data: Vec<f64> = [0.0, 10.0, 20.0]
+            .iter()
+            .flat_map(|&c| {
+                (0..30)
+                    .map(|_| c + 0.1 * rng.next_f64())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let x = Points::new(&data, 90, 1).unwrap();
+        let s = choose_sigma(&x, &SigmaOptions::default(), &Control::new()).unwrap();
+        let t = &s.table;
+        // The smallest σ sees three clusters with gap ≈ 1 after the third eigenvalue.
+        assert_eq!(t.k[0], 3, "{t:?}");
+        assert!(t.eigengap[0] > 0.9, "{t:?}");
+        assert!(t.k.iter().all(|k| (2..=10).contains(k)), "{t:?}");
+        assert_eq!(s.k, t.k[s.chosen.unwrap()]);
+        // With k given, every candidate is taken at it.
+        let given = SigmaOptions {
+            k: Some(3),
+            ..SigmaOptions::default()
+        };
+        let s = choose_sigma(&x, &given, &Control::new()).unwrap();
+        assert!(
+            s.table.k.iter().all(|&k| k == 3) && s.k == 3,
+            "{:?}",
+            s.table
+        );
     }
 
     #[test]
@@ -675,7 +629,7 @@ mod tests {
     }
 
     #[test]
-    fn cut_and_distortion_of_known_partitions() {
+    fn cut_of_a_known_partition() {
         let graph = CsrAffinity {
             indptr: vec![0, 1, 3, 4],
             indices: vec![1, 0, 2, 1],
@@ -684,8 +638,5 @@ mod tests {
         };
         // {0, 1} | {2}: the edge 1-2 leaves both; volumes 3 and 1.
         assert!((normalised_cut(&graph, &[0, 0, 1], 2) - (1.0 / 3.0 + 1.0)).abs() < 1e-12);
-        let rows = [1.0, 0.0, 1.0, 0.0, 0.0, 1.0];
-        assert_eq!(embedding_distortion(&rows, 3, 2, &[0, 0, 1]), 0.0);
-        assert!((embedding_distortion(&rows, 3, 2, &[0, 1, 1]) - 1.0 / 3.0).abs() < 1e-12);
     }
 }

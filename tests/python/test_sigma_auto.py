@@ -40,20 +40,23 @@ def test_rings_get_a_sigma_that_separates_them() -> None:
 
 def test_table_shape_and_columns() -> None:
     X, _ = rings(200, 1)
-    result = kgroups_rs.choose_sigma(X, 2, criterion="eigengap")
+    result = kgroups_rs.choose_sigma(X, 2)
     table = result.table
     assert list(table) == ["sigma", "source", "k", "neighbour_mass", "next_eigenvalue", "eigengap",
-                           "distortion", "knn_cut", "degenerate"]
+                           "knn_cut", "degenerate"]
     assert all(len(v) == 7 for v in table.values())
     assert table["source"][-1] == "mean" and table["source"][0] == "median*2^-4"
     assert table["sigma"][-1] == kgroups_rs.bandwidth(X)
     assert np.allclose(table["sigma"][1:6] / table["sigma"][:5], 2.0)
     assert result.sigma == table["sigma"][result.chosen]
-    eligible = ~np.asarray(table["degenerate"])
-    assert table["eigengap"][result.chosen] >= np.nanmax(np.where(eligible, table["eigengap"], np.nan)) - 1e-3
-    # k unknown: each candidate's k in 2 .. 10
+    # the smallest kNN cut among the candidates that are not degenerate, ties to the largest σ
+    cut = np.where(~np.asarray(table["degenerate"]), table["knn_cut"], np.nan)
+    ties = np.flatnonzero(cut <= np.nanmin(cut) + 1e-3)
+    assert result.chosen == ties[np.argmax(table["sigma"][ties])]
+    # k unknown: each candidate's k in 2 .. 10, and the chosen candidate's k is returned
     free = kgroups_rs.choose_sigma(X)
     assert set(free.table["k"]) <= set(range(2, 11))
+    assert free.chosen is not None and free.k == free.table["k"][free.chosen]
 
 
 def test_table_to_pandas() -> None:
@@ -61,7 +64,7 @@ def test_table_to_pandas() -> None:
     X, _ = rings(200, 1)
     result = kgroups_rs.choose_sigma(X, 2)
     frame = result.to_pandas()
-    assert frame.shape == (7, 9)
+    assert frame.shape == (7, 8)
     assert list(frame.columns) == list(result.table)
 
 
@@ -91,8 +94,9 @@ def test_errors_name_the_argument() -> None:
         kgroups_rs.choose_sigma(X, 51)
     with pytest.raises(ValueError, match="k"):
         kgroups_rs.choose_sigma(X, 0)
-    with pytest.raises(ValueError, match="criterion must be one of"):
-        kgroups_rs.choose_sigma(X, 2, criterion="silhouette")  # type: ignore[arg-type]
+    # there is one rule, the kNN cut: no criterion to choose
+    with pytest.raises(TypeError, match="criterion"):
+        kgroups_rs.choose_sigma(X, 2, criterion="knn_cut")  # type: ignore[call-arg]
     with pytest.raises(ValueError, match="semimetric must be 'gaussian' or 'exponential'"):
         kgroups_rs.choose_sigma(X, 2, semimetric="power")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="every point is the same"):

@@ -220,8 +220,6 @@ pub(super) struct SigmaSelectionResult {
     sigma: f64,
     #[pyo3(get)]
     k: usize,
-    #[pyo3(get)]
-    criterion: &'static str,
     /// The table row chosen; None when falling back to the "mean" rule.
     #[pyo3(get)]
     chosen: Option<usize>,
@@ -235,7 +233,7 @@ pub(super) struct SigmaSelectionResult {
 
 /// Choose the bandwidth σ for the points X (n × D, float64, C order).
 #[pyfunction]
-#[pyo3(signature = (x, k, k_max, semimetric, criterion, max_points, n_init, seed, n_threads=None))]
+#[pyo3(signature = (x, k, k_max, semimetric, max_points, n_init, seed, n_threads=None))]
 #[allow(clippy::too_many_arguments)]
 fn choose_sigma(
     py: Python<'_>,
@@ -243,13 +241,12 @@ fn choose_sigma(
     k: Option<usize>,
     k_max: usize,
     semimetric: &str,
-    criterion: &str,
     max_points: usize,
     n_init: usize,
     seed: u64,
     n_threads: Option<usize>,
 ) -> PyResult<SigmaSelectionResult> {
-    use select::bandwidth::{BandwidthKernel, SigmaCriterion, SigmaOptions};
+    use select::bandwidth::{BandwidthKernel, SigmaOptions};
     let raw = points(&x, "X")?;
     let kernel = match semimetric {
         "gaussian" => BandwidthKernel::Gaussian,
@@ -260,21 +257,10 @@ fn choose_sigma(
             )))
         }
     };
-    let criterion = match criterion {
-        "knn_cut" => SigmaCriterion::KnnCut,
-        "eigengap" => SigmaCriterion::Eigengap,
-        "distortion" => SigmaCriterion::Distortion,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "criterion must be 'knn_cut', 'eigengap' or 'distortion', got {other:?}"
-            )))
-        }
-    };
     let options = SigmaOptions {
         k,
         k_max,
         kernel,
-        criterion,
         max_points,
         n_init,
         seed,
@@ -292,7 +278,6 @@ fn choose_sigma(
         ("neighbour_mass", t.neighbour_mass),
         ("next_eigenvalue", t.next_eigenvalue),
         ("eigengap", t.eigengap),
-        ("distortion", t.distortion),
         ("knn_cut", t.knn_cut),
     ] {
         table.set_item(name, column.into_pyarray(py))?;
@@ -301,7 +286,6 @@ fn choose_sigma(
     Ok(SigmaSelectionResult {
         sigma: s.sigma,
         k: s.k,
-        criterion: s.criterion.name(),
         chosen: s.chosen,
         table: table.unbind(),
         n_points: s.n_points,

@@ -252,9 +252,9 @@ mod tests {
         assert_eq!(verdicts[3], Some(3));
     }
 
-    /// Issue 32: `[0, 1, 1, 1]` and `[1, 0, 1, 1]` hashed alike; a period-2 cycle between
-    /// them (entered after two sweeps) was reported as 4 sweeps long, at sweep 10. It is now
-    /// reported as 2 sweeps long at sweep 4, its first repeat.
+    /// `[0, 1, 1, 1]` and `[1, 0, 1, 1]` hash alike; a period-2 cycle between them (entered
+    /// after two sweeps) is reported as 2 sweeps long at sweep 4, its first repeat, not as a
+    /// longer cycle found later.
     #[test]
     fn a_period_two_cycle_between_formerly_colliding_labels() {
         let (a, b) = (vec![0usize, 1, 1, 1], vec![1usize, 0, 1, 1]);

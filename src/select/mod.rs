@@ -1,4 +1,4 @@
-//! Choosing the number of groups k and the kernel (issue 34): [`select_k`] over points,
+//! Choosing the number of groups k and the kernel: [`select_k`] over points,
 //! [`select_k_precomputed`] over a kernel matrix.
 //!
 //! # The rule over points

@@ -542,7 +542,7 @@ fn block_is_bad<T: KernelElement>(
 
 /// Index quadruples `(a, b, c, d)` below `n` with `a < b`, `c < d`, `a + b = c + d` and
 /// `(a, b) ≠ (c, d)`: the pairs whose keys in the former exact-symmetry hash differed by the
-/// same integer in both key sets (issue 32), spread over the matrix.
+/// same integer in both key sets, spread over the matrix.
 #[cfg(test)]
 pub(crate) fn forgery_quadruples(n: usize) -> Vec<(usize, usize, usize, usize)> {
     let mut out = Vec::new();
@@ -713,9 +713,8 @@ mod tests {
         assert!(refused > 250, "{refused}");
     }
 
-    /// Issue 32: pairs `(a, b)` and `(c, d)` with `a + b = c + d` had keys differing by the
-    /// same integer in both key sets of the former hash, and `G[a, b] = 1e6`,
-    /// `G[b, a] = −1e6` beside a pair `(c, d)` moved by that many ulps balanced it. Every
+    /// Pairs `(a, b)` and `(c, d)` with `a + b = c + d` balance a hash keyed by index sums:
+    /// `G[a, b] = 1e6`, `G[b, a] = −1e6` beside a pair `(c, d)` moved by that many ulps. Every
     /// such matrix, and its transpose, is refused (f64 and f32), eagerly and in a fit's
     /// first pass, naming the first offending entry.
     #[test]

@@ -505,7 +505,7 @@ mod tests {
             .unwrap();
     }
 
-    /// Issue 32: a pair `x / −x` at `(a, b)` / `(b, a)` beside pairs whose values would balance
+    /// A pair `x / −x` at `(a, b)` / `(b, a)` beside pairs whose values would balance
     /// a hash keyed by index sums; every such forgery, both orders of the pair, f64 and f32,
     /// and a one-sided entry, is refused.
     #[test]

@@ -493,3 +493,51 @@ fn the_split_is_the_best_two_split_of_the_most_dispersed_cluster() {
         warm::split_most_dispersed(&same, &[0, 0, 1], 2, &[4.0, 1.0], None, 0, &Control::new());
     assert_eq!(none.unwrap(), None);
 }
+
+#[test]
+fn wide_data_get_the_same_selection_from_the_gram_form() {
+    // 24 points in 60 dimensions, three groups: the principal box from the 24 × 24 Gram
+    // matrix must give what the 60 × 60 covariance gives.
+    let (n, dim) = (24, 60);
+    let mut rng = Rng::new(11);
+    let centres: Vec<Vec<f64>> = (0..3)
+        .map(|_| (0..dim).map(|_| 6.0 * (rng.next_f64() - 0.5)).collect())
+        .collect();
+    let data: Vec<f64> = (0..n)
+        .flat_map(|i| {
+            let c = centres[i % 3].clone();
+            c.into_iter()
+                .map(|v| v + rng.next_f64() - 0.5)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let x = Points::new(&data, n, dim).unwrap();
+    let options = small(4);
+    let fast = select_k(&x, &options, &Control::new()).unwrap();
+    let slow =
+        references::tests::with_scatter_forced(|| select_k(&x, &options, &Control::new())).unwrap();
+    assert_eq!(
+        (fast.k, fast.rule, &fast.labels),
+        (slow.k, slow.rule, &slow.labels)
+    );
+    assert_eq!(fast.gap_rules, slow.gap_rules);
+    let (a, b) = (&fast.table, &slow.table);
+    let columns = [
+        (&a.within, &b.within),
+        (&a.expected_log_within_box, &b.expected_log_within_box),
+        (&a.expected_log_within_pc, &b.expected_log_within_pc),
+        (&a.gap_pc, &b.gap_pc),
+        (&a.se_pc, &b.se_pc),
+        (&a.stability, &b.stability),
+        (&a.eigenvalue, &b.eigenvalue),
+    ];
+    for (column, (p, q)) in columns.iter().enumerate() {
+        for (u, v) in p.iter().zip(q.iter()) {
+            assert!(
+                (u.is_nan() && v.is_nan()) || (u - v).abs() <= 1e-9 * u.abs().max(1.0),
+                "column {column}: {u} vs {v}"
+            );
+        }
+    }
+    assert_eq!(fast.k, 3, "{fast:?}");
+}

@@ -577,7 +577,7 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
     let knn =
         CsrGraphKernel::from_affinity(knn_affinity(&points, KNN_NEIGHBOURS.min(m - 1), &quiet)?);
     let knn_kernel = knn.kernel()?;
-    let knn_pairs = eigengap::normalized_eigenpairs(
+    let knn_pairs = eigengap::selection_eigenpairs(
         &knn_kernel,
         &knn.degrees,
         (options.k_max + 1).min(m),
@@ -586,7 +586,7 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
         &quiet,
     )?;
     let lambda = eigengap::laplacian_eigenvalues(&knn_pairs.values);
-    let relative = eigengap::relative_eigengap(&lambda);
+    let relative = eigengap::resolved_relative_eigengap(&knn_pairs);
     steps.step()?;
 
     // The rule.

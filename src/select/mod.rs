@@ -559,8 +559,8 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
         .enumerate()
         .try_for_each(|(r, row)| {
             let seed = derived_seed(seeds[2], r);
-            let reference = frames[r / b].draw_with(m, seed, &quiet)?;
-            let reference = Points::new(&reference, m, dim)?;
+            let (reference, width) = frames[r / b].draw_compact_with(m, seed, &quiet)?;
+            let reference = Points::new(&reference, m, width)?;
             let (_, logs) = energy_log_w(&reference, &ks, ref_init, warm, seed, &quiet)?;
             row.copy_from_slice(&logs);
             steps.step()
@@ -618,8 +618,8 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
             .enumerate()
             .try_for_each(|(r, row)| {
                 let s = derived_seed(seeds[5], r);
-                let reference = frame.draw_with(p, s, &quiet)?;
-                row.copy_from_slice(&self_tuning_log_w(&reference, p, dim, warm, s, &quiet)?);
+                let (reference, width) = frame.draw_compact_with(p, s, &quiet)?;
+                row.copy_from_slice(&self_tuning_log_w(&reference, p, width, warm, s, &quiet)?);
                 Ok(())
             })?;
         let score = structure_score(&gap_curve_of_rows(&logs, &probe_log_w)?);

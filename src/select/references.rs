@@ -143,6 +143,54 @@ impl ReferenceFrame {
         }
         Ok(out)
     }
+
+    /// `n` points drawn as [`ReferenceFrame::draw_with`] draws them, given by coordinates
+    /// that keep their pairwise distances: when the frame has fewer axes than the data has
+    /// dimensions (the principal box of data with fewer points than dimensions), their
+    /// coordinates along the axes (`n × axes`: the points are `mean + R u` with orthonormal
+    /// axes `R`, so the distances are those of the `u`), else the points themselves.
+    /// Returns the coordinates, row-major, and their number per point. For statistics of
+    /// the distances alone (the gap statistic's `W_k`), at `O(axes)` per point instead of
+    /// `O(D · axes)`.
+    ///
+    /// ```
+    /// use kgroups::select::references::{ReferenceBox, ReferenceFrame};
+    /// use kgroups::{Control, Points};
+    /// // 3 points in 4 dimensions span a plane: the principal box has 2 axes.
+    /// let x = Points::new(&[0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 2.0, 0.0, 0.0, 3.0, 0.0, 1.0], 3, 4)?;
+    /// let frame = ReferenceFrame::new(&x, ReferenceBox::Principal)?;
+    /// let (u, width) = frame.draw_compact_with(5, 1, &Control::new())?;
+    /// let points = frame.draw(5, 1)?;
+    /// assert_eq!((width, u.len()), (2, 10));
+    /// let d = |p: &[f64], q: &[f64]| p.iter().zip(q).map(|(a, b)| (a - b).powi(2)).sum::<f64>();
+    /// let (d_u, d_x) = (d(&u[0..2], &u[2..4]), d(&points[0..4], &points[4..8]));
+    /// assert!((d_u - d_x).abs() < 1e-9);
+    /// # Ok::<(), kgroups::KGroupsError>(())
+    /// ```
+    pub fn draw_compact_with(
+        &self,
+        n: usize,
+        seed: u64,
+        control: &Control,
+    ) -> Result<(Vec<f64>, usize)> {
+        let (dim, axes) = (self.dim, self.axes);
+        if self.rotation.is_none() || axes == 0 || axes == dim {
+            return Ok((self.draw_with(n, seed, control)?, dim));
+        }
+        let mut out = try_filled(n * axes, 0.0, "X", "a reference data set")?;
+        let mut rng = Rng::new(seed);
+        for row in out.chunks_exact_mut(axes) {
+            control.checkpoint()?;
+            // The same stream as `draw_with`: `dim` uniforms a point.
+            for ((u, low), high) in row.iter_mut().zip(&self.low).zip(&self.high) {
+                *u = low + (high - low) * rng.next_f64();
+            }
+            for _ in axes..dim {
+                rng.next_f64();
+            }
+        }
+        Ok((out, axes))
+    }
 }
 
 /// The coordinates of `row − mean` along the frame's `out.len()` axes (`rotation` row-major

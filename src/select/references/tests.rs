@@ -152,3 +152,44 @@ fn a_cancelled_gram_form_stops_with_interrupted() {
         crate::KGroupsError::Interrupted
     );
 }
+
+#[test]
+fn compact_draws_keep_the_distances_of_the_drawn_points() {
+    for (n, dim, kind) in [
+        (12, 30, ReferenceBox::Principal),
+        (30, 5, ReferenceBox::Principal),
+        (12, 30, ReferenceBox::Data),
+    ] {
+        let data = random_data(n, dim, 9);
+        let x = Points::new(&data, n, dim).unwrap();
+        let frame = ReferenceFrame::new(&x, kind).unwrap();
+        let points = frame.draw(20, 4).unwrap();
+        let (u, width) = frame.draw_compact_with(20, 4, &Control::new()).unwrap();
+        let want = if kind == ReferenceBox::Principal {
+            dim.min(n - 1)
+        } else {
+            dim
+        };
+        assert_eq!(width, want);
+        let distance = |p: &[f64], q: &[f64]| -> f64 {
+            p.iter()
+                .zip(q)
+                .map(|(a, b)| (a - b).powi(2))
+                .sum::<f64>()
+                .sqrt()
+        };
+        for a in 0..20 {
+            for b in 0..a {
+                let dx = distance(
+                    &points[a * dim..(a + 1) * dim],
+                    &points[b * dim..(b + 1) * dim],
+                );
+                let du = distance(
+                    &u[a * width..(a + 1) * width],
+                    &u[b * width..(b + 1) * width],
+                );
+                assert!((dx - du).abs() <= 1e-9 * dx.max(1.0), "{dx} vs {du}");
+            }
+        }
+    }
+}

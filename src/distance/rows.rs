@@ -190,9 +190,17 @@ impl PairwiseRows for GramRows<'_> {
 }
 
 /// Σ_k (a_k − b_k)², summed in coordinate order, each square added by a fused multiply-add
-/// (as the vectorised pair kernel adds it).
+/// (as the vectorised pair kernel adds it), on the widest instructions the CPU runs (the
+/// same bits on every copy, see [`super::simd`]).
 #[inline]
 pub(crate) fn squared_distance(a: &[f64], b: &[f64]) -> f64 {
+    super::simd::squared_distance_dispatch(a, b)
+}
+
+/// [`squared_distance`] as plain code (the library's `fma` per coordinate where the
+/// target has no FMA instruction).
+#[inline(always)]
+pub(crate) fn squared_distance_portable(a: &[f64], b: &[f64]) -> f64 {
     let mut s = 0.0;
     for (&u, &v) in a.iter().zip(b) {
         let d = u - v;

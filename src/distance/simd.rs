@@ -194,30 +194,34 @@ unsafe fn rho_in_frame_avx2<E: RunEpilogue>(
     rows.rho_in_frame_portable(xa, norm_a, start, out, epilogue);
 }
 
-/// `Σ_k (a_k − b_k)²` of [`super::rows::squared_distance`] on the widest copy the CPU
-/// runs: the portable copy's `f64::mul_add` calls the library's `fma` for every coordinate,
-/// the AVX2 copy has it in hardware (the same bits: a fused multiply-add is exactly rounded
-/// either way).
+/// [`super::rows::squared_distances_to_rows_portable`] on the widest copy the CPU runs (the
+/// same bits on every copy).
 #[inline]
-pub(crate) fn squared_distance_dispatch(a: &[f64], b: &[f64]) -> f64 {
+pub(crate) fn squared_distances_to_rows_dispatch(
+    xi: &[f64],
+    data: &[f64],
+    dim: usize,
+    out: &mut [f64],
+) {
     #[cfg(target_arch = "x86_64")]
     if wide_vectors() {
-        // SAFETY: `squared_distance_avx2` requires only that the CPU supports AVX2 and FMA,
-        // which `wide_vectors` has just detected at run time.
-        return unsafe { squared_distance_avx2(a, b) };
+        // SAFETY: `squared_distances_to_rows_avx2` requires only that the CPU supports AVX2
+        // and FMA, which `wide_vectors` has just detected at run time.
+        unsafe { squared_distances_to_rows_avx2(xi, data, dim, out) };
+        return;
     }
-    super::rows::squared_distance_portable(a, b)
+    super::rows::squared_distances_to_rows_portable(xi, data, dim, out);
 }
 
-/// [`super::rows::squared_distance_portable`] compiled with AVX2 and FMA.
+/// [`super::rows::squared_distances_to_rows_portable`] compiled with AVX2 and FMA.
 ///
 /// # Safety
 /// The CPU must support AVX2 and FMA (the caller checks [`wide_vectors`] first). The body is
 /// safe code; only the instruction set it is compiled for needs the check.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn squared_distance_avx2(a: &[f64], b: &[f64]) -> f64 {
-    super::rows::squared_distance_portable(a, b)
+unsafe fn squared_distances_to_rows_avx2(xi: &[f64], data: &[f64], dim: usize, out: &mut [f64]) {
+    super::rows::squared_distances_to_rows_portable(xi, data, dim, out);
 }
 
 /// [`DataRows::rho_in_frame_portable`] compiled with AVX-512F, AVX2 and FMA.

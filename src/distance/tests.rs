@@ -590,17 +590,26 @@ fn a_squared_distance_below_the_normal_range_is_taken_from_the_distance() {
 }
 
 #[test]
-fn squared_distances_are_the_same_bits_on_every_copy() {
-    let mut rng = TestRng(77);
-    for dim in [1, 3, 8, 61, 600] {
-        let a: Vec<f64> = (0..dim).map(|_| 1e3 * rng.normal_ish()).collect();
-        let b: Vec<f64> = (0..dim).map(|_| rng.normal_ish()).collect();
-        let want = super::rows::squared_distance_portable(&a, &b);
-        let naive: f64 = a.iter().zip(&b).map(|(u, v)| (u - v) * (u - v)).sum();
-        assert!((want - naive).abs() <= 1e-12 * naive);
-        for path in [VectorPath::Portable, VectorPath::Avx2, VectorPath::Avx512] {
-            let (got, _) = with_vectors_up_to(path, || squared_distance(&a, &b));
-            assert_eq!(got.to_bits(), want.to_bits(), "dim = {dim}, {path:?}");
+fn distance_rows_are_the_pairwise_squared_distances_bit_for_bit() {
+    let mut rng = TestRng(78);
+    for (n, dim) in [(1, 3), (5, 1), (7, 600), (9, 13), (12, 2)] {
+        let data: Vec<f64> = (0..n * dim).map(|_| 10.0 * rng.normal_ish()).collect();
+        let x = Points::new(&data, n, dim).unwrap();
+        for path in [VectorPath::Portable, VectorPath::Avx2] {
+            for i in 0..n {
+                let mut out = vec![f64::NAN; n];
+                let (result, _) =
+                    with_vectors_up_to(path, || squared_distances_from(&x, i, &mut out));
+                result.unwrap();
+                for (y, got) in out.iter().enumerate() {
+                    let want = squared_distance(x.row(i), x.row(y));
+                    assert_eq!(
+                        got.to_bits(),
+                        want.to_bits(),
+                        "n = {n}, dim = {dim}, {path:?}"
+                    );
+                }
+            }
         }
     }
 }

@@ -72,7 +72,7 @@ impl ReferenceFrame {
         let (rotation, axes) = match kind {
             ReferenceBox::Data => (None, dim),
             ReferenceBox::Principal => {
-                let gram = n < dim && !tests::scatter_forced();
+                let gram = n < dim && !scatter_forced();
                 let (_, rotation, axes) = principal_axes(data, &mean, n, dim, gram, control)?;
                 (Some(rotation), axes)
             }
@@ -314,13 +314,18 @@ fn principal_axes(
     Ok((values, vectors, axes))
 }
 
-#[cfg(test)]
-pub(crate) mod tests;
-
-/// Outside tests the principal box always takes the cheaper form.
-#[cfg(not(test))]
-mod tests {
-    pub(crate) fn scatter_forced() -> bool {
+/// Whether the principal box must come from the `D × D` covariance even when `n < D`: only
+/// where a test asks for it (to compare the two forms); otherwise never.
+fn scatter_forced() -> bool {
+    #[cfg(test)]
+    {
+        tests::scatter_forced()
+    }
+    #[cfg(not(test))]
+    {
         false
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -240,11 +240,44 @@ fn check_row_arguments(x: &Points, i: usize, out: &[f64]) -> Result<()> {
 /// ```
 pub fn squared_distances_from(x: &Points, i: usize, out: &mut [f64]) -> Result<()> {
     check_row_arguments(x, i, out)?;
-    let xi = x.row(i);
-    for (y, o) in out.iter_mut().enumerate() {
-        *o = squared_distance(xi, x.row(y));
-    }
+    super::simd::squared_distances_to_rows_dispatch(x.row(i), x.data(), x.dim(), out);
     Ok(())
+}
+
+/// `out[y] = ` [`squared_distance`]`(xi, row y of data)` (`data` row-major with `dim`
+/// columns, `out.len()` rows), four rows at a time: four independent sums, each still in
+/// coordinate order (the same bits as one at a time), so that the adds of one sum do not
+/// wait on each other's latency.
+#[inline(always)]
+pub(crate) fn squared_distances_to_rows_portable(
+    xi: &[f64],
+    data: &[f64],
+    dim: usize,
+    out: &mut [f64],
+) {
+    let xi = &xi[..dim];
+    let mut blocks = out.chunks_exact_mut(4);
+    let mut rows = data.chunks_exact(dim.max(1));
+    for o in blocks.by_ref() {
+        let (Some(r0), Some(r1), Some(r2), Some(r3)) =
+            (rows.next(), rows.next(), rows.next(), rows.next())
+        else {
+            return;
+        };
+        let (r0, r1, r2, r3) = (&r0[..dim], &r1[..dim], &r2[..dim], &r3[..dim]);
+        let mut s = [0.0f64; 4];
+        for k in 0..dim {
+            let u = xi[k];
+            let d = [u - r0[k], u - r1[k], u - r2[k], u - r3[k]];
+            for (s, d) in s.iter_mut().zip(d) {
+                *s = d.mul_add(d, *s);
+            }
+        }
+        o.copy_from_slice(&s);
+    }
+    for (o, row) in blocks.into_remainder().iter_mut().zip(rows) {
+        *o = squared_distance(xi, row);
+    }
 }
 
 /// ρ(x_i, x_y) for every point y, into `out` (length n): a kernel-row source for matrix-free

@@ -194,6 +194,36 @@ unsafe fn rho_in_frame_avx2<E: RunEpilogue>(
     rows.rho_in_frame_portable(xa, norm_a, start, out, epilogue);
 }
 
+/// [`super::rows::squared_distances_to_rows_portable`] on the widest copy the CPU runs (the
+/// same bits on every copy).
+#[inline]
+pub(crate) fn squared_distances_to_rows_dispatch(
+    xi: &[f64],
+    data: &[f64],
+    dim: usize,
+    out: &mut [f64],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if wide_vectors() {
+        // SAFETY: `squared_distances_to_rows_avx2` requires only that the CPU supports AVX2
+        // and FMA, which `wide_vectors` has just detected at run time.
+        unsafe { squared_distances_to_rows_avx2(xi, data, dim, out) };
+        return;
+    }
+    super::rows::squared_distances_to_rows_portable(xi, data, dim, out);
+}
+
+/// [`super::rows::squared_distances_to_rows_portable`] compiled with AVX2 and FMA.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA (the caller checks [`wide_vectors`] first). The body is
+/// safe code; only the instruction set it is compiled for needs the check.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn squared_distances_to_rows_avx2(xi: &[f64], data: &[f64], dim: usize, out: &mut [f64]) {
+    super::rows::squared_distances_to_rows_portable(xi, data, dim, out);
+}
+
 /// [`DataRows::rho_in_frame_portable`] compiled with AVX-512F, AVX2 and FMA.
 ///
 /// # Safety

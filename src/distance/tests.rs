@@ -588,3 +588,28 @@ fn a_squared_distance_below_the_normal_range_is_taken_from_the_distance() {
         }
     }
 }
+
+#[test]
+fn distance_rows_are_the_pairwise_squared_distances_bit_for_bit() {
+    let mut rng = TestRng(78);
+    for (n, dim) in [(1, 3), (5, 1), (7, 600), (9, 13), (12, 2)] {
+        let data: Vec<f64> = (0..n * dim).map(|_| 10.0 * rng.normal_ish()).collect();
+        let x = Points::new(&data, n, dim).unwrap();
+        for path in [VectorPath::Portable, VectorPath::Avx2] {
+            for i in 0..n {
+                let mut out = vec![f64::NAN; n];
+                let (result, _) =
+                    with_vectors_up_to(path, || squared_distances_from(&x, i, &mut out));
+                result.unwrap();
+                for (y, got) in out.iter().enumerate() {
+                    let want = squared_distance(x.row(i), x.row(y));
+                    assert_eq!(
+                        got.to_bits(),
+                        want.to_bits(),
+                        "n = {n}, dim = {dim}, {path:?}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -294,3 +294,71 @@ proptest! {
         prop_assert!(values.windows(2).all(|w| w[0] >= w[1]));
     }
 }
+
+fn tridiagonal(a: &[f64], d: usize) -> Result<(Vec<f64>, Vec<f64>)> {
+    symmetric_eigen_tridiagonal_with(a, d, &Control::new())
+}
+
+#[test]
+fn the_tridiagonal_ql_solver_agrees_with_jacobi() {
+    // Random matrices of many sizes, matrices with repeated eigenvalues (all ones, a
+    // projection, a diagonal), the zero matrix and a low-rank Gram matrix.
+    let mut cases: Vec<(Vec<f64>, usize)> = [1, 2, 3, 5, 17, 40, 64]
+        .into_iter()
+        .map(|d| (random_symmetric(d, 100 + d as u64), d))
+        .collect();
+    cases.push((vec![1.0; 25], 5));
+    cases.push((vec![0.0; 16], 4));
+    cases.push((
+        (0..36)
+            .map(|p| if p % 7 == 0 { (p / 7 % 3) as f64 } else { 0.0 })
+            .collect(),
+        6,
+    ));
+    let mut rng = TestRng(5);
+    let rows: Vec<f64> = (0..12 * 3).map(|_| rng.normal_ish()).collect();
+    let gram: Vec<f64> = (0..12 * 12)
+        .map(|p| {
+            (0..3)
+                .map(|t| rows[p / 12 * 3 + t] * rows[p % 12 * 3 + t])
+                .sum()
+        })
+        .collect();
+    cases.push((gram, 12));
+    for (a, d) in cases {
+        let (slow_values, _) = symmetric_eigen(&a, d).unwrap();
+        let (values, vectors) = tridiagonal(&a, d).unwrap();
+        let norm = a.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-300);
+        for (s, f) in slow_values.iter().zip(&values) {
+            assert!((s - f).abs() <= 1e-12 * norm, "d = {d}: {s} vs {f}");
+        }
+        assert!(values.windows(2).all(|w| w[0] >= w[1]), "{values:?}");
+        let (residual, orthogonality) = eigen_errors(&a, d, &values, &vectors);
+        assert!(
+            residual <= 1e-12 * norm && orthogonality <= 1e-12,
+            "d = {d}"
+        );
+        // The sign convention: each vector's entry of largest magnitude is positive.
+        for j in 0..d {
+            let column: Vec<f64> = (0..d).map(|i| vectors[i * d + j]).collect();
+            let peak = column.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+            let first = column.iter().find(|x| x.abs() == peak).unwrap();
+            assert!(*first > 0.0);
+        }
+    }
+    assert_eq!(tridiagonal(&[], 0).unwrap(), (vec![], vec![]));
+}
+
+#[test]
+fn the_tridiagonal_ql_solver_checks_its_input_and_cancellation() {
+    assert_invalid(tridiagonal(&[1.0, 2.0, 3.0], 2), "a", "2 × 2");
+    assert_invalid(tridiagonal(&[1.0, f64::INFINITY, 0.0, 1.0], 2), "a", "NaN");
+    assert_invalid(tridiagonal(&[1.0, 2.0, 0.0, 1.0], 2), "a", "not symmetric");
+    let cancel = std::sync::atomic::AtomicBool::new(true);
+    let control = Control::new().with_cancel(&cancel);
+    let a = random_symmetric(30, 1);
+    assert_eq!(
+        symmetric_eigen_tridiagonal_with(&a, 30, &control).unwrap_err(),
+        KGroupsError::Interrupted
+    );
+}

@@ -42,7 +42,8 @@ use crate::error::{try_filled, KGroupsError, Result};
 use crate::gram::bandwidth;
 use crate::rng::{derive_seeds, Rng};
 use crate::select::eigengap::{
-    laplacian_eigenvalues, normalized_eigenpairs, relative_eigengap, SELECTION_EIGEN_OPTIONS,
+    laplacian_eigenvalues, resolved_relative_eigengap, selection_eigenpairs,
+    SELECTION_EIGEN_OPTIONS,
 };
 use crate::select::neighbors::{knn_affinity, CsrAffinity, KNN_NEIGHBOURS};
 use crate::{fit, Control, DenseKernel, Options, Points, Semimetric};
@@ -411,7 +412,7 @@ fn score(
         });
         g
     };
-    let pairs = normalized_eigenpairs(
+    let pairs = selection_eigenpairs(
         &DenseKernel::trusting_symmetry(&normalised, m)?,
         &degrees,
         count,
@@ -421,7 +422,7 @@ fn score(
     )?;
     drop(normalised);
     let lambda = laplacian_eigenvalues(&pairs.values);
-    let gaps = relative_eigengap(&lambda);
+    let gaps = resolved_relative_eigengap(&pairs);
     let next = |k: usize| lambda.get(k).copied().unwrap_or(f64::NAN);
     let usable = |k: usize| next(k) >= DISCONNECTED_EIGENVALUE;
     let k = match options.k {

@@ -559,8 +559,8 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
         .enumerate()
         .try_for_each(|(r, row)| {
             let seed = derived_seed(seeds[2], r);
-            let reference = frames[r / b].draw_with(m, seed, &quiet)?;
-            let reference = Points::new(&reference, m, dim)?;
+            let (reference, width) = frames[r / b].draw_compact_with(m, seed, &quiet)?;
+            let reference = Points::new(&reference, m, width)?;
             let (_, logs) = energy_log_w(&reference, &ks, ref_init, warm, seed, &quiet)?;
             row.copy_from_slice(&logs);
             steps.step()
@@ -577,7 +577,7 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
     let knn =
         CsrGraphKernel::from_affinity(knn_affinity(&points, KNN_NEIGHBOURS.min(m - 1), &quiet)?);
     let knn_kernel = knn.kernel()?;
-    let knn_pairs = eigengap::normalized_eigenpairs(
+    let knn_pairs = eigengap::selection_eigenpairs(
         &knn_kernel,
         &knn.degrees,
         (options.k_max + 1).min(m),
@@ -586,7 +586,7 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
         &quiet,
     )?;
     let lambda = eigengap::laplacian_eigenvalues(&knn_pairs.values);
-    let relative = eigengap::relative_eigengap(&lambda);
+    let relative = eigengap::resolved_relative_eigengap(&knn_pairs);
     steps.step()?;
 
     // The rule.
@@ -618,8 +618,8 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
             .enumerate()
             .try_for_each(|(r, row)| {
                 let s = derived_seed(seeds[5], r);
-                let reference = frame.draw_with(p, s, &quiet)?;
-                row.copy_from_slice(&self_tuning_log_w(&reference, p, dim, warm, s, &quiet)?);
+                let (reference, width) = frame.draw_compact_with(p, s, &quiet)?;
+                row.copy_from_slice(&self_tuning_log_w(&reference, p, width, warm, s, &quiet)?);
                 Ok(())
             })?;
         let score = structure_score(&gap_curve_of_rows(&logs, &probe_log_w)?);

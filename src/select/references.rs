@@ -3,7 +3,7 @@
 //! (the data rotated onto the eigenvectors of its covariance, boxed there, and rotated back).
 
 use crate::error::{try_filled, Result};
-use crate::linalg::symmetric_eigen_with;
+use crate::linalg::{symmetric_eigen_tridiagonal_with, symmetric_eigen_with};
 use crate::rng::Rng;
 use crate::{Control, Points};
 
@@ -24,8 +24,11 @@ pub enum ReferenceBox {
 pub struct ReferenceFrame {
     dim: usize,
     mean: Vec<f64>,
-    /// Row-major `dim × dim`; column `j` is axis `j` (`None`: the identity).
+    /// Row-major `dim × axes`; column `j` is axis `j` (`None`: the identity).
     rotation: Option<Vec<f64>>,
+    /// The number of axes: `dim`, or fewer for the principal box of data with fewer points
+    /// than dimensions (the data spans at most `n` of them; `low = high = 0` past `axes`).
+    axes: usize,
     low: Vec<f64>,
     high: Vec<f64>,
 }
@@ -48,8 +51,12 @@ impl ReferenceFrame {
     }
 
     /// [`ReferenceFrame::new`], checking `control` for cancellation after every row of the
-    /// covariance and of the projection (each `O(D²)` for the principal box) and during the
-    /// eigen-decomposition.
+    /// covariance and of the projection (each `O(D · min(n, D))` for the principal box) and
+    /// during the eigen-decomposition.
+    ///
+    /// The principal axes come from the `D × D` covariance when `n ≥ D`, and from the
+    /// `n × n` Gram matrix of the centred data when `n < D` (the same nonzero eigenvalues,
+    /// the axes recovered from its eigenvectors; `O(n² D)` instead of `O(D³)`).
     pub fn new_with(x: &Points, kind: ReferenceBox, control: &Control) -> Result<Self> {
         let (n, dim) = (x.n(), x.dim());
         let data = x.data();
@@ -62,37 +69,25 @@ impl ReferenceFrame {
         for m in &mut mean {
             *m /= n as f64;
         }
-        let rotation = match kind {
-            ReferenceBox::Data => None,
+        let (rotation, axes) = match kind {
+            ReferenceBox::Data => (None, dim),
             ReferenceBox::Principal => {
-                let mut covariance = try_filled(dim * dim, 0.0, "X", "the data's covariance")?;
-                let mut centred = vec![0.0; dim];
-                for row in data.chunks_exact(dim) {
-                    control.checkpoint()?;
-                    for ((c, v), m) in centred.iter_mut().zip(row).zip(&mean) {
-                        *c = v - m;
-                    }
-                    for a in 0..dim {
-                        for b in a..dim {
-                            covariance[a * dim + b] += centred[a] * centred[b];
-                        }
-                    }
-                }
-                for a in 0..dim {
-                    for b in 0..a {
-                        covariance[a * dim + b] = covariance[b * dim + a];
-                    }
-                }
-                Some(symmetric_eigen_with(&covariance, dim, control)?.1)
+                let gram = n < dim && !scatter_forced();
+                let (_, rotation, axes) = principal_axes(data, &mean, n, dim, gram, control)?;
+                (Some(rotation), axes)
             }
         };
-        let mut low = vec![f64::INFINITY; dim];
-        let mut high = vec![f64::NEG_INFINITY; dim];
-        let mut scores = vec![0.0; dim];
+        // Coordinates past `axes` (the Gram form's null directions) have an empty range:
+        // the data has no extent along them.
+        let mut low = vec![0.0; dim];
+        let mut high = vec![0.0; dim];
+        low[..axes].fill(f64::INFINITY);
+        high[..axes].fill(f64::NEG_INFINITY);
+        let mut scores = vec![0.0; axes];
         for row in data.chunks_exact(dim) {
             control.checkpoint()?;
             project(row, &mean, rotation.as_deref(), &mut scores);
-            for j in 0..dim {
+            for j in 0..axes {
                 low[j] = low[j].min(scores[j]);
                 high[j] = high[j].max(scores[j]);
             }
@@ -101,6 +96,7 @@ impl ReferenceFrame {
             dim,
             mean,
             rotation,
+            axes,
             low,
             high,
         })
@@ -112,7 +108,7 @@ impl ReferenceFrame {
     }
 
     /// [`ReferenceFrame::draw`], checking `control` for cancellation after every point (each
-    /// `O(D²)` in the principal box).
+    /// `O(D · min(n, D))` in the principal box).
     pub fn draw_with(&self, n: usize, seed: u64, control: &Control) -> Result<Vec<f64>> {
         let dim = self.dim;
         let mut out = try_filled(n * dim, 0.0, "X", "a reference data set")?;
@@ -130,31 +126,206 @@ impl ReferenceFrame {
                     }
                 }
                 Some(r) => {
+                    // All `dim` uniforms are drawn (the same stream for any number of axes);
+                    // those past `axes` are 0 (an empty range).
+                    let axes = self.axes;
                     for (a, value) in row.iter_mut().enumerate() {
-                        let axes = &r[a * dim..(a + 1) * dim];
-                        *value =
-                            self.mean[a] + axes.iter().zip(&u).map(|(r, u)| r * u).sum::<f64>();
+                        let along = &r[a * axes..(a + 1) * axes];
+                        *value = self.mean[a]
+                            + along
+                                .iter()
+                                .zip(&u[..axes])
+                                .map(|(r, u)| r * u)
+                                .sum::<f64>();
                     }
                 }
             }
         }
         Ok(out)
     }
+
+    /// `n` points drawn as [`ReferenceFrame::draw_with`] draws them, given by coordinates
+    /// that keep their pairwise distances: when the frame has fewer axes than the data has
+    /// dimensions (the principal box of data with fewer points than dimensions), their
+    /// coordinates along the axes (`n × axes`: the points are `mean + R u` with orthonormal
+    /// axes `R`, so the distances are those of the `u`), else the points themselves.
+    /// Returns the coordinates, row-major, and their number per point. For statistics of
+    /// the distances alone (the gap statistic's `W_k`), at `O(axes)` per point instead of
+    /// `O(D · axes)`.
+    ///
+    /// ```
+    /// use kgroups::select::references::{ReferenceBox, ReferenceFrame};
+    /// use kgroups::{Control, Points};
+    /// // 3 points in 4 dimensions span a plane: the principal box has 2 axes.
+    /// let x = Points::new(&[0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 2.0, 0.0, 0.0, 3.0, 0.0, 1.0], 3, 4)?;
+    /// let frame = ReferenceFrame::new(&x, ReferenceBox::Principal)?;
+    /// let (u, width) = frame.draw_compact_with(5, 1, &Control::new())?;
+    /// let points = frame.draw(5, 1)?;
+    /// assert_eq!((width, u.len()), (2, 10));
+    /// let d = |p: &[f64], q: &[f64]| p.iter().zip(q).map(|(a, b)| (a - b).powi(2)).sum::<f64>();
+    /// let (d_u, d_x) = (d(&u[0..2], &u[2..4]), d(&points[0..4], &points[4..8]));
+    /// assert!((d_u - d_x).abs() < 1e-9);
+    /// # Ok::<(), kgroups::KGroupsError>(())
+    /// ```
+    pub fn draw_compact_with(
+        &self,
+        n: usize,
+        seed: u64,
+        control: &Control,
+    ) -> Result<(Vec<f64>, usize)> {
+        let (dim, axes) = (self.dim, self.axes);
+        if self.rotation.is_none() || axes == 0 || axes == dim {
+            return Ok((self.draw_with(n, seed, control)?, dim));
+        }
+        let mut out = try_filled(n * axes, 0.0, "X", "a reference data set")?;
+        let mut rng = Rng::new(seed);
+        for row in out.chunks_exact_mut(axes) {
+            control.checkpoint()?;
+            // The same stream as `draw_with`: `dim` uniforms a point.
+            for ((u, low), high) in row.iter_mut().zip(&self.low).zip(&self.high) {
+                *u = low + (high - low) * rng.next_f64();
+            }
+            for _ in axes..dim {
+                rng.next_f64();
+            }
+        }
+        Ok((out, axes))
+    }
 }
 
-/// The coordinates of `row − mean` along the frame's axes.
+/// The coordinates of `row − mean` along the frame's `out.len()` axes (`rotation` row-major
+/// `dim × out.len()`, `None`: the identity).
 fn project(row: &[f64], mean: &[f64], rotation: Option<&[f64]>, out: &mut [f64]) {
-    let dim = row.len();
+    let axes = out.len();
     match rotation {
         None => {
-            for j in 0..dim {
-                out[j] = row[j] - mean[j];
+            for ((o, v), m) in out.iter_mut().zip(row).zip(mean) {
+                *o = v - m;
             }
         }
         Some(r) => {
-            for (j, o) in out.iter_mut().enumerate() {
-                *o = (0..dim).map(|a| (row[a] - mean[a]) * r[a * dim + j]).sum();
+            out.fill(0.0);
+            for ((v, m), along) in row.iter().zip(mean).zip(r.chunks_exact(axes.max(1))) {
+                let c = v - m;
+                for (o, a) in out.iter_mut().zip(along) {
+                    *o += c * a;
+                }
             }
         }
     }
 }
+
+/// Gram-form eigenvalues below this fraction of the largest are treated as 0: their
+/// eigenvectors are swamped by rounding (an error of about `ε ‖G‖ / μ` in the vector),
+/// while the data's extent along them is below `10⁻⁶` of its largest.
+const GRAM_NEGLIGIBLE: f64 = 1e-12;
+
+/// The principal axes of the `n × dim` data (row-major) with mean `mean`: the eigenvalues
+/// `μ` (descending) of the scatter matrix `S = Xcᵀ Xc` (`Xc` the centred data) and its unit
+/// eigenvectors as the columns of a row-major `dim × axes` matrix, each with its entry of
+/// largest magnitude positive; returns `(μ, axes matrix, axes)`.
+///
+/// `gram = false`: `S` itself (`dim × dim`, `O(n dim²)` to build, `O(dim³)` per Jacobi
+/// sweep), all `dim` axes. `gram = true`: the `n × n` Gram matrix `G = Xc Xcᵀ`, which has
+/// the same nonzero eigenvalues (decomposed by Householder tridiagonalisation and QL, a few
+/// times faster than the Jacobi sweeps at these sizes), and for each `μ > 10⁻¹² μ_max` the axis
+/// `v = Xcᵀ u / √μ` (`G u = μ u`; then `S v = μ v` and `‖v‖ = 1`); the other eigenvalues
+/// are returned as they are and their axes left out (the data's extent along them is
+/// negligible). The cheaper form when `n < dim`. Checks `control` for cancellation after
+/// every row of each product and during the eigen-decomposition.
+fn principal_axes(
+    data: &[f64],
+    mean: &[f64],
+    n: usize,
+    dim: usize,
+    gram: bool,
+    control: &Control,
+) -> Result<(Vec<f64>, Vec<f64>, usize)> {
+    let mut centred = try_filled(data.len(), 0.0, "X", "the centred data")?;
+    for (out, row) in centred.chunks_exact_mut(dim).zip(data.chunks_exact(dim)) {
+        for ((c, v), m) in out.iter_mut().zip(row).zip(mean) {
+            *c = v - m;
+        }
+    }
+    if !gram {
+        let mut scatter = try_filled(dim * dim, 0.0, "X", "the data's covariance")?;
+        for row in centred.chunks_exact(dim) {
+            control.checkpoint()?;
+            for a in 0..dim {
+                for b in a..dim {
+                    scatter[a * dim + b] += row[a] * row[b];
+                }
+            }
+        }
+        for a in 0..dim {
+            for b in 0..a {
+                scatter[a * dim + b] = scatter[b * dim + a];
+            }
+        }
+        let (values, vectors) = symmetric_eigen_with(&scatter, dim, control)?;
+        return Ok((values, vectors, dim));
+    }
+    let mut product = try_filled(n * n, 0.0, "X", "the data's Gram matrix")?;
+    for a in 0..n {
+        control.checkpoint()?;
+        let row_a = &centred[a * dim..(a + 1) * dim];
+        for b in a..n {
+            let row_b = &centred[b * dim..(b + 1) * dim];
+            let dot: f64 = row_a.iter().zip(row_b).map(|(x, y)| x * y).sum();
+            product[a * n + b] = dot;
+            product[b * n + a] = dot;
+        }
+    }
+    let (values, u) = symmetric_eigen_tridiagonal_with(&product, n, control)?;
+    drop(product);
+    let largest = values.first().copied().unwrap_or(0.0);
+    let axes = values
+        .iter()
+        .take_while(|&&mu| mu > GRAM_NEGLIGIBLE * largest && mu > 0.0)
+        .count();
+    // V = Xcᵀ U[:, ..axes] diag(1/√μ), accumulated row of Xc by row.
+    let mut vectors = try_filled(dim * axes, 0.0, "X", "the principal axes")?;
+    if axes > 0 {
+        for (a, row) in centred.chunks_exact(dim).enumerate() {
+            control.checkpoint()?;
+            let weights = &u[a * n..a * n + axes];
+            for (out, &x) in vectors.chunks_exact_mut(axes).zip(row) {
+                for (o, w) in out.iter_mut().zip(weights) {
+                    *o += x * w;
+                }
+            }
+        }
+    }
+    for j in 0..axes {
+        let scale = 1.0 / values[j].sqrt();
+        let column = |i: usize| vectors[i * axes + j];
+        let peak = (0..dim).fold(0, |best, i| {
+            if column(i).abs() > column(best).abs() {
+                i
+            } else {
+                best
+            }
+        });
+        let sign = if column(peak) < 0.0 { -scale } else { scale };
+        for i in 0..dim {
+            vectors[i * axes + j] *= sign;
+        }
+    }
+    Ok((values, vectors, axes))
+}
+
+/// Whether the principal box must come from the `D × D` covariance even when `n < D`: only
+/// where a test asks for it (to compare the two forms); otherwise never.
+fn scatter_forced() -> bool {
+    #[cfg(test)]
+    {
+        tests::scatter_forced()
+    }
+    #[cfg(not(test))]
+    {
+        false
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -27,7 +27,8 @@ pub struct SelectionTable {
     pub stability: Vec<f64>,
     /// `λ_k = 1 − μ_k` of the kNN graph (for a precomputed kernel: `μ_k` of `G`).
     pub eigenvalue: Vec<f64>,
-    /// `(λ_{k+1} − λ_k) / λ_{k+1}` (precomputed: `(μ_k − μ_{k+1}) / |μ_k|`).
+    /// `(λ_{k+1} − λ_k) / λ_{k+1}` (precomputed: `(μ_k − μ_{k+1}) / |μ_k|`); NaN where the
+    /// eigen-solver did not converge and its residuals do not resolve the gap.
     pub relative_eigengap: Vec<f64>,
 }
 

@@ -493,3 +493,110 @@ fn the_split_is_the_best_two_split_of_the_most_dispersed_cluster() {
         warm::split_most_dispersed(&same, &[0, 0, 1], 2, &[4.0, 1.0], None, 0, &Control::new());
     assert_eq!(none.unwrap(), None);
 }
+
+#[test]
+fn wide_data_get_the_same_selection_from_the_gram_form() {
+    // 24 points in 60 dimensions, three groups: the principal box from the 24 × 24 Gram
+    // matrix must give what the 60 × 60 covariance gives.
+    let (n, dim) = (24, 60);
+    let mut rng = Rng::new(11);
+    let centres: Vec<Vec<f64>> = (0..3)
+        .map(|_| (0..dim).map(|_| 6.0 * (rng.next_f64() - 0.5)).collect())
+        .collect();
+    let data: Vec<f64> = (0..n)
+        .flat_map(|i| {
+            let c = centres[i % 3].clone();
+            c.into_iter()
+                .map(|v| v + rng.next_f64() - 0.5)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let x = Points::new(&data, n, dim).unwrap();
+    let options = small(4);
+    let fast = select_k(&x, &options, &Control::new()).unwrap();
+    let slow =
+        references::tests::with_scatter_forced(|| select_k(&x, &options, &Control::new())).unwrap();
+    assert_eq!(
+        (fast.k, fast.rule, &fast.labels),
+        (slow.k, slow.rule, &slow.labels)
+    );
+    assert_eq!(fast.gap_rules, slow.gap_rules);
+    let (a, b) = (&fast.table, &slow.table);
+    let columns = [
+        (&a.within, &b.within),
+        (&a.expected_log_within_box, &b.expected_log_within_box),
+        (&a.expected_log_within_pc, &b.expected_log_within_pc),
+        (&a.gap_pc, &b.gap_pc),
+        (&a.se_pc, &b.se_pc),
+        (&a.stability, &b.stability),
+        (&a.eigenvalue, &b.eigenvalue),
+    ];
+    for (column, (p, q)) in columns.iter().enumerate() {
+        for (u, v) in p.iter().zip(q.iter()) {
+            assert!(
+                (u.is_nan() && v.is_nan()) || (u - v).abs() <= 1e-9 * u.abs().max(1.0),
+                "column {column}: {u} vs {v}"
+            );
+        }
+    }
+    assert_eq!(fast.k, 3, "{fast:?}");
+}
+
+#[test]
+fn an_unconverged_eigen_solve_is_retried() {
+    let data = rings(&[(1.0, 150), (3.0, 150)], 4);
+    let x = Points::new(&data, 300, 2).unwrap();
+    let c = Control::new();
+    let knn = CsrGraphKernel::from_affinity(knn_affinity(&x, KNN_NEIGHBOURS, &c).unwrap());
+    let kernel = knn.kernel().unwrap();
+    let one = crate::spectral::EigenOptions {
+        tolerance: 1e-5,
+        max_restarts: 1,
+    };
+    let first = eigengap::normalized_eigenpairs(&kernel, &knn.degrees, 6, 0, &one, &c).unwrap();
+    assert!(!first.converged);
+    let retried = eigengap::selection_eigenpairs(&kernel, &knn.degrees, 6, 0, &one, &c).unwrap();
+    assert!(retried.converged && retried.n_restarts > 1, "{retried:?}");
+    // What the unconverged result keeps of its gaps lies within its residuals of the
+    // converged gaps.
+    let rough = eigengap::resolved_relative_eigengap(&first);
+    let lambda = eigengap::laplacian_eigenvalues(&first.values);
+    let exact = eigengap::laplacian_eigenvalues(&retried.values);
+    for k in 1..rough.len() {
+        if rough[k].is_finite() {
+            let bound = first.residuals[k] + first.residuals[k + 1];
+            let (rough_gap, exact_gap) = (lambda[k + 1] - lambda[k], exact[k + 1] - exact[k]);
+            assert!(exact_gap > 0.0 && (rough_gap - exact_gap).abs() <= 2.0 * bound);
+        }
+    }
+}
+
+#[test]
+fn the_eigengap_rule_ignores_gaps_an_unconverged_solve_does_not_resolve() {
+    // Ritz values whose largest relative gap (at k = 3) is within the residuals: the rule
+    // takes the largest resolved gap (k = 2) instead.
+    let pairs = crate::spectral::Eigenpairs {
+        values: vec![1.0, 0.7, 0.65, 0.1, 0.05],
+        vectors: vec![0.0; 25],
+        n: 5,
+        count: 5,
+        residuals: vec![1e-3, 1e-3, 1e-3, 0.6, 0.6],
+        converged: false,
+        n_restarts: 25,
+        n_products: 25,
+    };
+    let raw = eigengap::relative_eigengap(&eigengap::laplacian_eigenvalues(&pairs.values));
+    assert_eq!(eigengap::relative_eigengap_k(&raw, 1, 3), 3);
+    let resolved = eigengap::resolved_relative_eigengap(&pairs);
+    assert!(resolved[2].is_nan() && resolved[1].is_finite());
+    assert_eq!(eigengap::relative_eigengap_k(&resolved, 1, 3), 2);
+    let converged = crate::spectral::Eigenpairs {
+        converged: true,
+        ..pairs
+    };
+    let bits = |v: Vec<f64>| v.iter().map(|g| g.to_bits()).collect::<Vec<_>>();
+    assert_eq!(
+        bits(eigengap::resolved_relative_eigengap(&converged)),
+        bits(raw)
+    );
+}

@@ -37,11 +37,13 @@
 
 pub mod bandwidth;
 pub mod eigengap;
+mod every_point;
 pub mod fits;
 pub mod gap;
 pub mod neighbors;
 pub mod references;
 pub mod stability;
+mod steps;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -52,7 +54,8 @@ pub use table::{GapRuleChoices, SelectionTable, StructureScores};
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::gram::energy_gram_with;
 use crate::rng::{derive_seeds, derived_seed, Rng};
-use crate::{fit, Base, Control, DataKernel, DenseKernel, Options, Points, Progress, Semimetric};
+use crate::{Base, Control, DataKernel, DenseKernel, Points, Semimetric};
+use every_point::{best_of_starts, knn_partition_of_all};
 use fits::{energy_fits, graph_fits, spectral_graph_fits, KFit};
 use gap::{gap_curve_of_rows, max_se, GapCurve, GapRule};
 use neighbors::{
@@ -60,7 +63,8 @@ use neighbors::{
 };
 use rayon::prelude::*;
 use references::{ReferenceBox, ReferenceFrame};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
+use steps::Steps;
 
 /// The most points of the self-tuning probe's dense graphs (a seeded subsample of the
 /// statistics' points beyond it).
@@ -197,89 +201,6 @@ pub struct Selection {
     pub n_statistics: usize,
 }
 
-/// Progress of a selection: a [`Progress`] event after each completed part (a reference
-/// set, a subsample, a kernel's own fits), with `sweep` the parts done so far and
-/// `moves_in_sweep` the planned total (parts that the rule skips are never counted), `start`
-/// 0 and `objective` NaN.
-struct Steps<'c, 'a> {
-    control: &'c Control<'a>,
-    done: AtomicUsize,
-    total: usize,
-}
-
-impl Steps<'_, '_> {
-    fn step(&self) -> Result<()> {
-        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-        self.report(done)
-    }
-
-    /// A step, unless every planned part is done already (for the stages of a part whose
-    /// planned count may be smaller than its stages).
-    fn step_if_planned(&self) -> Result<()> {
-        let taken = self
-            .done
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |done| {
-                (done < self.total).then_some(done + 1)
-            });
-        match taken {
-            Ok(before) => self.report(before + 1),
-            Err(_) => self.control.checkpoint(),
-        }
-    }
-
-    /// The steps left of the plan (the last part's, once everything else is done).
-    fn finish(&self) -> Result<()> {
-        while self.done.load(Ordering::Relaxed) < self.total {
-            self.step_if_planned()?;
-        }
-        Ok(())
-    }
-
-    fn report(&self, done: usize) -> Result<()> {
-        self.control.report(Progress {
-            start: 0,
-            sweep: done,
-            moves_in_sweep: self.total,
-            objective: f64::NAN,
-        })
-    }
-}
-
-/// The energy kernel's partition of every point into `k`: the best of `n_init` single-start
-/// fits (the largest objective, the first start if tied), start `i` seeded by
-/// `derived_seed(seed, i)`; each start is one step of `steps`.
-fn best_of_starts<K: crate::Kernel + Sync>(
-    kernel: &K,
-    k: usize,
-    n_init: usize,
-    seed: u64,
-    steps: &Steps,
-    control: &Control,
-) -> Result<Vec<usize>> {
-    let best = (0..n_init)
-        .into_par_iter()
-        .map(|start| {
-            let options = Options {
-                n_init: 1,
-                seed: derived_seed(seed, start),
-                ..Options::default()
-            };
-            let fitted = fit(kernel, k, &options, control)?;
-            steps.step_if_planned()?;
-            Ok((fitted.objective, start, fitted.labels))
-        })
-        .try_reduce_with(|a, b| {
-            Ok(if b.0 > a.0 || (b.0 == a.0 && b.1 < a.1) {
-                b
-            } else {
-                a
-            })
-        })
-        .transpose()?;
-    best.map(|(_, _, labels)| labels)
-        .ok_or_else(|| KGroupsError::Internal("no start produced a result".into()))
-}
-
 /// Checks the options against `n` points.
 fn check_options(options: &SelectOptions, n: usize) -> Result<()> {
     if n < 2 {
@@ -378,60 +299,6 @@ fn self_tuning_log_w(
         control,
     )?;
     Ok(fits.iter().map(|f| f.within.max(1e-300).ln()).collect())
-}
-
-/// The kNN graph's partition into `k` of every point of `x`, from the partition `labels` of
-/// the statistics' sample `nodes`: each point takes the label most of its 10 nearest sample
-/// points hold ([`neighbors::vote_labels`]), then Hartigan's method refines the normalised
-/// cut of the kNN graph of all points from there. No eigenvectors of the full graph are
-/// needed; they are computed (and the partition started from them, as on the sample) only
-/// when the voted labels leave a group empty.
-fn knn_partition_of_all(
-    x: &Points,
-    nodes: &[usize],
-    labels: &[usize],
-    k: usize,
-    seed: u64,
-    stage: &dyn Fn() -> Result<()>,
-    control: &Control,
-) -> Result<Vec<usize>> {
-    let n = x.n();
-    let voted = neighbors::vote_labels(x, nodes, labels, k, KNN_NEIGHBOURS, control)?;
-    stage()?;
-    let graph = CsrGraphKernel::from_affinity(knn_affinity(x, KNN_NEIGHBOURS.min(n - 1), control)?);
-    stage()?;
-    let kernel = graph.kernel()?;
-    let refined = fit(
-        &kernel,
-        k,
-        &Options {
-            init: crate::Init::Labels(&voted),
-            weights: Some(&graph.degrees),
-            ..Options::default()
-        },
-        control,
-    );
-    match refined {
-        Ok(c) => Ok(c.labels),
-        Err(KGroupsError::Interrupted) => Err(KGroupsError::Interrupted),
-        Err(_) => {
-            let fits = spectral_graph_fits(
-                &kernel,
-                &graph.degrees,
-                k,
-                &[k],
-                false,
-                seed,
-                &eigengap::SELECTION_EIGEN_OPTIONS,
-                control,
-            )?;
-            Ok(fits
-                .into_iter()
-                .next()
-                .map(|f| f.labels)
-                .unwrap_or_default())
-        }
-    }
 }
 
 /// The rows `nodes` of the `dim`-column matrix `data`.

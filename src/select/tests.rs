@@ -1,5 +1,5 @@
 use super::*;
-use crate::energy_gram;
+use crate::{energy_gram, Progress};
 use crate::rng::Rng;
 use std::sync::atomic::AtomicBool;
 

@@ -1,6 +1,6 @@
 use super::*;
-use crate::{energy_gram, Progress};
 use crate::rng::Rng;
+use crate::{energy_gram, Progress};
 use std::sync::atomic::AtomicBool;
 
 /// `count` points per centre, Gaussian-ish (sum of uniforms) with spread `spread`.

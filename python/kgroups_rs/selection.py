@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any, Literal, Optional, Union
 
@@ -45,25 +46,22 @@ class SelectionResult:
         ``"stability"``.
     table : dict of str to ndarray
         One entry per k of the range 1 .. max(k) (NaN where not computed): ``k``;
-        ``within`` (W_k) and ``log_within``; ``expected_log_within_box`` and
-        ``expected_log_within_pc`` (E*[log W_k] over the references on the data's box and
-        on its principal-component box); ``gap_box``, ``se_box``, ``gap_pc``, ``se_pc``
-        (Gap(k) and s_k); ``stability``; ``eigenvalue`` and ``relative_eigengap``.
+        ``within`` (W_k) and ``log_within``; ``expected_log_within_pc`` (E*[log W_k] over
+        the references, uniform on the box of the principal components); ``gap_pc`` and
+        ``se_pc`` (Gap(k) and s_k); ``stability``; ``eigenvalue`` and ``relative_eigengap``.
     energy_structure : float
-        Gap(2) - s_2 - Gap(1) of the energy kernel (positive: it sees structure).
+        The energy kernel's structure score: the largest ``Gap(k) - Gap(1) - max(0.1,
+        3 s_k)`` over k >= 2 (positive: it sees more than one group).
     self_tuning_structure : float or None
-        The same for the self-tuning probe, when it was run.
+        ``Gap(2) - s_2 - Gap(1)`` of the self-tuning probe, when it was run.
+    cut_ratio : float or None
+        The kNN graph partition's normalised cut over the energy partition's, at the k where
+        the two kernels were compared (None when they were not).
+    at_range_end : bool
+        k is the largest of the range because the energy kernel's gap still rose there: the
+        data may hold that many groups or more (``select_k`` warns).
     n_statistics : int
         The number of points the statistics were computed on.
-    gap_rules : dict or None
-        The k that each of the usual rules on the energy kernel's gap picks over the range,
-        as R's ``cluster::maxSE`` names them, for each reference box: ``gap_rules["pc"]``
-        (principal-component box) and ``gap_rules["box"]`` (the data's box), each mapping
-        ``"Tibs2001SEmax"`` (the smallest k with ``Gap(k) >= Gap(k+1) - s_{k+1}``; the
-        rule ``select_k`` applies on the principal-component box), ``"firstSEmax"`` and
-        ``"globalSEmax"`` (the smallest k with ``Gap(k) >= Gap(K) - s_K``, K the first local
-        or the global maximum), ``"firstmax"`` and ``"globalmax"`` to its k. None when no gap
-        was computed (identical points, a precomputed kernel).
     """
 
     k: int
@@ -73,8 +71,9 @@ class SelectionResult:
     table: dict[str, npt.NDArray[Any]]
     energy_structure: float
     self_tuning_structure: Optional[float]
+    cut_ratio: Optional[float]
+    at_range_end: bool
     n_statistics: int
-    gap_rules: Optional[dict[str, dict[str, int]]] = None
 
     def to_pandas(self) -> Any:
         """The table as a pandas DataFrame indexed by k (needs pandas)."""
@@ -128,27 +127,36 @@ def select_k(
 
     - **The gap statistic of the energy kernel.** ``W_k`` is the energy within-cluster
       dispersion of kernel k-groups' partition into k groups (rho = Euclidean distance,
-      nothing fitted). ``n_refs`` reference data sets are drawn uniformly on the data's
-      bounding box and on the box of its principal components; ``Gap(k)`` is the mean of
+      nothing fitted). ``n_refs`` reference data sets are drawn uniformly on the box of the
+      data's principal components; ``Gap(k)`` is the mean of
       ``log W_k`` over the references minus the data's ``log W_k``, and its standard error
       ``s_k`` is the references' standard deviation times the square root of
       ``1 + 1 / n_refs``.
-    - **The structure test** of a kernel: it sees more than one group when
-      ``Gap(2) - s_2`` exceeds ``Gap(1)`` (principal-component box). The self-tuning
-      affinity (``exp(-|x_a - x_b|^2 / (sigma_a sigma_b))``, ``sigma_i`` the distance to the
-      7th neighbour) serves as a second probe, with ``W`` its normalised cut plus one and
-      each reference put through the same construction.
+    - **The structure test** of the energy kernel: it sees more than one group when some
+      k >= 2 gains ``Gap(k) - Gap(1)`` of more than 0.1 and more than ``3 s_k`` (a
+      dispersion a tenth lower than the references reach, relative to one group). The
+      self-tuning affinity (``exp(-|x_a - x_b|^2 / (sigma_a sigma_b))``, ``sigma_i`` the
+      distance to the 7th neighbour) is a second probe: it sees structure when
+      ``Gap(2) - s_2 - Gap(1)`` of its normalised cut plus one exceeds 0.005.
+    - **The cut ratio** at a k: the normalised cut, on the kNN graph, of the graph's own
+      partition into k groups over that of the energy kernel's partition.
     - **The relative eigen-gap** of the kNN graph (10 neighbours, connectivity, union):
       with ``lambda_k = 1 - mu_k`` from the top eigenvalues ``mu`` of ``D^-1/2 A D^-1/2``,
       the k >= 2 with the largest ``(lambda_{k+1} - lambda_k) / lambda_{k+1}``.
     - **Stability**: the mean adjusted Rand index, over ``n_pairs`` pairs of 80 %
       subsamples, of the two partitions on their common points (reported only).
 
-    The rule (``kernel="auto"``): when the energy kernel sees structure, the energy kernel
-    with k by Tibshirani's 1-SE rule (the smallest k with ``Gap(k) >= Gap(k+1) -
-    s_{k+1}``); else, when the self-tuning kernel sees structure, the kNN graph with k at
-    its largest relative eigen-gap; else one group. ``kernel="energy"`` uses the energy gap
-    only; ``kernel="knn"`` the self-tuning test and the kNN eigen-gap only. With
+    The rule (``kernel="auto"``): when the energy kernel sees structure, k by Tibshirani's
+    1-SE rule from k = 2 on (the smallest k >= 2 with ``Gap(k) >= Gap(k+1) - s_{k+1}``),
+    and the kNN graph's partition at that k when the cut ratio is below 0.8, else the energy
+    kernel's. When the energy kernel sees no structure, or its gap still rises at the end of
+    the range, the kNN graph with k at its largest relative eigen-gap, if the self-tuning
+    probe sees structure and the cut ratio there is below 0.1 (a cut the energy kernel
+    cannot make); else the energy gap's k at the end of the range (with a warning that the
+    data may hold more groups), or one group. The thresholds were chosen on the
+    development sets of ``benches/bench_select_k.py`` and judged on its held-out sets and
+    on ``benches/bench_select_null.py``. ``kernel="energy"`` uses the energy gap only;
+    ``kernel="knn"`` the self-tuning test and the kNN eigen-gap only. With
     ``kernel="precomputed"``, ``X`` is a kernel matrix G, no reference can be drawn, and k
     is the most stable k >= 2.
 
@@ -167,7 +175,7 @@ def select_k(
     kernel : {"auto", "energy", "knn", "precomputed"}, default "auto"
         Which kernels may be chosen.
     n_refs : int, default 10
-        Reference data sets per box.
+        Reference data sets.
     n_init : int, default 10
         k-means++ starts per k on the data (each reference set gets ``min(n_init, 3)``: its
         ``log W_k`` is averaged over the references, so fewer starts move the gap little).
@@ -239,7 +247,7 @@ def select_k(
             data, k_min, k_max, kernel, refs, starts, pairs, MAX_STATISTICS_POINTS, seed, threads, progress,
             warm_start=bool(warm_start),
         )
-    return SelectionResult(
+    result = SelectionResult(
         k=int(raw.k),
         labels=np.asarray(raw.labels, dtype=np.int64),
         kernel=raw.kernel,
@@ -247,9 +255,16 @@ def select_k(
         table={name: np.asarray(column) for name, column in raw.table.items()},
         energy_structure=float(raw.energy_structure),
         self_tuning_structure=raw.self_tuning_structure,
+        cut_ratio=raw.cut_ratio,
+        at_range_end=bool(raw.at_range_end),
         n_statistics=int(raw.n_statistics),
-        gap_rules=None if raw.gap_rules is None else {
-            reference: {rule: int(k) for rule, k in rules.items()}
-            for reference, rules in raw.gap_rules.items()
-        },
     )
+    if result.at_range_end:
+        warnings.warn(
+            f"select_k chose k = {result.k}, the end of the range: the energy kernel's gap still rose "
+            f"there, so the data may hold {result.k} groups or more; widen the range (k=range(1, ...)) "
+            "to look further",
+            UserWarning,
+            stacklevel=2,
+        )
+    return result

@@ -49,15 +49,16 @@ mod table;
 mod tests;
 pub mod warm;
 
-pub use table::{GapRuleChoices, SelectionTable, StructureScores};
+pub use table::{SelectionTable, StructureScores};
 
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::gram::energy_gram_with;
 use crate::rng::{derive_seeds, derived_seed, Rng};
-use crate::{Base, Control, DataKernel, DenseKernel, Points, Semimetric};
+use crate::spectral::Eigenpairs;
+use crate::{Base, Control, CsrKernel, DataKernel, DenseKernel, Points, Semimetric};
 use every_point::{best_of_starts, knn_partition_of_all};
 use fits::{energy_fits, graph_fits, spectral_graph_fits, KFit};
-use gap::{gap_curve_of_rows, max_se, GapCurve, GapRule};
+use gap::{gap_curve_of_rows, structure_score, tibshirani_k};
 use neighbors::{
     knn_affinity, self_tuning_affinity, CsrGraphKernel, DenseGraphKernel, KNN_NEIGHBOURS,
 };
@@ -76,6 +77,26 @@ pub const PROBE_MAX_POINTS: usize = 1000;
 /// of the 25 sets of `benches/bench_select_k.py`, for a third of the cost (1 start moved it
 /// by up to 0.89).
 pub const REFERENCE_STARTS: usize = 3;
+
+/// The self-tuning probe sees structure when its score `Gap(2) − s_2 − Gap(1)` exceeds
+/// this: on the development data of `benches/bench_select_k.py`, structureless sets scored
+/// up to 0.004 (and one 0.044, which the cut ratio then refused) and the kNN graph's shapes
+/// 0.014 or more.
+pub const PROBE_MIN_SCORE: f64 = 0.005;
+
+/// Where the energy kernel sees no groups (or its gap still rises at `k_max`), the kNN
+/// graph is chosen only when its partition's normalised cut is below this fraction of the
+/// energy partition's into as many groups: a cut the energy kernel cannot make. On the
+/// development data the graph's shapes scored 0.06 or less, structureless sets 0.07 (one,
+/// which the probe refused) and 0.19 or more.
+pub const GRAPH_ONLY_CUT_RATIO: f64 = 0.1;
+
+/// At a k chosen by the energy gap (or given), the kNN graph's partition is preferred when
+/// its normalised cut is below this fraction of the energy partition's: the two partitions
+/// differ where the graph finds groups the energy kernel splits or merges. On the
+/// development data, ratios at or above 0.8 were sets where the energy partition scored as
+/// well or better.
+pub const GRAPH_CUT_RATIO: f64 = 0.8;
 
 /// Which kernels [`select_k`] may choose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -192,11 +213,11 @@ pub struct Selection {
     pub rule: SelectionRule,
     /// The statistics per k.
     pub table: SelectionTable,
-    /// The structure scores `Gap(2) − s_2 − Gap(1)` of the kernels tested.
+    /// The scores the rule read.
     pub structure: StructureScores,
-    /// The k each of R's `maxSE` rules picks from the energy kernel's gap on each reference
-    /// box (`None` when no gap was computed: identical points, a precomputed kernel).
-    pub gap_rules: Option<GapRuleChoices>,
+    /// k is `k_max` (below n) because the energy kernel's gap still rose there: the data
+    /// may hold `k_max` groups or more, and a wider range may give a larger k.
+    pub at_range_end: bool,
     /// The number of points the statistics were computed on (n, or the subsample's size).
     pub n_statistics: usize,
 }
@@ -229,12 +250,6 @@ fn check_options(options: &SelectOptions, n: usize) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-/// The reference sets of both boxes, `2 · n_refs`, or an error naming `n_refs` when that
-/// cannot be counted.
-fn reference_count(n_refs: usize) -> Result<usize> {
-    count_product(n_refs, 2, "n_refs")
 }
 
 /// `a · b` for a buffer's length, or an error naming `argument` when it overflows.
@@ -316,11 +331,6 @@ fn stable_range(options: &SelectOptions, m: usize) -> Vec<usize> {
     (options.k_min.max(2)..=options.k_max.min(sub)).collect()
 }
 
-/// `Gap(2) − s_2 − Gap(1)`.
-fn structure_score(curve: &GapCurve) -> f64 {
-    curve.gap[1] - curve.se[1] - curve.gap[0]
-}
-
 /// Choose k (and the kernel) for the points `x` by the rule of the
 /// [module documentation](self), and partition every point into that many groups.
 ///
@@ -345,11 +355,7 @@ pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Resul
         .within
         .iter_mut()
         .for_each(|w| *w = crate::scale::times_pow2(*w, e));
-    for column in [
-        &mut table.log_within,
-        &mut table.expected_log_within_box,
-        &mut table.expected_log_within_pc,
-    ] {
+    for column in [&mut table.log_within, &mut table.expected_log_within_pc] {
         column.iter_mut().for_each(|v| *v += shift);
     }
     Ok(selection)
@@ -366,7 +372,7 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
     let quiet = control.without_progress();
     let first = &data[..dim];
     if data.chunks_exact(dim).all(|row| row == first) {
-        return Ok(one_group(n, options, SelectionTable::empty(&ks)));
+        return Ok(one_group(n, SelectionTable::empty(&ks)));
     }
 
     // The points the statistics are computed on.
@@ -379,7 +385,7 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
         (data.to_vec(), n, None)
     };
     let points = Points::new(&sample, m, dim)?;
-    // The parts: the data's energy fits, 2B references, the kNN spectrum, the rule, two
+    // The parts: the data's energy fits, B references, the kNN spectrum, the rule, two
     // subsamples per stability pair (when computed) and the final partition: one part when
     // the statistics' points are all the points, else n_init parts (the partition of every
     // point is then the longest part: reported start by start, or stage by stage).
@@ -389,19 +395,18 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
     } else {
         options.n_pairs.saturating_mul(2)
     };
-    let n_references = reference_count(b)?;
     let steps = Steps {
         control,
         done: AtomicUsize::new(0),
-        total: n_references
+        total: b
             .saturating_add(stability_parts)
             .saturating_add(3)
             .saturating_add(final_parts),
     };
-    // The buffers n_refs sizes, allocated before any work: the references' log W of both
-    // boxes, and the self-tuning probe's (k = 1, 2).
+    // The buffers n_refs sizes, allocated before any work: the references' log W, and the
+    // self-tuning probe's (k = 1, 2).
     let mut reference_log_w = try_filled(
-        count_product(n_references, ks.len(), "n_refs")?,
+        count_product(b, ks.len(), "n_refs")?,
         f64::NAN,
         "n_refs",
         "the reference sets' log W",
@@ -413,31 +418,27 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
         "the self-tuning probe's reference log W",
     )?;
 
-    // The energy kernel's gap on both boxes: B references each, in parallel.
+    // The energy kernel's gap: B references, in parallel.
     let (energy, log_w) = energy_log_w(&points, &ks, options.n_init, warm, seeds[1], &quiet)?;
     steps.step()?;
-    let frames = [
-        ReferenceFrame::new_with(&points, ReferenceBox::Data, &quiet)?,
-        ReferenceFrame::new_with(&points, ReferenceBox::Principal, &quiet)?,
-    ];
+    let frame = ReferenceFrame::new_with(&points, ReferenceBox::Principal, &quiet)?;
     let ref_init = options.n_init.min(REFERENCE_STARTS);
     reference_log_w
         .par_chunks_mut(ks.len())
         .enumerate()
         .try_for_each(|(r, row)| {
             let seed = derived_seed(seeds[2], r);
-            let (reference, width) = frames[r / b].draw_compact_with(m, seed, &quiet)?;
+            let (reference, width) = frame.draw_compact_with(m, seed, &quiet)?;
             let reference = Points::new(&reference, m, width)?;
             let (_, logs) = energy_log_w(&reference, &ks, ref_init, warm, seed, &quiet)?;
             row.copy_from_slice(&logs);
             steps.step()
         })?;
-    let (box_rows, pc_rows) = reference_log_w.split_at(b * ks.len());
-    let gap_box = gap_curve_of_rows(&log_w, box_rows)?;
-    let gap_pc = gap_curve_of_rows(&log_w, pc_rows)?;
+    let gap = gap_curve_of_rows(&log_w, &reference_log_w)?;
     let mut structure = StructureScores {
-        energy: structure_score(&gap_pc),
+        energy: structure_score(&gap),
         self_tuning: None,
+        cut_ratio: None,
     };
 
     // The kNN graph's spectrum.
@@ -457,84 +458,87 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
     steps.step()?;
 
     // The rule.
-    let rule_k = |curve: &GapCurve, rule: GapRule| {
-        let lo = options.k_min - 1;
-        lo + max_se(&curve.gap[lo..], &curve.se[lo..], rule)
+    let mut graph = GraphPartitions {
+        graph: &knn,
+        kernel: &knn_kernel,
+        pairs: &knn_pairs,
+        seed: seeds[7],
+        fits: Vec::new(),
     };
-    let gap_rules = GapRuleChoices {
-        data_box: GapRule::ALL.map(|rule| rule_k(&gap_box, rule)),
-        principal: GapRule::ALL.map(|rule| rule_k(&gap_pc, rule)),
-    };
-    let tibs = |curve: &GapCurve| rule_k(curve, GapRule::Tibs2001SEmax);
+    let energy_k =
+        (structure.energy > 0.0).then(|| tibshirani_k(&gap.gap, &gap.se, options.k_min.max(2)));
+    let gap_k_from_k_min = || tibshirani_k(&gap.gap, &gap.se, options.k_min);
     let eigengap_k = eigengap::relative_eigengap_k(&relative, options.k_min, options.k_max);
-    let mut self_tuning_sees_structure = |structure: &mut StructureScores| -> Result<bool> {
-        // The probe's graphs are dense: at most PROBE_MAX_POINTS of the statistics' points.
-        let (probe, p) = if m > PROBE_MAX_POINTS {
-            let mut nodes = Rng::new(seeds[4])
-                .distinct(m, PROBE_MAX_POINTS)
-                .unwrap_or_default();
-            nodes.sort_unstable();
-            (gather_rows(&sample, dim, &nodes), PROBE_MAX_POINTS)
-        } else {
-            (sample.clone(), m)
-        };
-        let logs = self_tuning_log_w(&probe, p, dim, warm, seeds[4], &quiet)?;
-        let frame = &frames[1];
-        probe_log_w
-            .par_chunks_mut(2)
-            .enumerate()
-            .try_for_each(|(r, row)| {
-                let s = derived_seed(seeds[5], r);
-                let (reference, width) = frame.draw_compact_with(p, s, &quiet)?;
-                row.copy_from_slice(&self_tuning_log_w(&reference, p, width, warm, s, &quiet)?);
-                Ok(())
-            })?;
-        let score = structure_score(&gap_curve_of_rows(&logs, &probe_log_w)?);
-        structure.self_tuning = Some(score);
-        Ok(score > 0.0)
+    let mut probe = || {
+        self_tuning_score(
+            &sample,
+            m,
+            dim,
+            &frame,
+            &mut probe_log_w,
+            [seeds[4], seeds[5]],
+            warm,
+            &quiet,
+        )
     };
-    let energy_sees = structure.energy > 0.0;
     let (kernel, k, rule) = match options.kernel {
-        KernelChoice::Energy => {
-            if energy_sees || options.k_min > 1 {
-                (
-                    Some(SelectedKernel::Energy),
-                    tibs(&gap_pc),
-                    SelectionRule::EnergyGap,
-                )
-            } else {
-                (None, 1, SelectionRule::NoStructure)
-            }
-        }
-        KernelChoice::Auto if energy_sees => (
-            Some(SelectedKernel::Energy),
-            tibs(&gap_pc),
-            SelectionRule::EnergyGap,
-        ),
-        KernelChoice::Auto | KernelChoice::Knn => {
-            if self_tuning_sees_structure(&mut structure)? {
+        KernelChoice::Energy => match energy_k {
+            Some(k) => (Some(SelectedKernel::Energy), k, SelectionRule::EnergyGap),
+            None if options.k_min > 1 => (
+                Some(SelectedKernel::Energy),
+                gap_k_from_k_min(),
+                SelectionRule::EnergyGap,
+            ),
+            None => (None, 1, SelectionRule::NoStructure),
+        },
+        KernelChoice::Knn => {
+            let score = probe()?;
+            structure.self_tuning = Some(score);
+            if score > PROBE_MIN_SCORE || options.k_min > 1 {
                 (
                     Some(SelectedKernel::Knn),
                     eigengap_k,
                     SelectionRule::KnnRelativeEigengap,
                 )
-            } else if options.k_min > 1 {
-                match options.kernel {
-                    KernelChoice::Knn => (
-                        Some(SelectedKernel::Knn),
-                        eigengap_k,
-                        SelectionRule::KnnRelativeEigengap,
-                    ),
-                    _ => (
-                        Some(SelectedKernel::Energy),
-                        tibs(&gap_pc),
-                        SelectionRule::EnergyGap,
-                    ),
-                }
             } else {
                 (None, 1, SelectionRule::NoStructure)
             }
         }
+        KernelChoice::Auto => match energy_k {
+            Some(k) if k < options.k_max => {
+                let ratio = graph.cut_ratio(k, &energy[k - 1].labels, &quiet)?;
+                structure.cut_ratio = Some(ratio);
+                (Some(kernel_by_cut(ratio)), k, SelectionRule::EnergyGap)
+            }
+            _ => {
+                // The energy kernel sees no groups, or its gap still rises at k_max: the
+                // kNN graph, when the probe sees structure and the graph cuts far less
+                // than the energy partition into as many groups.
+                let score = probe()?;
+                structure.self_tuning = Some(score);
+                let graph_ratio = if score > PROBE_MIN_SCORE {
+                    let ratio =
+                        graph.cut_ratio(eigengap_k, &energy[eigengap_k - 1].labels, &quiet)?;
+                    structure.cut_ratio = Some(ratio);
+                    ratio
+                } else {
+                    f64::NAN
+                };
+                if graph_ratio < GRAPH_ONLY_CUT_RATIO {
+                    (
+                        Some(SelectedKernel::Knn),
+                        eigengap_k,
+                        SelectionRule::KnnRelativeEigengap,
+                    )
+                } else if let Some(k) = energy_k.or((options.k_min > 1).then(gap_k_from_k_min)) {
+                    let ratio = graph.cut_ratio(k, &energy[k - 1].labels, &quiet)?;
+                    structure.cut_ratio = Some(ratio);
+                    (Some(kernel_by_cut(ratio)), k, SelectionRule::EnergyGap)
+                } else {
+                    (None, 1, SelectionRule::NoStructure)
+                }
+            }
+        },
     };
     steps.step()?;
 
@@ -602,22 +606,7 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
             best_of_starts(&full, k, options.n_init, seeds[7], &steps, &quiet)?
         }
         Some(SelectedKernel::Knn) => {
-            // The sample's partition (its spectral start and one k-means++ start).
-            let fits = graph_fits(
-                &knn_kernel,
-                &knn.degrees,
-                &knn_pairs,
-                &[k],
-                1,
-                false,
-                seeds[7],
-                &quiet,
-            )?;
-            let labels = fits
-                .into_iter()
-                .next()
-                .map(|f| f.labels)
-                .unwrap_or_default();
+            let labels = graph.fit(k, &quiet)?.labels.clone();
             match &sample_nodes {
                 None => labels,
                 Some(nodes) => {
@@ -647,12 +636,9 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
         k: ks,
         within: energy.iter().map(|f| f.within).collect(),
         log_within: log_w,
-        expected_log_within_box: gap_box.expected,
-        expected_log_within_pc: gap_pc.expected,
-        gap_box: gap_box.gap,
-        se_box: gap_box.se,
-        gap_pc: gap_pc.gap,
-        se_pc: gap_pc.se,
+        expected_log_within_pc: gap.expected,
+        gap_pc: gap.gap,
+        se_pc: gap.se,
         stability: stability_column,
         eigenvalue,
         relative_eigengap: relative_column,
@@ -664,24 +650,116 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
         rule,
         table,
         structure,
-        gap_rules: Some(gap_rules),
+        at_range_end: rule == SelectionRule::EnergyGap && k == options.k_max && k < n,
         n_statistics: m,
     })
 }
 
+/// The kernel at a k both were fitted at: the kNN graph when its partition's normalised cut
+/// is below [`GRAPH_CUT_RATIO`] times the energy partition's, else the energy kernel.
+fn kernel_by_cut(ratio: f64) -> SelectedKernel {
+    if ratio < GRAPH_CUT_RATIO {
+        SelectedKernel::Knn
+    } else {
+        SelectedKernel::Energy
+    }
+}
+
+/// The kNN graph of the statistics' points, its spectrum, and its partitions at the k asked
+/// (each computed once).
+struct GraphPartitions<'g> {
+    graph: &'g CsrGraphKernel,
+    kernel: &'g CsrKernel<'g, usize, f64>,
+    pairs: &'g Eigenpairs,
+    seed: u64,
+    fits: Vec<(usize, KFit)>,
+}
+
+impl GraphPartitions<'_> {
+    /// The graph's partition into `k` groups: its spectral start and one k-means++ start.
+    fn fit(&mut self, k: usize, control: &Control) -> Result<&KFit> {
+        let position = match self.fits.iter().position(|(j, _)| *j == k) {
+            Some(p) => p,
+            None => {
+                let fit = graph_fits(
+                    self.kernel,
+                    &self.graph.degrees,
+                    self.pairs,
+                    &[k],
+                    1,
+                    false,
+                    self.seed,
+                    control,
+                )?
+                .pop()
+                .ok_or_else(|| KGroupsError::Internal("no graph partition".into()))?;
+                self.fits.push((k, fit));
+                self.fits.len() - 1
+            }
+        };
+        Ok(&self.fits[position].1)
+    }
+
+    /// The normalised cut of the graph's partition into `k` groups over that of `labels`
+    /// (the energy kernel's partition into as many), on the same graph; NaN when both are 0
+    /// (nothing to choose between).
+    fn cut_ratio(&mut self, k: usize, labels: &[usize], control: &Control) -> Result<f64> {
+        let own = self
+            .graph
+            .normalized_cut(&self.fit(k, control)?.labels.clone(), k);
+        let other = self.graph.normalized_cut(labels, k);
+        Ok(if other > 0.0 { own / other } else { f64::NAN })
+    }
+}
+
+/// The self-tuning probe's structure score `Gap(2) − s_2 − Gap(1)` (normalised cut plus one
+/// as W, references uniform on `frame`'s box) on at most [`PROBE_MAX_POINTS`] of the `m`
+/// points `sample`; `reference_log_w` holds B rows of two.
+#[allow(clippy::too_many_arguments)]
+fn self_tuning_score(
+    sample: &[f64],
+    m: usize,
+    dim: usize,
+    frame: &ReferenceFrame,
+    reference_log_w: &mut [f64],
+    seeds: [u64; 2],
+    warm: bool,
+    control: &Control,
+) -> Result<f64> {
+    // The probe's graphs are dense: at most PROBE_MAX_POINTS of the statistics' points.
+    let (probe, p) = if m > PROBE_MAX_POINTS {
+        let mut nodes = Rng::new(seeds[0])
+            .distinct(m, PROBE_MAX_POINTS)
+            .unwrap_or_default();
+        nodes.sort_unstable();
+        (gather_rows(sample, dim, &nodes), PROBE_MAX_POINTS)
+    } else {
+        (sample.to_vec(), m)
+    };
+    let logs = self_tuning_log_w(&probe, p, dim, warm, seeds[0], control)?;
+    reference_log_w
+        .par_chunks_mut(2)
+        .enumerate()
+        .try_for_each(|(r, row)| {
+            let s = derived_seed(seeds[1], r);
+            let (reference, width) = frame.draw_compact_with(p, s, control)?;
+            row.copy_from_slice(&self_tuning_log_w(&reference, p, width, warm, s, control)?);
+            Ok(())
+        })?;
+    let curve = gap_curve_of_rows(&logs, reference_log_w)?;
+    Ok(curve.gap[1] - curve.se[1] - curve.gap[0])
+}
+
 /// The answer "one group" with the given table.
-fn one_group(n: usize, _options: &SelectOptions, table: SelectionTable) -> Selection {
+fn one_group(n: usize, table: SelectionTable) -> Selection {
     Selection {
         k: 1,
         labels: vec![0; n],
         kernel: None,
         rule: SelectionRule::NoStructure,
         table,
-        structure: StructureScores {
-            energy: f64::NAN,
-            self_tuning: None,
-        },
-        gap_rules: None,
+        structure: StructureScores::none(),
+        at_range_end: false,
         n_statistics: n,
     }
 }
@@ -777,11 +855,8 @@ pub fn select_k_precomputed(
         kernel: None,
         rule: SelectionRule::Stability,
         table,
-        structure: StructureScores {
-            energy: f64::NAN,
-            self_tuning: None,
-        },
-        gap_rules: None,
+        structure: StructureScores::none(),
+        at_range_end: false,
         n_statistics: n,
     })
 }

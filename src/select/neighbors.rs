@@ -384,6 +384,42 @@ impl CsrGraphKernel {
         }
     }
 
+    /// The normalised cut of the partition `labels` (`0..k`) of the affinity:
+    /// `Σ_c cut(c, rest) / vol(c)`, with `vol(c)` the degrees of c summed and `cut(c, rest)`
+    /// the weight of the edges leaving c (a cluster of volume 0 adds nothing).
+    ///
+    /// ```
+    /// use kgroups::select::neighbors::{CsrAffinity, CsrGraphKernel};
+    /// // A path 0 – 1 – 2 – 3 of unit edges, cut in the middle.
+    /// let a = CsrAffinity {
+    ///     indptr: vec![0, 1, 3, 5, 6],
+    ///     indices: vec![1, 0, 2, 1, 3, 2],
+    ///     data: vec![1.0; 6],
+    ///     n: 4,
+    /// };
+    /// let graph = CsrGraphKernel::from_affinity(a);
+    /// // Each half has volume 3 and one edge leaving it.
+    /// assert!((graph.normalized_cut(&[0, 0, 1, 1], 2) - 2.0 / 3.0).abs() < 1e-12);
+    /// ```
+    pub fn normalized_cut(&self, labels: &[usize], k: usize) -> f64 {
+        let (mut volume, mut inside) = (vec![0.0; k], vec![0.0; k]);
+        for (i, &c) in labels.iter().enumerate().take(self.g.n) {
+            for p in self.g.indptr[i]..self.g.indptr[i + 1] {
+                let w = self.affinity[p];
+                volume[c] += w;
+                if labels[self.g.indices[p]] == c {
+                    inside[c] += w;
+                }
+            }
+        }
+        volume
+            .iter()
+            .zip(&inside)
+            .filter(|(v, _)| **v > 0.0)
+            .map(|(v, a)| (v - a) / v)
+            .sum()
+    }
+
     /// The kernel view of `G`.
     pub fn kernel(&self) -> Result<CsrKernel<'_, usize, f64>> {
         CsrKernel::new(&self.g.indptr, &self.g.indices, &self.g.data, self.g.n)

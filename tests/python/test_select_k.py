@@ -140,7 +140,7 @@ def test_data_of_huge_magnitude_get_the_same_answer(scale: float) -> None:
     assert big.k == ours.k == 3
     same = lambda labels: labels[:, None] == labels[None, :]  # noqa: E731
     np.testing.assert_array_equal(same(big.labels), same(ours.labels))  # the same partition
-    for column in ("gap_pc", "gap_box", "stability"):
+    for column in ("gap_pc", "se_pc", "stability"):
         np.testing.assert_allclose(big.table[column], ours.table[column], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(big.table["log_within"], ours.table["log_within"] + np.log(scale), rtol=1e-12)
     if scale == 2.0**600:
@@ -164,7 +164,7 @@ def test_progress_covers_the_partition_of_every_point() -> None:
     kgroups_rs.select_k(
         X, range(1, 4), n_refs=2, n_pairs=1, n_init=3, random_state=0, progress=lambda *e: events.append(e)
     )
-    planned = 2 * 2 + 2 * 1 + 3 + 3
+    planned = 2 + 2 * 1 + 3 + 3  # references, stability subsamples, three fits, the starts
     assert sorted(e[1] for e in events) == list(range(1, planned + 1))
     assert all(e[2] == planned for e in events)
 
@@ -244,47 +244,31 @@ def test_warm_start_must_be_a_bool(bad: object) -> None:
         kgroups_rs.select_k(_blobs(2), warm_start=bad)  # type: ignore[arg-type]
 
 
-def _max_se(f: np.ndarray, se: np.ndarray, rule: str) -> int:
-    """R's ``cluster::maxSE(f, SE.f, method, SE.factor = 1)``, transcribed: the 1-based
-    position ``rule`` picks."""
-    K = len(f)
-    decreasing = np.flatnonzero(np.diff(f) <= 0)
-    first_max = int(decreasing[0]) + 1 if decreasing.size else K
-    global_max = int(np.argmax(f)) + 1
-
-    def within_se_of(nc: int) -> int:
-        return int(np.flatnonzero(f[:nc] >= f[nc - 1] - se[nc - 1])[0]) + 1
-
-    if rule == "firstmax":
-        return first_max
-    if rule == "globalmax":
-        return global_max
-    if rule == "firstSEmax":
-        return within_se_of(first_max)
-    if rule == "globalSEmax":
-        return within_se_of(global_max)
-    assert rule == "Tibs2001SEmax"
-    hits = np.flatnonzero(f[:-1] >= f[1:] - se[1:])
-    return int(hits[0]) + 1 if hits.size else K
+def _tibshirani_from_two(gap: np.ndarray, se: np.ndarray) -> int:
+    """The smallest k >= 2 with Gap(k) >= Gap(k+1) - s_{k+1}, else the last k (R's
+    ``maxSE(..., "Tibs2001SEmax")`` on the curve from k = 2)."""
+    hits = [k for k in range(2, len(gap)) if gap[k - 1] >= gap[k] - se[k]]
+    return hits[0] if hits else len(gap)
 
 
-@pytest.mark.parametrize("k_min", [1, 2])
-def test_gap_rules_are_r_maxse_on_the_table(k_min: int) -> None:
-    X = np.vstack([_blobs(4, seed=3), np.random.default_rng(4).uniform(-3, 20, (30, 2))])
-    result = kgroups_rs.select_k(X, range(k_min, 9), kernel="energy", random_state=2, n_pairs=0)
-    assert result.gap_rules is not None and sorted(result.gap_rules) == ["box", "pc"]
-    lo = k_min - 1
-    for reference in ("box", "pc"):
-        gap, se = result.table[f"gap_{reference}"][lo:], result.table[f"se_{reference}"][lo:]
-        expected = {
-            rule: lo + _max_se(gap, se, rule)
-            for rule in ("Tibs2001SEmax", "firstSEmax", "globalSEmax", "firstmax", "globalmax")
-        }
-        assert result.gap_rules[reference] == expected
-    assert result.k == result.gap_rules["pc"]["Tibs2001SEmax"]
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_energy_rule_reads_the_table(seed: int) -> None:
+    """The structure score and k follow from the table by the documented formulas."""
+    X = np.vstack([_blobs(4, seed=3 + seed), np.random.default_rng(4 + seed).uniform(-3, 20, (30, 2))])
+    result = kgroups_rs.select_k(X, range(1, 9), kernel="energy", random_state=seed, n_pairs=0)
+    gap, se = result.table["gap_pc"], result.table["se_pc"]
+    score = max(gap[k - 1] - gap[0] - max(0.1, 3 * se[k - 1]) for k in range(2, 9))
+    assert result.energy_structure == pytest.approx(score, rel=1e-12, abs=1e-12)
+    assert score > 0
+    assert result.k == _tibshirani_from_two(gap, se)
+    assert result.at_range_end == (result.k == 8)
 
 
-def test_gap_rules_are_none_without_a_gap() -> None:
+def test_scores_are_none_without_a_gap() -> None:
     G = kgroups_rs.energy_gram(_blobs(3))
-    assert kgroups_rs.select_k(G, range(1, 5), kernel="precomputed", random_state=0).gap_rules is None
-    assert kgroups_rs.select_k(np.ones((10, 2)), range(1, 4), random_state=0).gap_rules is None
+    for result in (
+        kgroups_rs.select_k(G, range(1, 5), kernel="precomputed", random_state=0),
+        kgroups_rs.select_k(np.ones((10, 2)), range(1, 4), random_state=0),
+    ):
+        assert result.cut_ratio is None and not result.at_range_end
+        assert np.isnan(result.energy_structure)

@@ -3,7 +3,6 @@
 
 use super::arrays::{points, square};
 use super::detach::run_detached;
-use kgroups::select::gap::GapRule;
 use kgroups::select::{self, KernelChoice, SelectOptions, Selection};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -29,10 +28,11 @@ pub(super) struct SelectionResult {
     #[pyo3(get)]
     self_tuning_structure: Option<f64>,
     #[pyo3(get)]
-    n_statistics: usize,
-    /// `{"box": {rule: k}, "pc": {rule: k}}` (R's `maxSE` rule names), or None.
+    cut_ratio: Option<f64>,
     #[pyo3(get)]
-    gap_rules: Option<Py<PyDict>>,
+    at_range_end: bool,
+    #[pyo3(get)]
+    n_statistics: usize,
 }
 
 impl SelectionResult {
@@ -44,10 +44,7 @@ impl SelectionResult {
         for (name, column) in [
             ("within", t.within),
             ("log_within", t.log_within),
-            ("expected_log_within_box", t.expected_log_within_box),
             ("expected_log_within_pc", t.expected_log_within_pc),
-            ("gap_box", t.gap_box),
-            ("se_box", t.se_box),
             ("gap_pc", t.gap_pc),
             ("se_pc", t.se_pc),
             ("stability", t.stability),
@@ -56,20 +53,6 @@ impl SelectionResult {
         ] {
             table.set_item(name, column.into_pyarray(py))?;
         }
-        let gap_rules = match s.gap_rules {
-            None => None,
-            Some(choices) => {
-                let boxes = PyDict::new(py);
-                for (name, ks) in [("box", choices.data_box), ("pc", choices.principal)] {
-                    let rules = PyDict::new(py);
-                    for (rule, k) in GapRule::ALL.iter().zip(ks) {
-                        rules.set_item(rule.name(), k)?;
-                    }
-                    boxes.set_item(name, rules)?;
-                }
-                Some(boxes.unbind())
-            }
-        };
         // Labels are below k <= n, which fits in i64.
         let labels: Vec<i64> = s.labels.iter().map(|&l| l as i64).collect();
         Ok(SelectionResult {
@@ -80,8 +63,9 @@ impl SelectionResult {
             table: table.unbind(),
             energy_structure: s.structure.energy,
             self_tuning_structure: s.structure.self_tuning,
+            cut_ratio: s.structure.cut_ratio,
+            at_range_end: s.at_range_end,
             n_statistics: s.n_statistics,
-            gap_rules,
         })
     }
 }

@@ -2,14 +2,12 @@
 
 (a) Calibration: data drawn from one Gaussian (the null hypothesis) of several shapes
     (n, D, isotropic or anisotropic covariance, rotated at random); the rejection rate at level
-    0.05 over many data sets, with its 95 % Wilson interval, for each null covariance rule
-    (1 000 data sets per shape for the default, "conditional"; a fifth as many for the
-    plug-in nulls of SigClust's kind).
+    0.05 over many data sets (1 000 per shape), with its 95 % Wilson interval.
     With ``n_null = 99`` the test rejects when at most 4 null statistics are <= the observed
     one, exactly level 0.05 if the null is right.
 (b) Power against the separation of two groups of n/2 points (two Gaussians N(0, I) and
     N(delta e_1, I); two lognormal clouds exp(Z) and exp(Z) + delta e_1, Z ~ N(0, I)), for
-    the energy test (default, conditional null) and, in the same run on the same data,
+    the energy test (its conditional null) and, in the same run on the same data,
     SigClust's own statistic, the 2-means cluster index CI = within-SS / total-SS, with the
     same conditional Gaussian null (null data sets with exactly the data's sample covariance,
     drawn here with numpy), 2-means computed by Hartigan's method
@@ -65,32 +63,31 @@ def null_shape(n: int, dim: int, anisotropic: bool, seed: int) -> tuple[np.ndarr
 
 
 def calibration(shapes: list[tuple[int, int, bool]], n_sets: int, n_null: int, n_init: int,
-                covariances: list[str], seed: int) -> list[dict[str, Any]]:
+                seed: int) -> list[dict[str, Any]]:
     rows = []
     for n, dim, anisotropic in shapes:
         sd, rot = null_shape(n, dim, anisotropic, seed)
-        for covariance in covariances:
-            start = time.perf_counter()
-            rejections = 0
-            pvalues = []
-            for i in range(n_sets):
-                rng = np.random.default_rng([seed, n, dim, int(anisotropic), i])
-                X = (rng.normal(size=(n, dim)) * sd) @ rot.T
-                result = kgroups_rs.cluster_significance(
-                    X, 2, n_null=n_null, covariance=covariance, random_state=i, n_init=n_init)
-                pvalues.append(result.pvalue)
-                rejections += result.pvalue <= LEVEL
-            low, high = wilson(rejections, n_sets)
-            row = {
-                "n": n, "D": dim, "anisotropic": anisotropic, "covariance": covariance,
-                "data_sets": n_sets, "rejection_rate": rejections / n_sets,
-                "wilson95": [low, high], "mean_pvalue": float(np.mean(pvalues)),
-                "seconds": time.perf_counter() - start,
-            }
-            rows.append(row)
-            print(f"  n={n:4d} D={dim:3d} {'aniso' if anisotropic else 'iso  '} {covariance:15s} "
-                  f"reject {row['rejection_rate']:.3f} [{low:.3f}, {high:.3f}]  "
-                  f"mean p {row['mean_pvalue']:.3f}  ({row['seconds']:.0f} s)", flush=True)
+        start = time.perf_counter()
+        rejections = 0
+        pvalues = []
+        for i in range(n_sets):
+            rng = np.random.default_rng([seed, n, dim, int(anisotropic), i])
+            X = (rng.normal(size=(n, dim)) * sd) @ rot.T
+            result = kgroups_rs.cluster_significance(
+                X, 2, n_null=n_null, random_state=i, n_init=n_init)
+            pvalues.append(result.pvalue)
+            rejections += result.pvalue <= LEVEL
+        low, high = wilson(rejections, n_sets)
+        row = {
+            "n": n, "D": dim, "anisotropic": anisotropic,
+            "data_sets": n_sets, "rejection_rate": rejections / n_sets,
+            "wilson95": [low, high], "mean_pvalue": float(np.mean(pvalues)),
+            "seconds": time.perf_counter() - start,
+        }
+        rows.append(row)
+        print(f"  n={n:4d} D={dim:3d} {'aniso' if anisotropic else 'iso  '} "
+              f"reject {row['rejection_rate']:.3f} [{low:.3f}, {high:.3f}]  "
+              f"mean p {row['mean_pvalue']:.3f}  ({row['seconds']:.0f} s)", flush=True)
     return rows
 
 
@@ -105,7 +102,7 @@ def two_groups(family: str, n: int, dim: int, delta: float, rng: np.random.Gener
 def conditional_null(eigenvalues: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
     """A null data set with exactly the sample covariance eigenvalues ``eigenvalues``: a
     uniformly random orthonormal frame orthogonal to the ones vector, column j times
-    ``sqrt((n - 1) lambda_j)`` (as ``covariance="conditional"`` draws them)."""
+    ``sqrt((n - 1) lambda_j)`` (as ``cluster_significance`` draws them)."""
     rank = min(len(eigenvalues), n - 1)
     z = rng.normal(size=(n, rank))
     z -= z.mean(axis=0)
@@ -165,7 +162,7 @@ def main() -> None:
     parser.add_argument("--out", default="bench_significance.json", help="JSON output path")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--calibration-sets", type=int, default=None,
-                        help="null data sets per shape for the default covariance (default 1000)")
+                        help="null data sets per shape (default 1000)")
     parser.add_argument("--power-sets", type=int, default=None,
                         help="data sets per point of the power curves (default 200)")
     parser.add_argument("--skip-power", action="store_true")
@@ -175,7 +172,6 @@ def main() -> None:
     shapes = [(n, d, a) for n in (50, 200) for d in (2, 10) for a in (False, True)]
     high_dim = [(50, 200, False), (50, 200, True)]
     sets = args.calibration_sets or (40 if args.quick else 1000)
-    other_sets = max(sets // 5, 20)
     power_sets = args.power_sets or (20 if args.quick else 200)
     deltas = [0.0, 1.0, 2.0, 3.0, 4.0]
     payload: dict[str, Any] = {
@@ -185,11 +181,7 @@ def main() -> None:
     }
     if not args.skip_calibration:
         print(f"(a) calibration: rejection rate at {LEVEL} under one Gaussian")
-        payload["calibration"] = (
-            calibration(shapes + high_dim, sets, n_null, n_init, ["conditional"], args.seed)
-            + calibration(shapes + high_dim, other_sets, n_null, n_init,
-                          ["debiased", "sample", "hard-threshold"], args.seed)
-        )
+        payload["calibration"] = calibration(shapes + high_dim, sets, n_null, n_init, args.seed)
     if not args.skip_power:
         print("(b) power against separation, n = 100 (50 + 50), D = 2")
         payload["power"] = power(["gaussian", "lognormal"], deltas, 100, 2, power_sets, n_null,

@@ -1,7 +1,13 @@
-//! Are the groups real? A Monte Carlo test of "one group" against the k-group partition
-//! that kernel k-groups finds, with SigClust's Gaussian null (Liu, Hayes, Nobel & Marron
-//! 2008; Huang, Liu, Yuan & Marron 2015) and every null data set clustered exactly as the
-//! data were.
+//! Are the data one Gaussian? A Monte Carlo test of "the n points are one Gaussian, of any
+//! mean and covariance" by the k-group partition that kernel k-groups finds in them, every
+//! null data set clustered exactly as the data were (SigClust's question, Liu, Hayes, Nobel &
+//! Marron 2008, asked of the energy statistic).
+//!
+//! **What a small p-value says: the data are not one Gaussian.** It is not by itself evidence
+//! of clusters: uniform data hold none, yet a uniform square is split more cleanly than a
+//! Gaussian with its covariance and is rejected (200 points uniform in a square get
+//! p ≈ 0.001 with `n_null = 999`), and other unimodal clouds that are not Gaussian (skewed,
+//! heavy- or light-tailed) can be rejected as well.
 //!
 //! **Statistic.** The data are clustered with the energy kernel of ρ(x, y) = ‖x − y‖ (the
 //! library's default energy kernel) into k groups; the statistic is the within-cluster energy
@@ -12,27 +18,15 @@
 //! compact, well separated groups. T does not change under translation, rotation or a common
 //! scale of the data.
 //!
-//! **Null.** One Gaussian, of any mean and covariance. By default
-//! ([`NullCovariance::Conditional`]) the test conditions on the data's sample mean and
-//! covariance, which are sufficient for the Gaussian: given them, the centred data matrix of
-//! an i.i.d. Gaussian sample is `U Λ^{1/2} Vᵀ` (`Λ`, `V` the sample covariance's eigenvalues
-//! times n − 1 and eigenvectors) with `U` a uniformly random orthonormal frame orthogonal to
-//! the ones vector, whatever the true mean and covariance. Since T depends only on the
-//! distances between the points, every null data set is `U Λ^{1/2}` with a fresh random
-//! frame U (`min(D, n − 1)` columns): it has exactly the data's sample covariance, and the
-//! p-value is exactly uniform under the null, for any n and D. No covariance is estimated.
-//!
-//! SigClust's own null is kept for comparison: n points from `N(0, diag(λ̃))` (the same test
-//! as drawing from `N(mean, V diag(λ̃) Vᵀ)`, T being invariant under rotation and
-//! translation), with `λ̃` the sample covariance's eigenvalues (divisor n − 1) as they are
-//! ([`NullCovariance::Sample`]), corrected for the spread of sample eigenvalues
-//! ([`NullCovariance::Debiased`]), or with every eigenvalue below the background noise
-//! variance `σ_b² = (MAD / 0.6745)²` raised to it ([`NullCovariance::HardThreshold`], MAD the
-//! median absolute deviation from their median of all n·D entries of the column-centred
-//! data). These plug-in nulls are conservative (the null's spread of T includes the spread
-//! of the sample eigenvalues, which the observed T shares), except the hard threshold with
-//! few dimensions of unequal variance: the MAD pools them, the null is rounder than the data,
-//! and a single elongated Gaussian is rejected far too often (`benches/bench_significance.py`).
+//! **Null.** One Gaussian, of any mean and covariance. The test conditions on the data's
+//! sample mean and covariance, which are sufficient for the Gaussian: given them, the centred
+//! data matrix of an i.i.d. Gaussian sample is `U Λ^{1/2} Vᵀ` (`Λ`, `V` the sample
+//! covariance's eigenvalues times n − 1 and eigenvectors) with `U` a uniformly random
+//! orthonormal frame orthogonal to the ones vector, whatever the true mean and covariance.
+//! Since T depends only on the distances between the points, every null data set is
+//! `U Λ^{1/2}` with a fresh random frame U (`min(D, n − 1)` columns): it has exactly the
+//! data's sample covariance, and the p-value is exactly uniform under the null, for any n and
+//! D. No covariance is estimated.
 //!
 //! **p-value.** `p = (1 + #{i : T_i ≤ T}) / (n_null + 1)` over the null statistics T_i (a
 //! valid Monte Carlo p-value: under the null it is uniform on the multiples of
@@ -43,7 +37,7 @@
 //! parallel on rayon: the result is the same for any number of threads.
 
 use crate::error::try_filled;
-use crate::rng::{derive_seeds, derived_seed, splitmix64, Rng};
+use crate::rng::{derived_seed, splitmix64, Rng};
 use crate::stats::{energy_statistics, PairwiseSource};
 use crate::validate;
 use crate::{
@@ -52,43 +46,12 @@ use crate::{
 };
 use rayon::prelude::*;
 
-/// Φ⁻¹(3/4): the MAD of a normal sample divided by this estimates its standard deviation.
-const NORMAL_MAD: f64 = 0.674_489_750_196_081_7;
-
 /// Mixed into the seed before the null data sets' seeds are derived from it, so that they do
 /// not repeat the seeds of the data's own starts.
 const NULL_STREAM: u64 = 0x5349_4743_4C55_5354;
 
 /// The energy kernel of the test: ρ(x, y) = ‖x − y‖.
 const ENERGY: Semimetric = Semimetric::Power { alpha: 1.0 };
-
-/// The covariance of the Gaussian null.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum NullCovariance {
-    /// Every null data set has exactly the data's sample mean and covariance: an exact test
-    /// of "the n points are an i.i.d. sample of one Gaussian, of any mean and covariance".
-    /// Given its sample mean and covariance (sufficient statistics), such a sample's centred
-    /// data matrix is `U Λ^{1/2} Vᵀ` with `U` a uniformly random orthonormal `n × r` frame
-    /// orthogonal to the ones vector (times `sqrt(n − 1)`), `r = min(D, n − 1)`, whatever the
-    /// true mean and covariance; T depends only on the distances, so the null data sets are
-    /// `sqrt(n − 1) U Λ^{1/2}` with fresh frames, and the p-value is exactly uniform under
-    /// the null (up to ties). The default.
-    #[default]
-    Conditional,
-    /// The sample covariance's eigenvalues as they are: the data's shape. Conservative
-    /// where the sample eigenvalues are more spread than the true ones (many dimensions,
-    /// near-isotropic data).
-    Sample,
-    /// SigClust's estimate: the sample covariance's eigenvalues, those below the background
-    /// noise variance `σ_b²` raised to it. Meant for many dimensions of common noise; with
-    /// few dimensions of unequal variance the MAD pools them, the null becomes rounder than
-    /// the data and the test rejects a single elongated Gaussian far too often.
-    HardThreshold,
-    /// The sample covariance's eigenvalues corrected for their spread: the eigenvalues whose
-    /// samples of n points have, on average, the data's sample eigenvalues (see
-    /// `debiased_eigenvalues`).
-    Debiased,
-}
 
 /// Options of [`cluster_significance`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -99,8 +62,6 @@ pub struct SignificanceOptions<'a> {
     /// `n_init` and `max_iter` are used; the data's fit uses `seed` itself, the null data
     /// sets seeds derived from it. No weights, no initial labels, no diagonal shift.
     pub fit: Options<'a>,
-    /// The null's covariance.
-    pub covariance: NullCovariance,
 }
 
 impl Default for SignificanceOptions<'_> {
@@ -108,7 +69,6 @@ impl Default for SignificanceOptions<'_> {
         SignificanceOptions {
             n_null: 999,
             fit: Options::default(),
-            covariance: NullCovariance::Conditional,
         }
     }
 }
@@ -131,17 +91,17 @@ pub struct Significance {
     /// The Monte Carlo standard error of `pvalue`, `sqrt(p (1 − p) / n_null)`.
     pub pvalue_se: f64,
     /// The eigenvalues of the data's sample covariance, descending (D values; beyond the
-    /// rank n − 1 they are 0).
+    /// rank n − 1 they are 0): every null data set has exactly these.
     pub sample_eigenvalues: Vec<f64>,
-    /// The variances of the null Gaussian along its axes, descending (D values).
-    pub null_eigenvalues: Vec<f64>,
-    /// The background noise variance `σ_b²` (computed for either covariance choice).
-    pub background_variance: f64,
 }
 
-/// Tests whether the k-group partition kernel k-groups finds in `points` is more than a
-/// Gaussian carved into k pieces (see the module documentation for the statistic, the null
-/// and the p-value).
+/// Tests whether `points` are not one Gaussian (of any mean and covariance), by how much more
+/// cleanly kernel k-groups splits them into k groups than it splits Gaussian data sets with
+/// exactly their sample mean and covariance (see the module documentation for the statistic,
+/// the null and the p-value).
+///
+/// A small p-value says the data are not one Gaussian, not that they hold k clusters: uniform
+/// data get small p-values too, and so can other non-Gaussian single clouds.
 ///
 /// Progress: after each null data set is clustered, `control` receives
 /// `Progress { start: i, sweep: 1, moves_in_sweep: 0, objective: T_i }` (i the data set's
@@ -168,6 +128,8 @@ pub struct Significance {
 /// let points = Points::new(&x, 10, 1)?;
 /// let options = SignificanceOptions { n_null: 19, ..SignificanceOptions::default() };
 /// let result = cluster_significance(points, 2, &options, &Control::new())?;
+/// // The smallest p-value 1 / (n_null + 1): these points are not one Gaussian (here because
+/// // they form two groups, but a uniform cloud would be rejected too).
 /// assert_eq!(result.pvalue, 1.0 / 20.0);
 /// assert!(result.statistic < 0.01);
 /// # Ok::<(), kgroups::KGroupsError>(())
@@ -196,11 +158,6 @@ pub fn cluster_significance(
         .sample_eigenvalues
         .iter_mut()
         .for_each(|v| *v = up2(*v));
-    result
-        .null_eigenvalues
-        .iter_mut()
-        .for_each(|v| *v = up2(*v));
-    result.background_variance = up2(result.background_variance);
     Ok(result)
 }
 
@@ -221,7 +178,7 @@ fn significance_of(
         "the null data sets' statistics",
     )?;
     let quiet = control.without_progress();
-    let null = NullModel::fit(points, options.covariance, options.fit.seed, &quiet)?;
+    let null = NullModel::fit(points, &quiet)?;
     quiet.checkpoint()?;
     let observed = clustered_statistic(points, k, &options.fit, &quiet)?;
     let null_seed = splitmix64(&mut (options.fit.seed ^ NULL_STREAM));
@@ -262,8 +219,6 @@ fn significance_of(
         pvalue,
         pvalue_se,
         sample_eigenvalues: null.sample_eigenvalues,
-        null_eigenvalues: null.null_eigenvalues,
-        background_variance: null.background_variance,
     })
 }
 
@@ -345,29 +300,18 @@ fn clustered_statistic(
     })
 }
 
-/// SigClust's Gaussian null fitted to a data set.
+/// The Gaussian null conditioned on a data set's sample mean and covariance.
 struct NullModel {
     /// Eigenvalues of the sample covariance, descending, in the data's units.
     sample_eigenvalues: Vec<f64>,
-    /// The null's variances, descending, in the data's units.
-    null_eigenvalues: Vec<f64>,
-    /// `σ_b²` in the data's units.
-    background_variance: f64,
-    /// The null's standard deviations in the units of the scaled data (what is drawn), or for
-    /// [`NullCovariance::Conditional`] the factors of the frame's columns.
+    /// The factors `sqrt((n − 1) λ_j)` of the frame's `min(D, n − 1)` columns, in the units
+    /// of the scaled data (what is drawn).
     scaled_sd: Vec<f64>,
-    /// Whether the null data sets are drawn conditionally on the sample covariance.
-    conditional: bool,
 }
 
 impl NullModel {
     /// Fits the null to `points` (not all coinciding).
-    fn fit(
-        points: Points,
-        covariance: NullCovariance,
-        seed: u64,
-        control: &Control,
-    ) -> Result<NullModel> {
+    fn fit(points: Points, control: &Control) -> Result<NullModel> {
         let (n, dim) = (points.n(), points.dim());
         let data = points.data();
         // Divided by the largest magnitude first, so that no square or sum overflows; the
@@ -380,114 +324,38 @@ impl NullModel {
                 centred[i * dim + j] = data[i * dim + j] / scale - mean;
             }
         }
-        let background = (median_absolute_deviation(&centred)? / NORMAL_MAD).powi(2);
         let mut sample = covariance_eigenvalues(&centred, n, dim, control)?;
         for v in sample.iter_mut() {
             *v = v.max(0.0);
         }
-        let null: Vec<f64> = match covariance {
-            NullCovariance::HardThreshold => sample.iter().map(|&v| v.max(background)).collect(),
-            NullCovariance::Sample | NullCovariance::Conditional => sample.clone(),
-            NullCovariance::Debiased => debiased_eigenvalues(&sample, n, seed, control)?,
-        };
-        let conditional = covariance == NullCovariance::Conditional;
-        let scaled_sd = if conditional {
-            // The columns of a random orthonormal frame have unit norm: times sqrt(n − 1)
-            // they have unit sample variance. Only the rank min(D, n − 1) is drawn.
-            let rank = dim.min(n - 1);
-            let root = ((n - 1) as f64).sqrt();
-            null[..rank].iter().map(|v| root * v.sqrt()).collect()
-        } else {
-            null.iter().map(|v| v.sqrt()).collect()
-        };
+        // The columns of a random orthonormal frame have unit norm: times sqrt(n − 1) they
+        // have unit sample variance. Only the rank min(D, n − 1) is drawn.
+        let rank = dim.min(n - 1);
+        let root = ((n - 1) as f64).sqrt();
+        let scaled_sd = sample[..rank].iter().map(|v| root * v.sqrt()).collect();
         let square = scale * scale;
         Ok(NullModel {
             sample_eigenvalues: sample.iter().map(|v| v * square).collect(),
-            null_eigenvalues: null.iter().map(|v| v * square).collect(),
-            background_variance: background * square,
             scaled_sd,
-            conditional,
         })
     }
 
-    /// One null data set of n points (scaled units), row-major, and its number of columns:
-    /// `N(0, diag(λ̃))`, or for [`NullCovariance::Conditional`] a uniformly random
-    /// orthonormal frame of `min(D, n − 1)` columns orthogonal to the ones vector (Gaussian
-    /// columns orthonormalised against it, in order), column j times `sqrt((n − 1) λ_j)`.
+    /// One null data set of n points (scaled units), row-major, and its number of columns: a
+    /// uniformly random orthonormal frame of `min(D, n − 1)` columns orthogonal to the ones
+    /// vector (Gaussian columns orthonormalised against it, in order), column j times
+    /// `sqrt((n − 1) λ_j)`.
     fn draw(&self, n: usize, rng: &mut Rng) -> Result<(Vec<f64>, usize)> {
         let width = self.scaled_sd.len();
         let mut data = crate::error::try_filled(n * width, 0.0, "X", "a null data set")?;
         fill_standard_normal(rng, &mut data);
-        if self.conditional {
-            let ones = crate::error::try_filled(n, 1.0 / (n as f64).sqrt(), "X", "a unit vector")?;
-            crate::linalg::orthonormalize_against(&[(&ones, 1)], &mut data, n, width)?;
-        }
+        let ones = crate::error::try_filled(n, 1.0 / (n as f64).sqrt(), "X", "a unit vector")?;
+        crate::linalg::orthonormalize_against(&[(&ones, 1)], &mut data, n, width)?;
         for row in data.chunks_exact_mut(width) {
             for (v, sd) in row.iter_mut().zip(&self.scaled_sd) {
                 *v *= sd;
             }
         }
         Ok((data, width))
-    }
-}
-
-/// Fixed-point steps of [`debiased_eigenvalues`].
-const DEBIAS_STEPS: usize = 8;
-/// Gaussian samples drawn per step to estimate the expected sample eigenvalues.
-const DEBIAS_DRAWS: usize = 32;
-/// Mixed into the seed for the draws of [`debiased_eigenvalues`].
-const DEBIAS_STREAM: u64 = 0x4445_4249_4153_4544;
-
-/// Eigenvalues `λ` whose samples of n points have, on average, the sample eigenvalues
-/// `sample` (descending): the fixed point of `λ ← max(0, λ + sample − m(λ))`, with `m(λ)` the
-/// mean sample eigenvalues (rank by rank) of [`DEBIAS_DRAWS`] samples of `N(0, diag(λ))`,
-/// [`DEBIAS_STEPS`] steps from `λ = sample`. Sample eigenvalues are more spread than the true
-/// ones (the largest too large, the smallest too small), and a null drawn from them spreads
-/// them once more; this removes that bias to first order. Seeded, and the same for any
-/// number of threads (the draws' eigenvalues are added in draw order).
-fn debiased_eigenvalues(
-    sample: &[f64],
-    n: usize,
-    seed: u64,
-    control: &Control,
-) -> Result<Vec<f64>> {
-    let dim = sample.len();
-    let seeds = derive_seeds(seed ^ DEBIAS_STREAM, DEBIAS_STEPS * DEBIAS_DRAWS);
-    let mut lambda = sample.to_vec();
-    for step in seeds.chunks_exact(DEBIAS_DRAWS) {
-        control.checkpoint()?;
-        let sd: Vec<f64> = lambda.iter().map(|v| v.sqrt()).collect();
-        let draws = step
-            .par_iter()
-            .map(|&draw_seed| {
-                let mut data = crate::error::try_filled(n * dim, 0.0, "X", "a Gaussian sample")?;
-                fill_standard_normal(&mut Rng::new(draw_seed), &mut data);
-                for row in data.chunks_exact_mut(dim) {
-                    for (v, s) in row.iter_mut().zip(&sd) {
-                        *v *= s;
-                    }
-                }
-                centre_columns(&mut data, n, dim);
-                covariance_eigenvalues(&data, n, dim, control)
-            })
-            .collect::<Result<Vec<Vec<f64>>>>()?;
-        for (j, value) in lambda.iter_mut().enumerate() {
-            let mean = draws.iter().map(|d| d[j].max(0.0)).sum::<f64>() / DEBIAS_DRAWS as f64;
-            *value = (*value + sample[j] - mean).max(0.0);
-        }
-        // The ranks stay ordered.
-        lambda.sort_by(|a, b| b.total_cmp(a));
-    }
-    Ok(lambda)
-}
-
-/// Subtracts each column's mean from the row-major `n × dim` data.
-fn centre_columns(data: &mut [f64], n: usize, dim: usize) {
-    for j in 0..dim {
-        let mean = (0..n).map(|i| data[i * dim + j]).sum::<f64>() / n as f64;
-        for i in 0..n {
-            data[i * dim + j] -= mean;
-        }
     }
 }
 
@@ -515,29 +383,6 @@ pub fn fill_standard_normal(rng: &mut Rng, out: &mut [f64]) {
             *second = r * theta.sin();
         }
     }
-}
-
-/// The median of `|v − median(v)|` over all values (non-empty).
-fn median_absolute_deviation(values: &[f64]) -> Result<f64> {
-    let mut work = values.to_vec();
-    let centre = median(&mut work);
-    for v in work.iter_mut() {
-        *v = (*v - centre).abs();
-    }
-    Ok(median(&mut work))
-}
-
-/// The median of `values` (non-empty; reorders them): the middle value, or the mean of the
-/// two middle values of an even count.
-fn median(values: &mut [f64]) -> f64 {
-    let len = values.len();
-    let upper = len / 2;
-    let (below, &mut high, _) = values.select_nth_unstable_by(upper, f64::total_cmp);
-    if len % 2 == 1 {
-        return high;
-    }
-    let low = below.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
-    0.5 * (low + high)
 }
 
 /// The eigenvalues of the sample covariance `Yᵀ Y / (n − 1)` of the centred `n × dim` data

@@ -10,7 +10,8 @@
   :func:`prediction_strength_score` and :func:`choose_k_by_prediction_strength`.
 - Statistics: :func:`energy_statistics`, :func:`within_dispersion`,
   :func:`between_statistic`, :func:`energy_distance`, :func:`clustering_accuracy`;
-  :func:`cluster_significance` tests whether a partition is more than noise.
+  :func:`cluster_significance` tests whether the data are not one Gaussian (uniform data are
+  rejected too, so a small p-value is not by itself evidence of clusters).
 - scikit-learn estimators :class:`KernelKGroups` and :class:`KernelKMeans` (imported on
   first use, so the package works without scikit-learn).
 """

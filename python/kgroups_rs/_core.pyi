@@ -120,7 +120,6 @@ def cluster_significance(
     x: npt.NDArray[np.float64],
     k: int,
     n_null: int,
-    covariance: Literal["conditional", "sample", "debiased", "hard-threshold"],
     options: FitOptions,
 ) -> tuple[
     float,
@@ -131,8 +130,6 @@ def cluster_significance(
     float,
     float,
     npt.NDArray[np.float64],
-    npt.NDArray[np.float64],
-    float,
 ]: ...
 def check_kernel(g: npt.NDArray[np.float64], n_threads: Optional[int] = None) -> None: ...
 def check_csr_kernel(

@@ -1,10 +1,12 @@
-"""Are the groups real? A calibrated Monte Carlo test of one group against the k groups that
-kernel k-groups finds (:func:`cluster_significance`)."""
+"""Are the data one Gaussian? A calibrated Monte Carlo test of "one Gaussian" by the k groups
+that kernel k-groups finds (:func:`cluster_significance`). A small p-value says "not one
+Gaussian", which uniform and other non-Gaussian single clouds are too: it is not by itself
+evidence of clusters."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Optional, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -18,13 +20,17 @@ from ._validation import RandomState, as_count, check_n_threads, seed_from_rando
 
 __all__ = ["SignificanceResult", "cluster_significance"]
 
-Covariance = Literal["conditional", "sample", "debiased", "hard-threshold"]
-_COVARIANCES = ("conditional", "sample", "debiased", "hard-threshold")
+#: The null hypothesis the test rejects when its p-value is small.
+_NULL_HYPOTHESIS = "the data are one Gaussian (any mean and covariance)"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SignificanceResult:
-    """The outcome of :func:`cluster_significance`.
+    """The outcome of :func:`cluster_significance`: the test of "the data are one Gaussian".
+
+    A small ``pvalue`` says the data are not one Gaussian. It does not by itself say they hold
+    clusters: uniform data get small p-values too, and so can other non-Gaussian single
+    clouds. :meth:`summary` says so in words.
 
     Attributes
     ----------
@@ -45,14 +51,8 @@ class SignificanceResult:
     total : float
         ``W_1``, the total energy dispersion of the data.
     sample_eigenvalues : ndarray of shape (D,)
-        Eigenvalues of the data's sample covariance, descending (0 beyond rank n - 1).
-    null_eigenvalues : ndarray of shape (D,)
-        Variances of the null Gaussian along its axes, descending (for "conditional", the
-        sample eigenvalues: every null data set has exactly them).
-    background_variance : float
-        The background noise variance ``sigma_b^2 = (MAD / 0.6745)^2``.
-    covariance : str
-        The null's covariance rule.
+        Eigenvalues of the data's sample covariance, descending (0 beyond rank n - 1); every
+        null data set has exactly these.
     """
 
     pvalue: float
@@ -64,14 +64,35 @@ class SignificanceResult:
     within: float
     total: float
     sample_eigenvalues: npt.NDArray[np.float64]
-    null_eigenvalues: npt.NDArray[np.float64]
-    background_variance: float
-    covariance: str
 
     @property
     def n_null(self) -> int:
         """The number of null data sets."""
         return int(self.null_statistics.shape[0])
+
+    @property
+    def null_hypothesis(self) -> str:
+        """What a small ``pvalue`` rejects: "the data are one Gaussian (any mean and
+        covariance)"."""
+        return _NULL_HYPOTHESIS
+
+    def summary(self) -> str:
+        """The test's outcome in words: the null, the p-value, and what it does not say."""
+        k = self.clustering.n_clusters
+        return (
+            f"Test of H0: {_NULL_HYPOTHESIS}, by the energy statistic T = W_k / W_1 of a "
+            f"{k}-group partition of {self.labels.size} points: T = {self.statistic:.4g}, "
+            f"p = {self.pvalue:.4g} +/- {self.pvalue_se:.2g} ({self.n_null} null data sets).\n"
+            "A small p says the data are not one Gaussian, not that they hold clusters: "
+            "uniform data get small p-values too, and so can other non-Gaussian single clouds."
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"SignificanceResult(H0='one Gaussian', pvalue={self.pvalue:.6g}, "
+            f"pvalue_se={self.pvalue_se:.3g}, statistic={self.statistic:.10g}, "
+            f"n={self.labels.size}, k={self.clustering.n_clusters}, n_null={self.n_null})"
+        )
 
 
 def cluster_significance(
@@ -79,7 +100,6 @@ def cluster_significance(
     k: int = 2,
     *,
     n_null: int = 999,
-    covariance: Covariance = "conditional",
     random_state: RandomState = None,
     n_init: int = 5,
     init: str = "k-means++",
@@ -88,59 +108,52 @@ def cluster_significance(
     n_threads: Optional[int] = None,
     progress: Union[ProgressCallback, bool, None] = None,
 ) -> SignificanceResult:
-    """Test whether the k groups kernel k-groups finds in ``X`` are more than one Gaussian
-    cut into k pieces (SigClust's idea, Liu, Hayes, Nobel & Marron 2008, on the energy
+    """Test whether ``X`` is not one Gaussian, by how much more cleanly kernel k-groups
+    splits it into k groups than it splits Gaussian data with exactly its sample mean and
+    covariance (SigClust's question, Liu, Hayes, Nobel & Marron 2008, asked of the energy
     statistic).
 
+    **What it tests.** The null hypothesis is "the n points are an i.i.d. sample of one
+    Gaussian, of any mean and covariance"; a small p-value says the data are not one Gaussian.
+    That is not the same as "more than one group" or "more than noise": uniform data are
+    rejected as well (200 points uniform in a square get p of about 0.001 with
+    ``n_null=999``), and so can be other non-Gaussian single clouds (skewed, heavy- or
+    light-tailed). A small p-value is therefore not by itself evidence of clusters: look at
+    the groups, and transform skewed data first (e.g. a log) when one Gaussian per group is
+    the question.
+
     **Statistic.** ``X`` is clustered into k groups with the energy kernel of
-    ``rho(x, y) = ||x - y||`` (as :func:`kernel_kgroups_from_data` does); the statistic is the
-    partition's within-cluster energy dispersion over the total,
-    ``T = W_k / W_1``, where ``W_k = sum_j (1 / (2 n_j)) sum_{a, b in C_j} ||x_a - x_b||``
-    (the ``within`` of :func:`energy_statistics`, the W kernel k-groups minimises) and
-    ``W_1 = (1 / (2 n)) sum_{a, b} ||x_a - x_b||``. ``T`` lies in [0, 1], is small for
-    compact, well separated groups, and does not change under translation, rotation or a
-    common scale of the data.
+    ``rho(x, y) = ||x - y||`` (as :func:`kernel_kgroups_from_data` does). The statistic ``T``
+    is the partition's within-cluster energy dispersion divided by the data's total energy
+    dispersion, ``T = W_k / W_1``: ``W_k`` sums, over the groups, the sum of the distances
+    between every ordered pair of the group's points divided by twice the group's size
+    (``W_k = sum_j (1 / (2 n_j)) sum_{a, b in C_j} ||x_a - x_b||``, the ``within`` of
+    :func:`energy_statistics`, the W that kernel k-groups minimises), and ``W_1`` is the
+    same sum over all n points as one group (``W_1 = (1 / (2 n)) sum_{a, b} ||x_a - x_b||``).
+    ``T`` lies in [0, 1], is small for compact, well separated groups, and does not change
+    under translation, rotation or a common scale of the data.
 
-    **Null.** One Gaussian, of any mean and covariance. ``covariance="conditional"`` (the
-    default) gives an exact test: it conditions on the data's sample mean and covariance,
-    which are sufficient for a Gaussian. Given them, the centred data of an i.i.d. Gaussian
-    sample are ``U diag(sqrt((n - 1) lambda)) V^T`` (``lambda``, ``V``: the sample
-    covariance's eigenvalues and eigenvectors) with ``U`` a uniformly random orthonormal frame
-    orthogonal to the ones vector, whatever the true mean and covariance. ``T`` depends only
-    on the distances between points, so each null data set is
-    ``sqrt(n - 1) U diag(sqrt(lambda))`` with a fresh random frame ``U`` of ``min(D, n - 1)``
-    columns: it has exactly the data's sample covariance, and the p-value is exactly uniform
-    under the null (up to ties), for any n and D. No covariance is estimated.
+    **Null data sets.** The test conditions on the data's sample mean and covariance, which
+    are sufficient for a Gaussian. Given them, the centred data of an i.i.d. Gaussian sample
+    are a uniformly random orthonormal frame orthogonal to the ones vector times the square
+    roots of ``n - 1`` times the sample covariance's eigenvalues, rotated by its eigenvectors
+    (``U diag(sqrt((n - 1) lambda)) V^T``), whatever the true mean and covariance. ``T``
+    depends only on the distances between points, so each null data set is a fresh random
+    frame of ``min(D, n - 1)`` columns, column j times ``sqrt((n - 1) lambda_j)``: it has
+    exactly the data's sample covariance, and the p-value is exactly uniform under the null
+    (up to ties), for any n and D. No covariance is estimated. Every null data set is
+    clustered exactly as the data were (same ``k``, ``init``, ``n_init``, ``algorithm``,
+    ``max_iter``; its own seed derived up front).
 
-    SigClust's own null (Liu et al. 2008) is available for comparison: n points from
-    ``N(0, diag(lambda~))`` (the same test as drawing from the fitted Gaussian itself, ``T``
-    being invariant under rotation and translation), with ``lambda~``
+    **p-value.** One plus the number of null data sets whose ``T`` is at most the data's,
+    divided by ``n_null + 1``: ``p = (1 + #{i : T_i <= T}) / (n_null + 1)``, small when the
+    data are split more cleanly than nearly all the null data sets. Its Monte Carlo
+    standard error is ``sqrt(p (1 - p) / n_null)``; the smallest possible value is
+    ``1 / (n_null + 1)``.
 
-    - ``"sample"``: the sample eigenvalues (divisor n - 1);
-    - ``"debiased"``: the eigenvalues whose samples of n points have, on average, the data's
-      sample eigenvalues (fixed point of ``lambda <- max(0, lambda + sample - mean sample
-      eigenvalues of N(0, diag(lambda)))``, 8 steps of 32 seeded draws);
-    - ``"hard-threshold"``: SigClust's estimate, every sample eigenvalue below the background
-      noise variance ``sigma_b^2 = (MAD / 0.6745)^2`` (MAD: the median absolute deviation of
-      all n * D entries of the column-centred data) raised to it.
-
-    These plug-in nulls are conservative: the spread of ``T`` under them includes the spread
-    of the sample eigenvalues, which the observed ``T`` shares. The hard threshold is the
-    exception with few dimensions of unequal variance: the MAD pools them, the null is rounder
-    than the data, and a single elongated Gaussian is rejected far too often.
-
-    Every null data set is clustered exactly as the data were (same ``k``, ``init``,
-    ``n_init``, ``algorithm``, ``max_iter``; its own seed derived up front).
-
-    **p-value.** ``p = (1 + #{i : T_i <= T}) / (n_null + 1)`` (small when the data are more
-    clustered than the null's data sets), with its Monte Carlo standard error
-    ``sqrt(p (1 - p) / n_null)``. The smallest possible value is ``1 / (n_null + 1)``.
-
-    **Calibration** (``benches/bench_significance.py``): under one Gaussian the conditional
-    test rejects at the nominal rate, within Monte Carlo error, for every shape measured (n 50
-    and 200, D 2, 10 and 200, isotropic and anisotropic). Like every test of this null it is
-    not a test of "more than one group" for data far from Gaussian: a single lognormal cloud
-    is rejected as "not one Gaussian".
+    **Calibration** (``benches/bench_significance.py``, documented in the user guide): under
+    one Gaussian the test rejects at the nominal rate, within Monte Carlo error, for every
+    shape measured (n 50 and 200, D 2, 10 and 200, isotropic and anisotropic).
 
     Parameters
     ----------
@@ -150,8 +163,6 @@ def cluster_significance(
         Groups to test, ``2 <= k <= n``.
     n_null : int, default 999
         Null data sets drawn and clustered (each costs one clustering of n points).
-    covariance : {"conditional", "debiased", "sample", "hard-threshold"}, default "conditional"
-        The null's covariance (see above).
     random_state : None, int, numpy Generator or RandomState
         Seed of the data's clustering and, through seeds derived from it up front, of every
         null data set. The same seed gives the same result for any ``n_threads``.
@@ -172,14 +183,15 @@ def cluster_significance(
     Returns
     -------
     SignificanceResult
-        ``pvalue``, ``pvalue_se``, ``statistic``, ``null_statistics``, ``labels``, the null's
-        eigenvalues and ``background_variance``.
+        ``pvalue``, ``pvalue_se``, ``statistic``, ``null_statistics``, ``labels`` and the
+        sample covariance's eigenvalues; ``summary()`` states the null and what a small p
+        does not say.
 
     Raises
     ------
     ValueError
         For k outside 2..n, ``n_null < 1``, NaN or infinity in X, points that all coincide,
-        an unknown covariance, init or algorithm.
+        an unknown init or algorithm.
     TypeError
         For arguments of the wrong type.
     KeyboardInterrupt
@@ -191,7 +203,7 @@ def cluster_significance(
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(0, 1, (50, 2)), rng.normal(6, 1, (50, 2))])
     >>> result = kgroups_rs.cluster_significance(X, 2, n_null=99, random_state=0)
-    >>> result.pvalue
+    >>> result.pvalue  # not one Gaussian (here: two groups; uniform data are rejected too)
     0.01
     """
     points = as_points(X)
@@ -199,11 +211,6 @@ def cluster_significance(
     n_null = as_count(n_null, "n_null")
     n_init = as_count(n_init, "n_init")
     max_iter = as_count(max_iter, "max_iter")
-    if covariance not in _COVARIANCES:
-        raise ValueError(
-            f"unknown covariance {covariance!r}; use 'conditional', 'sample', 'debiased' or "
-            "'hard-threshold'"
-        )
     if not isinstance(init, str):
         raise TypeError(
             "init must be 'k-means++' or 'random': each null data set draws its own start, so "
@@ -225,8 +232,7 @@ def cluster_significance(
     )
     try:
         (statistic, within, total, clustering, null_statistics, pvalue, pvalue_se,
-         sample_eigenvalues, null_eigenvalues, background) = _core.cluster_significance(
-            points, k, n_null, covariance, options)
+         sample_eigenvalues) = _core.cluster_significance(points, k, n_null, options)
     finally:
         if isinstance(callback, ProgressBar):
             callback.close()
@@ -241,7 +247,4 @@ def cluster_significance(
         within=within,
         total=total,
         sample_eigenvalues=sample_eigenvalues,
-        null_eigenvalues=null_eigenvalues,
-        background_variance=background,
-        covariance=covariance,
     )

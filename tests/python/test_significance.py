@@ -1,4 +1,4 @@
-"""cluster_significance: the SigClust-style test of a k-group energy partition."""
+"""cluster_significance: the test of "one Gaussian" by a k-group energy partition."""
 
 from __future__ import annotations
 
@@ -35,9 +35,8 @@ def test_separated_blobs_get_the_smallest_pvalue() -> None:
     assert len(set(result.labels[:40])) == 1 and len(set(result.labels[40:])) == 1
     assert result.labels[0] != result.labels[40]
     assert result.labels.dtype == np.int64
-    assert result.null_eigenvalues.shape == (3,)
+    assert result.sample_eigenvalues.shape == (3,)
     assert np.all(np.diff(result.sample_eigenvalues) <= 0)
-    assert result.covariance == "conditional"
 
 
 def test_statistic_is_energy_within_over_total() -> None:
@@ -52,26 +51,48 @@ def test_statistic_is_energy_within_over_total() -> None:
 
 
 def test_a_single_elongated_gaussian_is_rarely_rejected() -> None:
-    """The default null keeps the data's covariance (so does "sample"); SigClust's hard
-    threshold, whose background variance pools the long and the short axis in two
-    dimensions, makes the null round and rejects this single Gaussian at nearly every seed
-    (what a null that ignores anisotropy does)."""
-    sample, hard = [], []
+    """The null keeps the data's covariance: a single elongated Gaussian is not rejected
+    (a null that ignored the anisotropy would reject it at nearly every seed)."""
+    pvalues = []
     for seed in range(10):
         X = elongated_gaussian(80, 100 + seed)
-        sample.append(kgroups_rs.cluster_significance(X, 2, n_null=39, random_state=seed, n_init=2).pvalue)
-        plain = kgroups_rs.cluster_significance(
-            X, 2, n_null=39, random_state=seed, n_init=2, covariance="sample"
-        )
-        assert np.array_equal(plain.null_eigenvalues, plain.sample_eigenvalues)
-        hard.append(
-            kgroups_rs.cluster_significance(
-                X, 2, n_null=39, random_state=seed, n_init=2, covariance="hard-threshold"
-            ).pvalue
-        )
-    assert sum(p <= 0.05 for p in sample) <= 2, sample
-    assert np.median(sample) > 0.2, sample
-    assert sum(p <= 0.05 for p in hard) >= 7, hard
+        pvalues.append(kgroups_rs.cluster_significance(X, 2, n_null=39, random_state=seed, n_init=2).pvalue)
+    assert sum(p <= 0.05 for p in pvalues) <= 2, pvalues
+    assert np.median(pvalues) > 0.2, pvalues
+
+
+def test_uniform_data_are_rejected_as_not_one_gaussian() -> None:
+    """Uniform data in a square hold no clusters, yet they are not one Gaussian: the test
+    rejects them (p at its floor), as its documentation and summary say."""
+    X = np.random.default_rng(0).uniform(size=(200, 2))
+    result = kgroups_rs.cluster_significance(X, 2, n_null=99, random_state=0)
+    assert result.pvalue <= 0.02, result.pvalue
+
+
+def test_summary_and_repr_name_the_one_gaussian_null() -> None:
+    """What the result says it tested: "one Gaussian", and that a small p is not by itself
+    evidence of clusters (uniform data are rejected too)."""
+    result = kgroups_rs.cluster_significance(blobs(20, 2, 6.0, 0), 2, n_null=19, random_state=0)
+    assert result.null_hypothesis == "the data are one Gaussian (any mean and covariance)"
+    text = result.summary()
+    assert "one Gaussian" in text and "uniform" in text and "not that they hold clusters" in text
+    assert "p = 0.05 +/- 0.05 (19 null data sets)" in text
+    assert "2-group partition of 40 points" in text
+    line = repr(result)
+    assert line.startswith("SignificanceResult(H0='one Gaussian', pvalue=0.05,")
+    assert "n=40, k=2, n_null=19)" in line
+    assert "\n" not in line and "array" not in line
+
+
+def test_removed_null_options_are_gone() -> None:
+    """Only the calibrated null is offered: the plug-in nulls ("sample", "debiased",
+    "hard-threshold") and the ``covariance`` argument that chose them are gone."""
+    X = blobs(20, 2, 3.0, 0)
+    with pytest.raises(TypeError, match="covariance"):
+        kgroups_rs.cluster_significance(X, 2, n_null=5, covariance="hard-threshold")  # type: ignore[call-arg]
+    result = kgroups_rs.cluster_significance(X, 2, n_null=5)
+    for name in ("covariance", "null_eigenvalues", "background_variance"):
+        assert not hasattr(result, name), name
 
 
 def test_same_result_for_any_thread_count() -> None:
@@ -89,23 +110,16 @@ def test_same_result_for_any_thread_count() -> None:
 
 def test_more_dimensions_than_points() -> None:
     X = blobs(10, 50, 12.0, 2)
-    result = kgroups_rs.cluster_significance(X, 2, n_null=19, random_state=0, covariance="hard-threshold")
-    assert result.pvalue == pytest.approx(1 / 20)
-    # rank n - 1 = 19: beyond it the sample eigenvalues are 0 and the null's are sigma_b^2
-    assert np.all(result.sample_eigenvalues[19:] == 0)
-    assert np.all(result.null_eigenvalues[19:] == result.background_variance)
-
-
-def test_conditional_null_in_more_dimensions_than_points() -> None:
-    X = blobs(10, 50, 12.0, 2)
     result = kgroups_rs.cluster_significance(X, 2, n_null=19, random_state=0)
     assert result.pvalue == pytest.approx(1 / 20)
-    np.testing.assert_array_equal(result.null_eigenvalues, result.sample_eigenvalues)
+    # rank n - 1 = 19: beyond it the sample eigenvalues are 0
+    assert result.sample_eigenvalues.shape == (50,)
+    assert np.all(result.sample_eigenvalues[19:] == 0)
     noise = np.random.default_rng(3).normal(size=(20, 50))
     assert kgroups_rs.cluster_significance(noise, 2, n_null=19, random_state=0).pvalue > 0.05
 
 
-def test_conditional_pvalues_are_uniform_for_one_gaussian() -> None:
+def test_pvalues_are_uniform_for_one_gaussian() -> None:
     """The default test is exact: over 100 single Gaussians (isotropic and elongated) its
     p-values are uniform on the multiples of 1/20 (binomial sd of the fractions below about
     0.045; the bounds are three sd)."""
@@ -134,7 +148,6 @@ def test_k_three_and_one_dimensional_input() -> None:
         ({"k": 0}, ValueError, "k must be"),
         ({"k": 41}, ValueError, "k must be between"),
         ({"n_null": 0}, ValueError, "n_null"),
-        ({"covariance": "ledoit"}, ValueError, "covariance"),
         ({"init": "spectral-ish"}, ValueError, "init"),
         ({"init": np.zeros(40, dtype=np.int64)}, TypeError, "initial labels"),
         ({"algorithm": "nope"}, ValueError, "algorithm"),

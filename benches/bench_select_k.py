@@ -255,10 +255,10 @@ def development_suite(quick: bool = False, seed: int = 0) -> list[DataSet]:
     Xa, ya = skd.make_blobs(n_samples=n(600), centers=3, random_state=170 + s)
     add("aniso_k3", Xa @ np.array([[0.6, -0.6], [-0.4, 0.8]]), ya, "synthetic",
         "scikit-learn's anisotropic blobs")  # fmt: skip
-    add("circles_sklearn", *skd.make_circles(n_samples=n(800), factor=0.5, noise=0.05, random_state=s + 7),
-        "synthetic", "make_circles(factor=0.5, noise=0.05)")  # fmt: skip
-    add("moons", *skd.make_moons(n_samples=n(800), noise=0.08, random_state=s + 8), "synthetic",
-        "make_moons(noise=0.08)")  # fmt: skip
+    Xc, yc = skd.make_circles(n_samples=n(800), factor=0.5, noise=0.05, random_state=s + 7)
+    add("circles_sklearn", Xc, yc, "synthetic", "make_circles(factor=0.5, noise=0.05)")
+    Xm, ym = skd.make_moons(n_samples=n(800), noise=0.08, random_state=s + 8)
+    add("moons", Xm, ym, "synthetic", "make_moons(noise=0.08)")
     add("cigars_paper", *make_parallel_cigars(n(800), seed=s + 9), "synthetic", "TPAMI Fig. 4a")
     add("circles_paper", *make_concentric_circles(n(800), seed=s + 10), "synthetic", "TPAMI Fig. 4b")
     add("rings3_paper", *make_rings([1.0, 3.0, 5.0], n(250), np.random.default_rng(s + 11)), "synthetic",

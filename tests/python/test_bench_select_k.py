@@ -15,7 +15,6 @@ pytest.importorskip("sklearn", reason="the benchmark's peers are scikit-learn's"
 pytest.importorskip("scipy", reason="the benchmark's spectral peer needs scipy")
 
 
-
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
     # The module sets OMP/BLAS thread counts for its own runs; keep them out of this process.
@@ -45,6 +44,45 @@ def test_suite_is_labelled_deterministic_and_large_enough(bench: ModuleType) -> 
     other = {d.name: d for d in bench.suite(seed=1)}
     assert not np.array_equal(other["moons"].X, by_name["moons"].X)  # fresh synthetic draws
     assert np.array_equal(other["iris"].X, by_name["iris"].X)
+
+
+def test_every_set_has_a_family_and_a_split(bench: ModuleType) -> None:
+    sets = bench.suite()
+    assert {d.split for d in sets} == {"development", "held_out"}
+    assert all(d.family for d in sets)
+    development = [d for d in sets if d.split == "development"]
+    held_out = [d for d in sets if d.split == "held_out"]
+    assert [d.name for d in development] == [d.name for d in bench.suite(split="development")]
+    assert [d.name for d in held_out] == [d.name for d in bench.suite(split="held_out")]
+    assert len(development) == 25 and 25 <= len(held_out) <= 35
+    # held-out families are generators of their own, and no set is over 10 000 points by default
+    assert not {d.family for d in development} & {d.family for d in held_out}
+    assert max(d.X.shape[0] for d in held_out) <= 10_000
+    assert {d.k for d in held_out} >= {1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12}
+    assert "make_blobs4_n100000" in {d.name for d in bench.suite(split="held_out", large=True)}
+    again = bench.suite(split="held_out")
+    assert all(np.array_equal(a.X, b.X) and np.array_equal(a.y, b.y) for a, b in zip(held_out, again))
+    for d in held_out:
+        assert d.X.ndim == 2 and d.X.shape[0] == d.y.shape[0] and np.isfinite(d.X).all()
+        assert np.array_equal(np.unique(d.y), np.arange(d.k)), d.name
+    quick = bench.suite(quick=True)
+    assert {d.split for d in quick} == {"development", "held_out"}
+    with pytest.raises(ValueError, match="split"):
+        bench.suite(split="test")
+
+
+def test_margin_is_over_the_best_peer_per_measure(bench: ModuleType) -> None:
+    summary = {
+        "a": {"true_k_fraction": 0.5, "mean_ari": 0.7},
+        "b": {"true_k_fraction": 0.6, "mean_ari": 0.4},
+        "kgroups_auto": {"true_k_fraction": 0.9, "mean_ari": 0.8},
+    }
+    margin = bench.margins(summary)
+    assert margin["true_k_fraction"]["best_peer"] == "b"
+    assert margin["true_k_fraction"]["margin"] == pytest.approx(0.3)
+    assert margin["mean_ari"]["best_peer"] == "a"
+    assert margin["mean_ari"]["margin"] == pytest.approx(0.1)
+    assert bench.margins({"a": summary["a"]}) is None
 
 
 def test_ari_of_a_one_group_truth_rewards_only_one_group(bench: ModuleType) -> None:
@@ -77,12 +115,16 @@ def test_estimator_row_is_the_estimator_call(bench: ModuleType) -> None:
 def test_quick_run_writes_the_table_as_json(bench: ModuleType, tmp_path: Path) -> None:
     out = tmp_path / "select.json"
     bench.main(["--quick", "--out", str(out), "--methods", "hdbscan", "spectral_eigengap",
-                "--datasets", "blobs_k3", "uniform_2d"])  # fmt: skip
+                "--datasets", "blobs_k3", "uniform_2d", "far_k5"])  # fmt: skip
     payload = json.loads(out.read_text())
-    assert [d["name"] for d in payload["datasets"]] == ["blobs_k3", "uniform_2d"]
+    assert [d["name"] for d in payload["datasets"]] == ["blobs_k3", "uniform_2d", "far_k5"]
+    assert [d["split"] for d in payload["datasets"]] == ["development", "development", "held_out"]
     assert {(r["dataset"], r["method"]) for r in payload["records"]} == {
-        (d, m) for d in ("blobs_k3", "uniform_2d") for m in ("hdbscan", "spectral_eigengap")
+        (d, m) for d in ("blobs_k3", "uniform_2d", "far_k5") for m in ("hdbscan", "spectral_eigengap")
     }
+    assert set(payload["summary_by_split"]) == {"development", "held_out"}
+    assert payload["summary_by_split"]["held_out"]["hdbscan"]["n_datasets"] == 1
+    assert payload["margin"] is None  # no kgroups_auto in this run
     for r in payload["records"]:
         assert r["k"] >= 1 and -1.0 <= r["ari"] <= 1.0 and r["seconds"] >= 0
     assert set(payload["summary"]) == {"hdbscan", "spectral_eigengap"}

@@ -38,9 +38,9 @@ _KERNEL_FIT_ATTRIBUTES = (
 
 def choose_kernel(estimator: Any, X: _Float, w: Optional[_Float]) -> tuple[SelectionResult, str, int]:
     """``(selection, kernel, k)`` of ``kernel="auto"``: :func:`select_k` on ``X`` for
-    k = 1 ... max(10, n_clusters) (capped at n_samples); the kernel it chose ("energy" also
-    when it found one group, or for one cluster) and the number of clusters to fit (the one
-    chosen with ``n_clusters="auto"``, else ``n_clusters``)."""
+    k = 1 ... 10 (capped at n_samples) with ``n_clusters="auto"``, or with k = n_clusters
+    given (then it compares only the kernels at that k); the kernel it chose ("energy" also
+    when it found one group, or for one cluster) and the number of clusters to fit."""
     if w is not None and not bool(np.all(w == 1.0)):
         raise ValueError(
             "kernel='auto' does not take sample_weight other than all ones (select_k has no "
@@ -52,10 +52,9 @@ def choose_kernel(estimator: Any, X: _Float, w: Optional[_Float]) -> tuple[Selec
     wanted = None if isinstance(estimator.n_clusters, str) else int(estimator.n_clusters)
     if wanted is not None and wanted > n:
         raise ValueError(f"n_clusters = {wanted} must be <= n_samples = {n} (the number of samples)")
-    k_max = min(max(MIN_K_MAX, wanted or 0), n)
+    k_range: Any = wanted if wanted is not None else range(1, min(MIN_K_MAX, n) + 1)
     selection = select_k(
-        X, range(1, k_max + 1), kernel="auto", random_state=estimator.random_state,
-        n_threads=estimator._threads(),
+        X, k_range, kernel="auto", random_state=estimator.random_state, n_threads=estimator._threads(),
     )  # fmt: skip
     k = selection.k if wanted is None else wanted
     kernel = "knn" if selection.kernel == "knn" and k > 1 else "energy"

@@ -42,8 +42,8 @@ class SelectionResult:
         The kernel of the partition: the energy kernel, the kNN graph (normalised cut), or
         None for k = 1 and for a precomputed kernel.
     rule : str
-        What gave k: ``"energy_gap"``, ``"knn_relative_eigengap"``, ``"no_structure"`` or
-        ``"stability"``.
+        What gave k: ``"energy_gap"``, ``"knn_relative_eigengap"``, ``"no_structure"``,
+        ``"stability"``, or ``"given_k"`` (k was given: only the kernel was chosen).
     table : dict of str to ndarray
         One entry per k of the range 1 .. max(k) (NaN where not computed): ``k``;
         ``within`` (W_k) and ``log_within``; ``expected_log_within_pc`` (E*[log W_k] over
@@ -83,7 +83,10 @@ class SelectionResult:
 
 
 def _k_range(k: Any, n: int) -> tuple[int, int]:
-    """``(k_min, k_max)`` from a range or a sequence of consecutive integers."""
+    """``(k_min, k_max)`` from a range or a sequence of consecutive integers; ``(k, k)`` from
+    one integer (k given)."""
+    if isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
+        return _k_bounds(int(k), int(k), n)
     consecutive = f"k must hold at least two consecutive integers (such as range(1, 11)), got {k!r}"
     if isinstance(k, range):
         # Its bounds, read without building the range (which may reach far beyond n).
@@ -169,9 +172,12 @@ def select_k(
     ----------
     X : array_like of shape (n, D), or (n, n) for ``kernel="precomputed"``
         The data (finite), or a symmetric kernel matrix.
-    k : range or sequence of consecutive ints, default range(1, 11)
+    k : range, sequence of consecutive ints, or int, default range(1, 11)
         The k considered (at least two values, within 1 .. n). Starting at 1 allows the
-        answer "one group".
+        answer "one group". One int: k is given and only the kernel is chosen
+        (``kernel="auto"``): the energy kernel's and the kNN graph's partitions into k groups,
+        the graph's when the cut ratio is below 0.8 (no gap statistic; ``rule`` is
+        ``"given_k"``).
     kernel : {"auto", "energy", "knn", "precomputed"}, default "auto"
         Which kernels may be chosen.
     n_refs : int, default 10
@@ -227,6 +233,8 @@ def select_k(
     if data.size and not np.all(np.isfinite(data)):
         raise ValueError("X contains NaN or infinity; all values must be finite")
     k_min, k_max = _k_range(k, n)
+    if k_min == k_max and kernel != "auto":
+        raise ValueError(f"with one k given only the kernel is chosen, which needs kernel='auto', got {kernel!r}")
     refs = check_int(n_refs, "n_refs", 1)
     starts = check_int(n_init, "n_init", 1)
     pairs = check_int(n_pairs, "n_pairs", 0)

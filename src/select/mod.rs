@@ -9,21 +9,30 @@
 //!
 //! * **the gap statistic of the energy kernel**: `W_k`, the energy within-cluster dispersion
 //!   of kernel k-groups' partition into k groups, against `B` reference sets drawn uniformly
-//!   on the data's box and on its principal-component box (the kernel needs no fitting, so
-//!   it is the same for the references): `Gap(k) = E*[log W_k] − log W_k`, with standard
-//!   error `s_k = sd_k √(1 + 1/B)`;
-//! * **the structure test** of a kernel: it sees more than one group when
-//!   `Gap(2) − s_2 > Gap(1)` (principal-component box). For the self-tuning probe `W` is the
-//!   normalised cut plus one and each reference goes through the same construction;
+//!   on the data's principal-component box (the kernel needs no fitting, so it is the same
+//!   for the references): `Gap(k) = E*[log W_k] − log W_k`, with standard error
+//!   `s_k = sd_k √(1 + 1/B)`;
+//! * **the structure test** of the energy kernel ([`gap::structure_score`]): some k ≥ 2 gains
+//!   `Gap(k) − Gap(1)` of more than 0.1 and more than `3 s_k`. The self-tuning probe sees
+//!   structure when `Gap(2) − s_2 − Gap(1)` of its normalised cut plus one (each reference
+//!   put through the same construction) exceeds [`PROBE_MIN_SCORE`];
 //! * **the relative eigen-gap** of the kNN graph: `λ_k = 1 − μ_k` from the top eigenvalues
 //!   `μ` of `D^-½ A D^-½`, and the k in 2 … K with the largest `(λ_{k+1} − λ_k) / λ_{k+1}`;
+//! * **the cut ratio** at a k: the normalised cut, on the kNN graph, of the graph's own
+//!   partition into k groups over that of the energy kernel's partition;
 //! * **stability**: the mean adjusted Rand index of the partitions of pairs of 80 %
 //!   subsamples on their common points (reported, not used by the rule).
 //!
-//! The rule (`kernel = Auto`): when the energy kernel sees structure, the energy kernel with
-//! k by Tibshirani's 1-SE rule on its gap; else, when the self-tuning kernel sees structure,
-//! the kNN graph with k at its largest relative eigen-gap; else one group. Measured by
-//! `benches/bench_select_k.py`.
+//! The rule (`kernel = Auto`): when the energy kernel sees structure, k by Tibshirani's 1-SE
+//! rule from k = 2 ([`gap::tibshirani_k`]) and, at that k, the kNN graph's partition when the
+//! cut ratio is below [`GRAPH_CUT_RATIO`], else the energy kernel's. When the energy kernel
+//! sees no structure or its gap still rises at `k_max`: the kNN graph with k at its largest
+//! relative eigen-gap when the probe sees structure and the cut ratio there is below
+//! [`GRAPH_ONLY_CUT_RATIO`]; else the gap's k at `k_max` (flagged
+//! [`Selection::at_range_end`]), or one group. The thresholds were chosen on the development
+//! sets of `benches/bench_select_k.py` and are judged on its held-out sets and on
+//! `benches/bench_select_null.py`. With k given (`k_min == k_max`), only the kernel is
+//! chosen, by the cut ratio at k.
 //!
 //! # Cost and large n
 //!
@@ -36,10 +45,12 @@
 //! and they run in parallel on rayon: the result is the same for any number of threads.
 
 pub mod bandwidth;
+mod cut;
 pub mod eigengap;
 mod every_point;
 pub mod fits;
 pub mod gap;
+mod given_k;
 pub mod neighbors;
 pub mod references;
 pub mod stability;
@@ -54,10 +65,11 @@ pub use table::{SelectionTable, StructureScores};
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::gram::energy_gram_with;
 use crate::rng::{derive_seeds, derived_seed, Rng};
-use crate::spectral::Eigenpairs;
-use crate::{Base, Control, CsrKernel, DataKernel, DenseKernel, Points, Semimetric};
+use crate::{Base, Control, DataKernel, DenseKernel, Points, Semimetric};
+use cut::{kernel_by_cut, GraphPartitions};
+pub use cut::{GRAPH_CUT_RATIO, GRAPH_ONLY_CUT_RATIO};
 use every_point::{best_of_starts, knn_partition_of_all};
-use fits::{energy_fits, graph_fits, spectral_graph_fits, KFit};
+use fits::{energy_fits, spectral_graph_fits, KFit};
 use gap::{gap_curve_of_rows, structure_score, tibshirani_k};
 use neighbors::{
     knn_affinity, self_tuning_affinity, CsrGraphKernel, DenseGraphKernel, KNN_NEIGHBOURS,
@@ -83,20 +95,6 @@ pub const REFERENCE_STARTS: usize = 3;
 /// up to 0.004 (and one 0.044, which the cut ratio then refused) and the kNN graph's shapes
 /// 0.014 or more.
 pub const PROBE_MIN_SCORE: f64 = 0.005;
-
-/// Where the energy kernel sees no groups (or its gap still rises at `k_max`), the kNN
-/// graph is chosen only when its partition's normalised cut is below this fraction of the
-/// energy partition's into as many groups: a cut the energy kernel cannot make. On the
-/// development data the graph's shapes scored 0.06 or less, structureless sets 0.07 (one,
-/// which the probe refused) and 0.19 or more.
-pub const GRAPH_ONLY_CUT_RATIO: f64 = 0.1;
-
-/// At a k chosen by the energy gap (or given), the kNN graph's partition is preferred when
-/// its normalised cut is below this fraction of the energy partition's: the two partitions
-/// differ where the graph finds groups the energy kernel splits or merges. On the
-/// development data, ratios at or above 0.8 were sets where the energy partition scored as
-/// well or better.
-pub const GRAPH_CUT_RATIO: f64 = 0.8;
 
 /// Which kernels [`select_k`] may choose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -141,17 +139,20 @@ pub enum SelectionRule {
     NoStructure,
     /// The most stable k over subsamples (a precomputed kernel).
     Stability,
+    /// k was given; only the kernel was chosen ([`select_kernel`]).
+    GivenK,
 }
 
 impl SelectionRule {
-    /// A short name: `"energy_gap"`, `"knn_relative_eigengap"`, `"no_structure"` or
-    /// `"stability"`.
+    /// A short name: `"energy_gap"`, `"knn_relative_eigengap"`, `"no_structure"`,
+    /// `"stability"` or `"given_k"`.
     pub fn name(self) -> &'static str {
         match self {
             SelectionRule::EnergyGap => "energy_gap",
             SelectionRule::KnnRelativeEigengap => "knn_relative_eigengap",
             SelectionRule::NoStructure => "no_structure",
             SelectionRule::Stability => "stability",
+            SelectionRule::GivenK => "given_k",
         }
     }
 }
@@ -224,12 +225,7 @@ pub struct Selection {
 
 /// Checks the options against `n` points.
 fn check_options(options: &SelectOptions, n: usize) -> Result<()> {
-    if n < 2 {
-        return Err(KGroupsError::invalid(
-            "X",
-            format!("choosing k needs at least 2 points, got {n}"),
-        ));
-    }
+    check_sample_options(options, n)?;
     if options.k_min < 1 || options.k_max <= options.k_min || options.k_max > n {
         return Err(KGroupsError::invalid(
             "k",
@@ -242,6 +238,17 @@ fn check_options(options: &SelectOptions, n: usize) -> Result<()> {
     if options.n_refs < 1 {
         return Err(KGroupsError::invalid("n_refs", "n_refs must be at least 1"));
     }
+    Ok(())
+}
+
+/// Checks what every selection reads: `n ≥ 2` points, `n_init` and the sample's size.
+fn check_sample_options(options: &SelectOptions, n: usize) -> Result<()> {
+    if n < 2 {
+        return Err(KGroupsError::invalid(
+            "X",
+            format!("choosing k needs at least 2 points, got {n}"),
+        ));
+    }
     crate::validate::n_init(options.n_init)?;
     if options.max_statistics_points < 2 {
         return Err(KGroupsError::invalid(
@@ -250,6 +257,19 @@ fn check_options(options: &SelectOptions, n: usize) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The points the statistics are computed on: all of `x` when there are at most `limit`,
+/// else `limit` of them drawn from `seed` (in their order); with the drawn indices.
+fn statistics_sample(x: &Points, limit: usize, seed: u64) -> (Vec<f64>, usize, Option<Vec<usize>>) {
+    let (n, dim) = (x.n(), x.dim());
+    if n > limit {
+        let mut nodes = Rng::new(seed).distinct(n, limit).unwrap_or_default();
+        nodes.sort_unstable();
+        (gather_rows(x.data(), dim, &nodes), limit, Some(nodes))
+    } else {
+        (x.data().to_vec(), n, None)
+    }
 }
 
 /// `a · b` for a buffer's length, or an error naming `argument` when it overflows.
@@ -332,15 +352,41 @@ fn stable_range(options: &SelectOptions, m: usize) -> Vec<usize> {
 }
 
 /// Choose k (and the kernel) for the points `x` by the rule of the
-/// [module documentation](self), and partition every point into that many groups.
+/// [module documentation](self), and partition every point into that many groups. With
+/// `k_min == k_max` (k given) only the kernel is chosen: the energy kernel's and the kNN
+/// graph's partitions into k groups, compared by the cut ratio (no gap statistic; `rule` is
+/// [`SelectionRule::GivenK`], `kernel` must be [`KernelChoice::Auto`]).
+///
+/// ```
+/// use kgroups::select::{select_k, SelectOptions, SelectedKernel, SelectionRule};
+/// use kgroups::{Control, Points};
+/// // Two concentric rings: the energy kernel cuts them in halves, the graph by ring.
+/// let mut data = Vec::new();
+/// for (radius, count) in [(1.0, 60), (4.0, 90)] {
+///     for i in 0..count {
+///         let t = i as f64 / count as f64 * std::f64::consts::TAU;
+///         data.extend([radius * t.cos(), radius * t.sin()]);
+///     }
+/// }
+/// let x = Points::new(&data, 150, 2)?;
+/// let given = SelectOptions { k_min: 2, k_max: 2, ..SelectOptions::default() };
+/// let s = select_k(&x, &given, &Control::new())?;
+/// assert_eq!((s.k, s.kernel, s.rule), (2, Some(SelectedKernel::Knn), SelectionRule::GivenK));
+/// assert!(s.labels[..60].iter().all(|&l| l == s.labels[0]));
+/// assert!(s.labels[60..].iter().all(|&l| l != s.labels[0]));
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
 ///
 /// Data of any finite magnitude: beyond about 1e77 they are divided by a power of two first
 /// (exact), and the table's `W_k` scaled back (infinite beyond the range of f64).
 ///
-/// Errors: fewer than 2 points, a k range that is not `1 ≤ k_min < k_max ≤ n`, `n_refs` or
+/// Errors: fewer than 2 points, a k range that is not `1 ≤ k_min ≤ k_max ≤ n`, `n_refs` or
 /// `n_init` of 0 (each naming its argument); [`KGroupsError::Interrupted`] when `control`
 /// is cancelled (checked between and inside every fit). `Points` guarantees finite data.
 pub fn select_k(x: &Points, options: &SelectOptions, control: &Control) -> Result<Selection> {
+    if options.k_min == options.k_max {
+        return given_k::select_kernel(x, options.k_min, options, control);
+    }
     check_options(options, x.n())?;
     // Data of huge magnitude are divided by a power of two first (exact: every kernel here
     // is invariant to a common scale but for W_k, which scales with it); W_k scaled back.
@@ -375,15 +421,8 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
         return Ok(one_group(n, SelectionTable::empty(&ks)));
     }
 
-    // The points the statistics are computed on.
     let limit = options.max_statistics_points.max(options.k_max + 1);
-    let (sample, m, sample_nodes) = if n > limit {
-        let mut nodes = Rng::new(seeds[0]).distinct(n, limit).unwrap_or_default();
-        nodes.sort_unstable();
-        (gather_rows(data, dim, &nodes), limit, Some(nodes))
-    } else {
-        (data.to_vec(), n, None)
-    };
+    let (sample, m, sample_nodes) = statistics_sample(x, limit, seeds[0]);
     let points = Points::new(&sample, m, dim)?;
     // The parts: the data's energy fits, B references, the kNN spectrum, the rule, two
     // subsamples per stability pair (when computed) and the final partition: one part when
@@ -653,63 +692,6 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
         at_range_end: rule == SelectionRule::EnergyGap && k == options.k_max && k < n,
         n_statistics: m,
     })
-}
-
-/// The kernel at a k both were fitted at: the kNN graph when its partition's normalised cut
-/// is below [`GRAPH_CUT_RATIO`] times the energy partition's, else the energy kernel.
-fn kernel_by_cut(ratio: f64) -> SelectedKernel {
-    if ratio < GRAPH_CUT_RATIO {
-        SelectedKernel::Knn
-    } else {
-        SelectedKernel::Energy
-    }
-}
-
-/// The kNN graph of the statistics' points, its spectrum, and its partitions at the k asked
-/// (each computed once).
-struct GraphPartitions<'g> {
-    graph: &'g CsrGraphKernel,
-    kernel: &'g CsrKernel<'g, usize, f64>,
-    pairs: &'g Eigenpairs,
-    seed: u64,
-    fits: Vec<(usize, KFit)>,
-}
-
-impl GraphPartitions<'_> {
-    /// The graph's partition into `k` groups: its spectral start and one k-means++ start.
-    fn fit(&mut self, k: usize, control: &Control) -> Result<&KFit> {
-        let position = match self.fits.iter().position(|(j, _)| *j == k) {
-            Some(p) => p,
-            None => {
-                let fit = graph_fits(
-                    self.kernel,
-                    &self.graph.degrees,
-                    self.pairs,
-                    &[k],
-                    1,
-                    false,
-                    self.seed,
-                    control,
-                )?
-                .pop()
-                .ok_or_else(|| KGroupsError::Internal("no graph partition".into()))?;
-                self.fits.push((k, fit));
-                self.fits.len() - 1
-            }
-        };
-        Ok(&self.fits[position].1)
-    }
-
-    /// The normalised cut of the graph's partition into `k` groups over that of `labels`
-    /// (the energy kernel's partition into as many), on the same graph; NaN when both are 0
-    /// (nothing to choose between).
-    fn cut_ratio(&mut self, k: usize, labels: &[usize], control: &Control) -> Result<f64> {
-        let own = self
-            .graph
-            .normalized_cut(&self.fit(k, control)?.labels.clone(), k);
-        let other = self.graph.normalized_cut(labels, k);
-        Ok(if other > 0.0 { own / other } else { f64::NAN })
-    }
 }
 
 /// The self-tuning probe's structure score `Gap(2) − s_2 − Gap(1)` (normalised cut plus one

@@ -152,7 +152,7 @@ fn bad_input_is_an_error_not_a_panic() {
         Some("k")
     );
     let empty_range = SelectOptions {
-        k_min: 3,
+        k_min: 4,
         k_max: 3,
         ..small(5)
     };
@@ -597,5 +597,96 @@ fn the_eigengap_rule_ignores_gaps_an_unconverged_solve_does_not_resolve() {
     assert_eq!(
         bits(eigengap::resolved_relative_eigengap(&converged)),
         bits(raw)
+    );
+}
+
+fn given(k: usize) -> SelectOptions {
+    SelectOptions {
+        k_min: k,
+        k_max: k,
+        n_init: 3,
+        ..SelectOptions::default()
+    }
+}
+
+#[test]
+fn with_k_given_only_the_kernel_is_chosen() {
+    let c = Control::new();
+    let blobs = blobs(&[[0.0, 0.0], [20.0, 0.0], [0.0, 20.0]], 30, 1.0, 3);
+    let s = select_k(&Points::new(&blobs, 90, 2).unwrap(), &given(3), &c).unwrap();
+    assert_eq!((s.k, s.rule), (3, SelectionRule::GivenK));
+    assert_eq!(s.kernel, Some(SelectedKernel::Energy), "{s:?}");
+    for g in 0..3 {
+        let first = s.labels[30 * g];
+        assert!(s.labels[30 * g..30 * (g + 1)].iter().all(|&l| l == first));
+    }
+    assert_eq!(s.table.k, vec![3]);
+    assert!(s.structure.cut_ratio.is_some());
+    // Rings beyond the statistics' sample: the graph, by ring, for every point.
+    let rings = rings(&[(1.0, 160), (4.0, 240)], 9);
+    let options = SelectOptions {
+        max_statistics_points: 150,
+        ..given(2)
+    };
+    let s = select_k(&Points::new(&rings, 400, 2).unwrap(), &options, &c).unwrap();
+    assert_eq!(s.kernel, Some(SelectedKernel::Knn), "{s:?}");
+    assert_eq!(s.n_statistics, 150);
+    assert!(s.labels[..160].iter().all(|&l| l == s.labels[0]));
+    assert!(s.labels[160..].iter().all(|&l| l != s.labels[0]));
+}
+
+#[test]
+fn with_k_given_bad_input_is_an_error_naming_it() {
+    let c = Control::new();
+    let data = uniform(20, 1);
+    let x = Points::new(&data, 20, 2).unwrap();
+    for k in [0, 21] {
+        let err = select_k(&x, &given(k), &c).unwrap_err();
+        assert!(err.to_string().contains('k'), "{err}");
+    }
+    let energy = SelectOptions {
+        kernel: KernelChoice::Energy,
+        ..given(2)
+    };
+    assert!(select_k(&x, &energy, &c)
+        .unwrap_err()
+        .to_string()
+        .contains("kernel"));
+    let one = select_k(&x, &given(1), &c).unwrap();
+    assert_eq!((one.k, one.kernel, one.labels), (1, None, vec![0; 20]));
+    let same = vec![1.5; 20];
+    let identical = Points::new(&same, 10, 2).unwrap();
+    let err = select_k(&identical, &given(2), &c).unwrap_err();
+    assert!(err.to_string().contains("identical"), "{err}");
+}
+
+#[test]
+fn with_k_given_the_result_is_the_same_for_any_number_of_threads() {
+    let rings = rings(&[(1.0, 80), (4.0, 120)], 4);
+    let x = Points::new(&rings, 200, 2).unwrap();
+    let run = |threads| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| select_k(&x, &given(2), &Control::new()).unwrap())
+    };
+    let (one, three) = (run(1), run(3));
+    // (The table's NaN columns make the whole result unequal to itself.)
+    assert_eq!(
+        (
+            one.k,
+            &one.labels,
+            one.kernel,
+            one.structure.cut_ratio,
+            &one.table.within
+        ),
+        (
+            three.k,
+            &three.labels,
+            three.kernel,
+            three.structure.cut_ratio,
+            &three.table.within
+        )
     );
 }

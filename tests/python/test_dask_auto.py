@@ -97,6 +97,37 @@ def test_spectral_init_on_a_local_cluster_and_in_the_estimator():
     assert ari(labels, truth) >= 0.95
 
 
+def test_the_spectral_transform_is_the_cores_eigen_decomposition():
+    """T = V_k Lambda_k^(-1/2) from the core's eigenpairs of Phi^T W Phi: the top k of
+    numpy's, each column's largest |entry| positive; too low a rank is refused."""
+    from kgroups_rs.dask._spectral import spectral_transform
+
+    rng = np.random.default_rng(3)
+    phi = rng.normal(size=(300, 6)) * np.array([5.0, 4.0, 3.0, 2.0, 1.0, 0.5])
+    w = rng.uniform(0.5, 2.0, 300)
+    T, bound = spectral_transform(da.from_array(phi, chunks=100), da.from_array(w, chunks=100), 3)
+    C = phi.T @ (phi * w[:, None])
+    values, vectors = np.linalg.eigh(C)
+    top, basis = values[::-1][:3], vectors[:, ::-1][:, :3]
+    assert bound == pytest.approx(top.sum(), rel=1e-12)
+    peak = np.abs(T).argmax(axis=0)
+    assert np.all(T[peak, np.arange(3)] > 0)
+    np.testing.assert_allclose(np.abs(T), np.abs(basis / np.sqrt(top)), rtol=1e-9, atol=1e-12)
+    values_core, vectors_core = _core.symmetric_eigen(np.ascontiguousarray(C))
+    np.testing.assert_allclose(values_core, values[::-1], rtol=1e-12, atol=1e-12 * values.max())
+    np.testing.assert_allclose(C @ vectors_core, vectors_core * values_core, atol=1e-10 * values.max())
+    rank_two = da.from_array(np.column_stack([phi[:, :2], phi[:, :2] @ [1.0, 2.0]]), chunks=100)
+    with pytest.raises(ValueError, match=r"needs k = 3 positive eigenvalues .*rank 2"):
+        spectral_transform(rank_two, None, 3)
+    for bad, message in [
+        (np.array([[1.0, np.nan], [np.nan, 1.0]]), "NaN or infinity"),
+        (np.array([[1.0, 2.0], [0.0, 1.0]]), "not symmetric"),
+        (np.ones((2, 3)), "must be square"),
+    ]:
+        with pytest.raises(ValueError, match=f"invalid `a`: .*{message}"):
+            _core.symmetric_eigen(bad)
+
+
 def test_bad_init_names_the_argument():
     X, _ = blobs(300)
     with pytest.raises(ValueError, match=r"init must be 'k-means\+\+', 'spectral' or initial labels"):

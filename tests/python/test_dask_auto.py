@@ -166,6 +166,26 @@ def test_kernel_auto_on_two_moons_labels_every_point_by_the_graph():
     assert ari(blob_est.labels_.compute(), b_truth) >= 0.95
 
 
+def test_the_default_kernel_and_knn_as_the_single_machine_estimator():
+    """n_clusters="auto" alone chooses the kernel (two moons: the kNN graph), as
+    kernel="auto" does; kernel="knn" asks for the graph, with k given or chosen."""
+    X, truth = make_moons(600, noise=0.05, random_state=0)
+    Xd = da.from_array(X, chunks=(200, 2))
+    default = kgd.KernelKGroups("auto", n_components=32, random_state=0).fit(Xd)
+    auto = kgd.KernelKGroups("auto", kernel="auto", n_components=32, random_state=0).fit(Xd)
+    assert default.kernel is None and (default.kernel_, default.n_clusters_) == ("knn", 2)
+    np.testing.assert_array_equal(default.labels_.compute(), auto.labels_.compute())
+    for k in (2, "auto"):
+        knn = kgd.KernelKGroups(k, kernel="knn", n_components=32, random_state=0).fit(Xd)
+        assert (knn.kernel_, knn.n_clusters_) == ("knn", 2)
+        assert ari(knn.labels_.compute(), truth) >= 0.95
+        single = kgroups_rs.KernelKGroups(k, kernel="knn", random_state=0).fit(X)
+        # n <= 5000: the sample is X itself, and every point its own nearest sample point
+        assert ari(knn.labels_.compute(), single.labels_) == 1.0
+    energy = kgd.KernelKGroups("auto", kernel="energy", n_components=32, random_state=0).fit(Xd)
+    assert energy.kernel_ == "energy"
+
+
 @pytest.mark.parametrize(
     "params, fit_kwargs, message",
     [
@@ -175,6 +195,10 @@ def test_kernel_auto_on_two_moons_labels_every_point_by_the_graph():
         (dict(kernel="auto", sigma=1.0), {}, "kernel='auto' chooses the kernel"),
         (dict(n_clusters="auto", kernel="gaussian"), {}, "n_clusters='auto' needs kernel='energy'"),
         (dict(n_clusters="auto"), dict(sample_weight=np.ones(200)), "do not take sample_weight"),
+        (dict(kernel="knn"), dict(sample_weight=np.ones(200)), "do not take sample_weight"),
+        (dict(kernel="knn", alpha=0.5), {}, "kernel='knn' takes neither"),
+        (dict(n_clusters="auto", sigma="median"), {},
+         "kernel='auto' chooses the kernel.*kernel=None, the default, is kernel='auto'"),
     ],
 )
 def test_bad_auto_input_names_the_argument(params, fit_kwargs, message):

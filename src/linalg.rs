@@ -103,9 +103,21 @@ const MAX_QL_ITERATIONS: usize = 60;
 /// matrices where that matters. Accurate to a few units of rounding relative to the
 /// matrix's norm (not relative to each eigenvalue, as Jacobi can be for tiny ones). Checks
 /// `control` before every Householder step and every QL iteration (each `O(d²)`). Errors
-/// with [`KGroupsError::Internal`] if an eigenvalue does not converge within
-/// [`MAX_QL_ITERATIONS`] iterations (not seen in practice).
-pub(crate) fn symmetric_eigen_tridiagonal_with(
+/// with [`KGroupsError::Internal`] if an eigenvalue does not converge within 60 iterations
+/// (not seen in practice).
+///
+/// ```
+/// use kgroups::linalg::symmetric_eigen_tridiagonal_with;
+/// use kgroups::Control;
+/// // [[2, 1], [1, 2]]: eigenvalues 3 and 1, eigenvectors (1, 1)/√2 and (1, −1)/√2.
+/// let (values, vectors) =
+///     symmetric_eigen_tridiagonal_with(&[2.0, 1.0, 1.0, 2.0], 2, &Control::new())?;
+/// assert!((values[0] - 3.0).abs() < 1e-12 && (values[1] - 1.0).abs() < 1e-12);
+/// let h = 0.5f64.sqrt();
+/// assert!((vectors[0] - h).abs() < 1e-12 && (vectors[2] - h).abs() < 1e-12); // column 0
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+pub fn symmetric_eigen_tridiagonal_with(
     a: &[f64],
     d: usize,
     control: &Control,

@@ -21,6 +21,8 @@ __all__ = [
     "select_k",
     "select_k_precomputed",
     "knn_affinity",
+    "knn_vote",
+    "symmetric_eigen",
     "select_landmarks",
     "energy_gram",
     "gram_from_semimetric",
@@ -307,3 +309,14 @@ def choose_sigma(
 def knn_affinity(
     x: npt.NDArray[np.float64], n_neighbors: int, n_threads: Optional[int] = None
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
+def knn_vote(
+    x: npt.NDArray[np.float64],
+    labelled: npt.NDArray[np.float64],
+    labels: npt.NDArray[np.int64],
+    k: int,
+    n_neighbors: int,
+    n_threads: Optional[int] = None,
+) -> npt.NDArray[np.int64]: ...
+def symmetric_eigen(
+    a: npt.NDArray[np.float64], n_threads: Optional[int] = None
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...

@@ -1,19 +1,29 @@
-"""``kernel="auto"`` of :class:`~kgroups_rs.KernelKGroups` and :class:`~kgroups_rs.KernelKMeans`.
+"""``kernel="auto"`` and ``kernel="knn"`` of :class:`~kgroups_rs.KernelKGroups` and
+:class:`~kgroups_rs.KernelKMeans`, and the kernel of the default ``kernel=None``.
+
+:func:`resolved_kernel` is the one place that says which kernel the default means (the
+estimators, the Dask estimator and the command line ask it): the energy kernel when the
+number of clusters is given, the kernel chosen from the data (as ``kernel="auto"``) with
+``n_clusters="auto"``.
 
 :func:`~kgroups_rs.select_k` chooses the kernel (and, with ``n_clusters="auto"``, k). When it
 chooses the energy kernel (or finds one group) the estimator fits exactly as with
-``kernel="energy"``; when it chooses the kNN graph, the partition is the normalised cut of
-the graph of the 10 nearest neighbours, and ``predict`` is a 10-nearest-neighbour vote among
-the training points.
+``kernel="energy"``; when it chooses the kNN graph, or ``kernel="knn"`` is asked for, the
+partition is the normalised cut of the graph of the 10 nearest neighbours, and ``predict`` is
+the core's 10-nearest-neighbour vote among the training points.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Optional
 
 import numpy as np
 import numpy.typing as npt
 
+from . import _core
+from ._estimator_helpers import select_n_clusters
 from .selection import SelectionResult, select_k
 
 #: Neighbours of the kNN graph (select_k's) and of the vote of ``predict``.
@@ -22,9 +32,13 @@ N_NEIGHBORS = 10
 MIN_K_MAX = 10
 
 KNN_HAS_NO_KERNEL = (
-    "kernel='auto' chose the kNN graph (kernel_='knn'), which defines no distance from a new "
-    "point to a cluster: transform, score and fit_transform need kernel_='energy'; predict works"
+    "the kNN graph (kernel_='knn': kernel='knn', or the choice of kernel='auto') defines no "
+    "distance from a new point to a cluster: transform, score and fit_transform need a kernel "
+    "such as kernel='energy'; predict works"
 )
+
+#: Why a ValueError of the default kernel with ``n_clusters="auto"`` speaks of kernel='auto'.
+DEFAULT_KERNEL_NOTE = "kernel=None, the default, is kernel='auto' when n_clusters='auto'"
 
 _Float = npt.NDArray[np.float64]
 _Int = npt.NDArray[np.int64]
@@ -36,16 +50,43 @@ _KERNEL_FIT_ATTRIBUTES = (
 )  # fmt: skip
 
 
+def resolved_kernel(kernel: Optional[str], n_clusters: Any) -> str:
+    """The kernel a fit uses for the ``kernel`` parameter: the kernel named, or for the
+    default ``None`` "energy" when ``n_clusters`` is a number and "auto" (chosen from the
+    data) when it is ``"auto"``."""
+    if kernel is not None:
+        return kernel
+    return "auto" if isinstance(n_clusters, str) and n_clusters == "auto" else "energy"
+
+
+@contextmanager
+def naming_the_default_kernel(kernel: Optional[str], n_clusters: Any) -> Iterator[None]:
+    """A ValueError raised inside says, when the kernel is the default ``None`` that
+    ``n_clusters="auto"`` makes ``"auto"``, why it speaks of kernel='auto'."""
+    try:
+        yield
+    except ValueError as error:
+        if kernel is None and resolved_kernel(kernel, n_clusters) == "auto":
+            raise ValueError(f"{error} ({DEFAULT_KERNEL_NOTE})") from error
+        raise
+
+
+def refuse_weights(w: Optional[_Float], setting: str) -> None:
+    """Refuse sample weights other than all ones for ``setting`` (a kernel chosen by
+    :func:`select_k`, or the kNN graph, which take no weights)."""
+    if w is not None and not bool(np.all(w == 1.0)):
+        raise ValueError(
+            f"{setting} does not take sample_weight other than all ones (select_k and the kNN "
+            "graph have no weights); choose a kernel such as kernel='energy'"
+        )
+
+
 def choose_kernel(estimator: Any, X: _Float, w: Optional[_Float]) -> tuple[SelectionResult, str, int]:
     """``(selection, kernel, k)`` of ``kernel="auto"``: :func:`select_k` on ``X`` for
     k = 1 ... 10 (capped at n_samples) with ``n_clusters="auto"``, or with k = n_clusters
     given (then it compares only the kernels at that k); the kernel it chose ("energy" also
     when it found one group, or for one cluster) and the number of clusters to fit."""
-    if w is not None and not bool(np.all(w == 1.0)):
-        raise ValueError(
-            "kernel='auto' does not take sample_weight other than all ones (select_k has no "
-            "weights); choose the kernel, e.g. kernel='energy'"
-        )
+    refuse_weights(w, "kernel='auto'")
     n = X.shape[0]
     if n < 2:
         raise ValueError(f"kernel='auto' needs at least 2 samples, got n_samples = {n}")
@@ -61,18 +102,37 @@ def choose_kernel(estimator: Any, X: _Float, w: Optional[_Float]) -> tuple[Selec
     return selection, kernel, k
 
 
+def knn_clusters(estimator: Any, X: _Float, w: Optional[_Float]) -> tuple[Optional[SelectionResult], int]:
+    """``(selection, k)`` of ``kernel="knn"``: with ``n_clusters="auto"``, :func:`select_k`
+    with ``kernel="knn"`` on ``X`` for k = 1 ... min(10, n_samples) and the k it chose; else
+    no selection and ``n_clusters``."""
+    refuse_weights(w, "kernel='knn'")
+    n = X.shape[0]
+    if n < 2:
+        raise ValueError(f"kernel='knn' needs at least 2 samples, got n_samples = {n}")
+    if isinstance(estimator.n_clusters, str):
+        selection = select_n_clusters(X, None, "knn", estimator.random_state, estimator._threads())
+        return selection, int(selection.k)
+    k = int(estimator.n_clusters)
+    if k > n:
+        raise ValueError(f"n_clusters = {k} must be <= n_samples = {n} (the number of samples)")
+    return None, k
+
+
 def knn_labels(
-    X: _Float, k: int, selection: SelectionResult, *, algorithm: Any, n_init: int, max_iter: int,
-    random_state: Any, n_threads: Optional[int],
+    X: _Float, k: int, selection: Optional[SelectionResult], *, algorithm: Any, n_init: int,
+    max_iter: int, random_state: Any, n_threads: Optional[int],
 ) -> _Int:  # fmt: skip
     """The kNN graph's partition of ``X`` into ``k`` clusters: select_k's partition when it
-    chose this k, else the normalised cut of the same graph (10 neighbours; spectral start,
-    ``n_init`` starts of ``algorithm``)."""
+    chose this k, one cluster for k = 1, else the normalised cut of the same graph (10
+    neighbours; spectral start, ``n_init`` starts of ``algorithm``)."""
     from .graph import graph_partition
     from .neighbors import knn_kernel
 
-    if selection.k == k:
+    if selection is not None and selection.k == k:
         return np.asarray(selection.labels, dtype=np.int64)
+    if k == 1:
+        return np.zeros(X.shape[0], dtype=np.int64)
     graph = knn_kernel(X, min(N_NEIGHBORS, X.shape[0] - 1), n_threads=n_threads)
     labels = graph_partition(
         graph, k, objective="normalized_cut", algorithm=algorithm, init="spectral", n_init=n_init,
@@ -81,11 +141,10 @@ def knn_labels(
     return np.asarray(labels, dtype=np.int64)
 
 
-def fit_knn(estimator: Any, X: _Float, k: int, selection: SelectionResult) -> None:
+def fit_knn(estimator: Any, X: _Float, k: int, selection: Optional[SelectionResult]) -> None:
     """The fitted attributes of the kNN graph's partition of ``X`` into ``k`` clusters
-    (:func:`knn_labels` with the estimator's search, ``n_init`` and ``max_iter``)."""
-    from sklearn.neighbors import NearestNeighbors
-
+    (:func:`knn_labels` with the estimator's search, ``n_init`` and ``max_iter``), and the
+    training points that :func:`predict_knn` votes among."""
     labels = knn_labels(
         X, k, selection, algorithm=estimator._search, n_init=int(estimator.n_init),
         max_iter=int(estimator.max_iter), random_state=estimator.random_state,
@@ -93,24 +152,22 @@ def fit_knn(estimator: Any, X: _Float, k: int, selection: SelectionResult) -> No
     )  # fmt: skip
     for name in _KERNEL_FIT_ATTRIBUTES:
         estimator.__dict__.pop(name, None)
-    estimator.labels_ = np.asarray(labels, dtype=np.int64)
+    estimator.labels_ = np.ascontiguousarray(labels, dtype=np.int64)
     estimator.cluster_sizes_ = np.bincount(estimator.labels_, minlength=k).astype(np.int64)
     estimator.cluster_weights_ = estimator.cluster_sizes_.astype(np.float64)
-    threads = estimator._threads()
-    estimator._neighbors = NearestNeighbors(n_neighbors=min(N_NEIGHBORS, X.shape[0])).set_params(
-        n_jobs=-1 if threads is None else threads
-    ).fit(X)  # fmt: skip
+    estimator._knn_points = np.ascontiguousarray(X, dtype=np.float64)
 
 
 def predict_knn(estimator: Any, X: _Float) -> _Int:
-    """The majority label of the 10 nearest training points of each row of ``X``; a tie goes
-    to the tied label met first in order of distance (that of the nearest tied point)."""
+    """The core's vote: the label most of the 10 nearest training points of each row of
+    ``X`` hold (all of them when there are fewer), a tie going to the label of the nearest
+    training point among the tied labels (a tie in distance to the first training point)."""
     if X.shape[0] == 0:
         return np.empty(0, dtype=np.int64)
-    neighbours = estimator._neighbors.kneighbors(X, return_distance=False)  # sorted by distance
-    votes = estimator.labels_[neighbours]  # (m, 10)
-    rows = np.arange(X.shape[0])
-    counts = np.zeros((X.shape[0], estimator.n_clusters_), dtype=np.int64)
-    np.add.at(counts, (rows[:, None], votes), 1)
-    top = counts[rows[:, None], votes] == counts.max(axis=1)[:, None]
-    return np.asarray(votes[rows, np.argmax(top, axis=1)], dtype=np.int64)
+    # C-contiguous and aligned: arrays unpickled by dask may be unaligned views of a buffer.
+    voted = _core.knn_vote(
+        np.require(X, np.float64, ["C", "A"]), np.require(estimator._knn_points, np.float64, ["C", "A"]),
+        np.require(estimator.labels_, np.int64, ["C", "A"]), int(estimator.n_clusters_), N_NEIGHBORS,
+        estimator._threads(),
+    )  # fmt: skip
+    return np.asarray(voted, dtype=np.int64)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._estimator_auto import resolved_kernel
+
 __all__ = ["CHECKS_NOT_GUARANTEED", "expected_failed_checks"]
 
 _WEIGHT_EQUIVALENCE = (
@@ -20,8 +22,15 @@ _PRECOMPUTED_CLUSTERING = (
 )
 
 _AUTO_WEIGHTS = (
-    "kernel='auto' refuses sample_weight other than all ones (select_k, which chooses the kernel, "
-    "takes no weights), and these checks pass other weights"
+    "kernel='auto' and kernel='knn' (and the default kernel with n_clusters='auto') refuse "
+    "sample_weight other than all ones (select_k, which chooses the kernel, and the kNN graph "
+    "take no weights), and these checks pass other weights"
+)
+
+_KNN_N_ITER = (
+    "kernel='knn' partitions the kNN graph (select_k's partition, or graph_partition's best "
+    "start): it sets no n_iter_, as it sets no objective_, and the check expects n_iter_ of "
+    "every estimator with max_iter that is not a transformer"
 )
 
 _AUTO_K_WEIGHTS = (
@@ -59,8 +68,11 @@ def expected_failed_checks(estimator: Any) -> dict[str, str]:
     ----------
     estimator : KernelKGroups or KernelKMeans
         The estimator to check (the list depends on its ``kernel``: "precomputed" fails
-        ``check_clustering``, "auto" the checks passing sample weights other than ones; and on
-        ``n_clusters``: "auto" with a given kernel fails every check passing sample weights).
+        ``check_clustering``, "knn" ``check_non_transformer_estimators_n_iter``, "auto" and
+        "knn" (and the default None with ``n_clusters="auto"``) the checks passing sample
+        weights other than ones; and on
+        ``n_clusters``: "auto" with "energy" or "precomputed" fails every check passing
+        sample weights).
 
     Returns
     -------
@@ -78,12 +90,16 @@ def expected_failed_checks(estimator: Any) -> dict[str, str]:
     True
     """
     failed = dict(CHECKS_NOT_GUARANTEED)
-    if getattr(estimator, "kernel", None) == "precomputed":
+    n_clusters = getattr(estimator, "n_clusters", None)
+    kernel = resolved_kernel(getattr(estimator, "kernel", None), n_clusters)
+    if kernel == "precomputed":
         failed["check_clustering"] = _PRECOMPUTED_CLUSTERING
-    if getattr(estimator, "kernel", None) == "auto":
+    if kernel == "knn":
+        failed["check_non_transformer_estimators_n_iter"] = _KNN_N_ITER
+    if kernel in ("auto", "knn"):
         for name in ("check_sample_weights_list", "check_sample_weights_not_overwritten"):
             failed[name] = _AUTO_WEIGHTS
-    elif getattr(estimator, "n_clusters", None) == "auto":
+    elif n_clusters == "auto":
         for name in _AUTO_K_WEIGHT_CHECKS:
             failed[name] = _AUTO_K_WEIGHTS
     return failed

@@ -114,11 +114,15 @@ def select_n_clusters(
     X: Any, w: Optional[npt.NDArray[np.float64]], kernel: str, random_state: Any, n_threads: Optional[int]
 ) -> Any:
     """``n_clusters="auto"``: :func:`~kgroups_rs.select_k` on the training data ``X`` (points
-    for ``kernel="energy"``, the kernel matrix for ``"precomputed"``), k = 1 ... min(10, n)."""
+    for ``kernel="energy"`` or ``"knn"``, the kernel matrix for ``"precomputed"``),
+    k = 1 ... min(10, n)."""
     from .selection import select_k
 
-    if kernel not in ("energy", "precomputed"):
-        raise ValueError(f"n_clusters='auto' needs kernel='energy' or 'precomputed', got kernel={kernel!r}")
+    if kernel not in ("energy", "knn", "precomputed"):
+        raise ValueError(
+            "n_clusters='auto' needs kernel='energy', 'knn', 'precomputed' or 'auto' (the "
+            f"default with it), got kernel={kernel!r}"
+        )
     if w is not None:
         raise ValueError("n_clusters='auto' does not take sample_weight")
     if hasattr(X, "tocsr"):

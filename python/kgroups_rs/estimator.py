@@ -59,7 +59,15 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from . import _core
 from ._algorithm import _VARIANTS, ALGORITHMS, LLOYD_ALGORITHMS, Algorithm, algorithm_from_variant
-from ._estimator_auto import KNN_HAS_NO_KERNEL, choose_kernel, fit_knn, predict_knn
+from ._estimator_auto import (
+    KNN_HAS_NO_KERNEL,
+    choose_kernel,
+    fit_knn,
+    knn_clusters,
+    naming_the_default_kernel,
+    predict_knn,
+    resolved_kernel,
+)
 from ._estimator_checks import CHECKS_NOT_GUARANTEED, expected_failed_checks
 from ._estimator_docs import ATTRIBUTES_DOC, PARAMS_DOC
 from ._estimator_helpers import (
@@ -100,11 +108,12 @@ class EstimatorConvergenceWarning(ConvergenceWarning, SklearnConvergenceWarning)
     and scikit-learn's ``sklearn.exceptions.ConvergenceWarning``, so a filter on either
     catches it."""
 
-#: The estimators' ``kernel``.
-Kernel = Literal["energy", "exponential", "gaussian", "precomputed", "auto"]
+#: The estimators' ``kernel`` (or None, the default: "energy", or "auto" with
+#: ``n_clusters="auto"``).
+Kernel = Literal["energy", "exponential", "gaussian", "precomputed", "knn", "auto"]
 #: The estimators' ``kernel_storage``.
 KernelStorage = Literal["auto", "dense", "matrix-free"]
-_KERNELS = ("energy", "exponential", "gaussian", "precomputed", "auto")
+_KERNELS = ("energy", "exponential", "gaussian", "precomputed", "knn", "auto")
 _STORAGES = ("auto", "dense", "matrix-free")
 #: With ``kernel_storage="auto"``, the largest dense training kernel (8 n^2 bytes) that ``fit``
 #: builds; above it, it clusters matrix-free.
@@ -128,8 +137,9 @@ def _validated_fit(fit: _Method) -> _Method:
 
 def _has_points(estimator: Any) -> bool:
     """``transform`` and ``score`` exist (``hasattr``) only for kernels built from points:
-    they need ``K(x, x)`` of new points, which a precomputed cross kernel lacks."""
-    return bool(estimator.kernel != "precomputed")
+    they need ``K(x, x)`` of new points, which a precomputed cross kernel lacks, and a kernel
+    at all, which the kNN graph (``kernel="knn"``) is not."""
+    return estimator.kernel not in ("precomputed", "knn")
 
 
 #: ``available_if(_has_points)``, typed. Which methods exist depends on the parameters
@@ -154,7 +164,8 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
     # n_init = 1; a deprecated variant must agree with algorithm) is checked in fit.
     _parameter_constraints: dict[str, list[Any]] = {
         "n_clusters": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
-        "kernel": [StrOptions(set(_KERNELS))],
+        # None (the default): "energy", or "auto" with n_clusters="auto" (resolved_kernel).
+        "kernel": [StrOptions(set(_KERNELS)), None],
         # Checked whatever the kernel, as scikit-learn checks every parameter; the default
         # (1.0) and None are always valid.
         "alpha": [Interval(Real, 0, 2, closed="right")],
@@ -180,7 +191,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
     }
 
     n_clusters: Union[int, Literal["auto"]]
-    kernel: Kernel
+    kernel: Optional[Kernel]
     alpha: float
     sigma: Sigma
     init: Init
@@ -193,7 +204,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
     _kernel_dtype: np.dtype[Any] = np.dtype(np.float64)
     # Fitted attributes (documented in the subclasses) and the private state of predict.
     n_clusters_: int
-    kernel_: str  # the kernel fitted: kernel, or for "auto" "energy" or "knn"
+    kernel_: str  # the kernel fitted: kernel, or for "auto" (and None) the one used
     selection_: Optional[SelectionResult]
     labels_: _Int
     objective_: float
@@ -383,10 +394,12 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
             The fitted estimator.
         """
         self._search = self._algorithm()
-        semimetric = KERNEL_SEMIMETRICS.get(self.kernel)  # None for "precomputed"
-        check_semimetric_parameters(
-            semimetric, self.alpha, self.sigma, parameter="kernel", shown=self.kernel, power_name="energy"
-        )
+        kernel = resolved_kernel(self.kernel, self.n_clusters)
+        semimetric = KERNEL_SEMIMETRICS.get(kernel)  # None for "precomputed", "knn", "auto"
+        with naming_the_default_kernel(self.kernel, self.n_clusters):
+            check_semimetric_parameters(
+                semimetric, self.alpha, self.sigma, parameter="kernel", shown=kernel, power_name="energy"
+            )
         X = self._validate_X(X, reset=True)
         n = X.shape[0]
         w = check_sample_weight(sample_weight, n)
@@ -394,16 +407,18 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         n_fit = n if support is None else support.size
         # "auto" (the only string the constraints admit) asks select_k; as_count refuses the
         # True that scikit-learn's Interval(Integral) admits.
-        self.selection_, self.kernel_ = None, self.kernel
-        if self.kernel == "auto":
-            self.selection_, self.kernel_, k = choose_kernel(self, X, w)
+        self.selection_, self.kernel_ = None, kernel
+        if kernel == "auto":
+            with naming_the_default_kernel(self.kernel, self.n_clusters):
+                self.selection_, self.kernel_, k = choose_kernel(self, X, w)
+        elif kernel == "knn":
+            self.selection_, k = knn_clusters(self, X, w)
         else:
             if isinstance(self.n_clusters, str):
-                self.selection_ = select_n_clusters(X, w, self.kernel, self.random_state, self._threads())
+                self.selection_ = select_n_clusters(X, w, kernel, self.random_state, self._threads())
             k = as_count(self.n_clusters, "n_clusters") if self.selection_ is None else self.selection_.k
         self.n_clusters_ = self._n_features_out = k  # transform's columns (get_feature_names_out)
         if self.kernel_ == "knn":
-            assert self.selection_ is not None
             fit_knn(self, X, k, self.selection_)
             return self
         if k > n_fit:
@@ -509,8 +524,8 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         """Assign each point to the cluster with the nearest weighted feature-space mean.
 
         ``label(x) = argmin_l ||phi(x) - mu_l||^2`` computed from the kernel between ``x``
-        and the training points (ties go to the lowest label); after ``kernel="auto"`` chose
-        the kNN graph, the majority label of the 10 nearest training points (see
+        and the training points (ties go to the lowest label); with the kNN graph
+        (``kernel_ == "knn"``), the majority label of the 10 nearest training points (see
         ``kernel``). With a kernel, on the training data this
         reproduces ``labels_`` whenever the fit converged: a partition that Hartigan's
         method (or Lloyd's) cannot improve has every point nearest its own cluster's mean
@@ -546,10 +561,11 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
 
         Not available for ``kernel="precomputed"`` (the attribute does not exist then): the
         kernel between new and training points lacks ``K(x, x)`` of the new points
-        (:meth:`predict` works without it). After ``kernel="auto"`` chose the kNN graph
-        (``kernel_ == "knn"``), which defines no distance from a new point to a cluster, it
-        raises ``ValueError`` (as :meth:`score` and :meth:`fit_transform` do); the method
-        exists either way, so what a pipeline may call never depends on the data.
+        (:meth:`predict` works without it); nor for ``kernel="knn"``, whose graph defines no
+        distance from a new point to a cluster. When ``kernel="auto"`` chose the kNN graph
+        (``kernel_ == "knn"``) it raises ``ValueError`` (as :meth:`score` and
+        :meth:`fit_transform` do); the method exists either way, so what a pipeline may call
+        depends on the parameters alone, never on the data.
 
         Parameters
         ----------
@@ -601,8 +617,8 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         Parameters
         ----------
         X : array_like of shape (n_new, n_features)
-            Points (not for ``kernel="precomputed"``; ``ValueError`` after ``kernel="auto"``
-            chose the kNN graph, see :meth:`transform`).
+            Points (not for ``kernel="precomputed"`` or ``"knn"``; ``ValueError`` when
+            ``kernel="auto"`` chose the kNN graph, see :meth:`transform`).
         y : ignored
             Present for API consistency.
         sample_weight : array_like of shape (n_new,), optional
@@ -626,7 +642,9 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         tags.input_tags.sparse = precomputed
         # transform (the distances to the cluster means) only for kernels built from points
         # (see _has_points).
-        tags.transformer_tags = None if precomputed else TransformerTags(preserves_dtype=["float64"])
+        tags.transformer_tags = (
+            TransformerTags(preserves_dtype=["float64"]) if _has_points(self) else None
+        )
         return tags
 
 
@@ -674,7 +692,7 @@ class KernelKGroups(_KernelClustering):
         self,
         n_clusters: Union[int, Literal["auto"]] = 2,
         *,
-        kernel: Kernel = "energy",
+        kernel: Optional[Kernel] = None,
         alpha: float = 1.0,
         sigma: Sigma = None,
         algorithm: Algorithm = "hartigan",
@@ -731,7 +749,7 @@ class KernelKMeans(_KernelClustering):
         self,
         n_clusters: Union[int, Literal["auto"]] = 2,
         *,
-        kernel: Kernel = "energy",
+        kernel: Optional[Kernel] = None,
         alpha: float = 1.0,
         sigma: Sigma = None,
         algorithm: Algorithm = "lloyd",

@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ._estimator_auto import resolved_kernel
+
 __all__ = ["choose_k_by_prediction_strength", "prediction_strength_score"]
 
 
@@ -62,7 +64,8 @@ def prediction_strength_score(estimator: Any, X: Any, y: Any = None) -> float:
     ``estimator`` has been fitted on the training fold; ``X`` is the evaluation fold.
 
     1. The **test partition**: a clone of ``estimator`` (the same parameters, with
-       ``n_clusters`` set to the fitted ``n_clusters_``) is fitted on ``X``.
+       ``n_clusters`` set to the fitted ``n_clusters_``; the default ``kernel=None`` set to
+       what it meant for the fit, "auto" after ``n_clusters="auto"``) is fitted on ``X``.
     2. The **prediction**: ``estimator.predict(X)``, each evaluation point given a cluster of
        the training fold's model.
     3. The score: for each test cluster j with ``n_j >= 2`` points, the fraction of its
@@ -141,9 +144,14 @@ def prediction_strength_score(estimator: Any, X: Any, y: Any = None) -> float:
     predicted = estimator.predict(data)
     test_model = clone(estimator)
     k = getattr(estimator, "n_clusters_", None)
-    if k is not None and "n_clusters" in test_model.get_params():
+    params = test_model.get_params()
+    if k is not None and "n_clusters" in params:
         k = min(int(k), data.shape[0])
-        test_model.set_params(n_clusters=k)
+        fixed: dict[str, Any] = {"n_clusters": k}
+        if "kernel" in params and params["kernel"] is None:
+            # The default kernel follows n_clusters: keep the kernel rule of the fit.
+            fixed["kernel"] = resolved_kernel(None, params["n_clusters"])
+        test_model.set_params(**fixed)
     test_model.fit(data)
     return _prediction_strength(test_model.labels_, predicted)
 

@@ -44,6 +44,7 @@ pub use semimetric::Semimetric;
 
 pub(crate) use data_rows::DataRows;
 pub(crate) use rows::{block_range, GramRows, PairwiseRows, RunEpilogue, SemimetricRows, BLOCK};
+pub(crate) use simd::squared_distances_to_rows_dispatch;
 #[cfg_attr(not(target_arch = "x86_64"), allow(unused_imports))]
 pub(crate) use simd::{avx_vectors, note_taken, wide_vectors, VectorPath};
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! affinity (`G = D⁻¹ A D⁻¹` with node weights `d`, the degrees), so that kernel k-groups
 //! on `G` with weights `d` maximises the normalised association `Σ_j A(C_j, C_j) / d(C_j)`.
 
-use crate::distance::squared_distances_from;
+use crate::distance::{squared_distances_from, squared_distances_to_rows_dispatch};
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::{Control, CsrKernel, DenseKernel, Points};
 use rayon::prelude::*;
@@ -88,10 +88,9 @@ fn nearest_first(order: &mut [(f64, usize)], count: usize) {
 
 /// Each point's label by a vote of its `count` nearest points among the labelled ones:
 /// `nodes` (distinct indices into `x`) carry `labels` (below `k`); every point gets the
-/// label held by most of its `count` nearest nodes (itself included when it is one), a tie
-/// going to the label of the nearest node among the tied (ties in distance to the lower
-/// node index). The points' own distances are compared, so the result is the same for any
-/// number of threads. Errors when `nodes` is empty or `count` is 0.
+/// label [`vote_of_nearest`] gives it against the nodes' points (itself included when it is
+/// a node). Errors when `nodes` is empty or holds an index out of range, or as
+/// [`vote_of_nearest`].
 pub fn vote_labels(
     x: &Points,
     nodes: &[usize],
@@ -101,10 +100,66 @@ pub fn vote_labels(
     control: &Control,
 ) -> Result<Vec<usize>> {
     let n = x.n();
-    if nodes.is_empty() || count == 0 || nodes.len() != labels.len() {
+    if nodes.is_empty() || nodes.len() != labels.len() || nodes.iter().any(|&node| node >= n) {
         return Err(KGroupsError::invalid(
             "nodes",
-            "the vote needs labelled nodes (one label each) and at least one neighbour",
+            format!("the vote needs labelled nodes below n = {n} (one label each)"),
+        ));
+    }
+    let dim = x.dim();
+    let mut rows = try_filled(nodes.len() * dim, 0.0f64, "X", "the labelled points")?;
+    for (row, &node) in rows.chunks_exact_mut(dim).zip(nodes) {
+        row.copy_from_slice(x.row(node));
+    }
+    let labelled = Points::new(&rows, nodes.len(), dim)?;
+    vote_of_nearest(x, &labelled, labels, k, count, control)
+}
+
+/// The 10-nearest-neighbour vote (for `count` = 10) of new points among labelled ones: each
+/// row of `queries` gets the label held by most of its `count` nearest rows of `labelled`
+/// (all of them when there are fewer), `labels[j]` (below `k`) being row `j`'s; a tie in
+/// votes goes to the label of the nearest labelled row among the tied labels, and a tie in
+/// distance to the lower row. Exact Euclidean distances, brute force in `O(m n D)` for `m`
+/// queries and `n` labelled rows, parallel over the queries; the result does not depend on
+/// the number of threads. Errors when `count` is 0, when `labels` does not hold one label
+/// below `k` per labelled row, or when the two sets of points differ in dimension.
+///
+/// ```
+/// use kgroups::select::neighbors::vote_of_nearest;
+/// use kgroups::{Control, Points};
+/// let labelled = Points::new(&[0.0, 1.0, 2.0, 10.0], 4, 1)?;
+/// let queries = Points::new(&[1.4, 9.0, 6.1], 3, 1)?;
+/// // Three nearest: 1.4 -> 1, 2, 0 (labels 0, 1, 0); 9 -> 10, 2, 1 (1, 1, 0);
+/// // 6.1 -> 2, 10, 1 (1, 1, 0).
+/// let voted = vote_of_nearest(&queries, &labelled, &[0, 0, 1, 1], 2, 3, &Control::new())?;
+/// assert_eq!(voted, vec![0, 1, 1]);
+/// // Two nearest of 1.4: 1 and 2, one vote each: the nearest, 1, holds label 0.
+/// let voted = vote_of_nearest(&queries, &labelled, &[0, 0, 1, 1], 2, 2, &Control::new())?;
+/// assert_eq!(voted[0], 0);
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+pub fn vote_of_nearest(
+    queries: &Points,
+    labelled: &Points,
+    labels: &[usize],
+    k: usize,
+    count: usize,
+    control: &Control,
+) -> Result<Vec<usize>> {
+    let n = labelled.n();
+    if count == 0 {
+        return Err(KGroupsError::invalid(
+            "n_neighbors",
+            "the vote needs at least one neighbour",
+        ));
+    }
+    if labels.len() != n {
+        return Err(KGroupsError::invalid(
+            "labels",
+            format!(
+                "one label per labelled point: {} labels for {n} points",
+                labels.len()
+            ),
         ));
     }
     if let Some(&bad) = labels.iter().find(|&&l| l >= k) {
@@ -113,28 +168,43 @@ pub fn vote_labels(
             format!("a label is {bad}, not below k = {k}"),
         ));
     }
-    let count = count.min(nodes.len());
-    let mut voted = try_filled(n, 0usize, "X", "the labels")?;
+    if queries.dim() != labelled.dim() {
+        return Err(KGroupsError::invalid(
+            "X",
+            format!(
+                "the points have {} features, the labelled points {}",
+                queries.dim(),
+                labelled.dim()
+            ),
+        ));
+    }
+    let count = count.min(n);
+    let mut voted = try_filled(queries.n(), 0usize, "X", "the labels")?;
     voted.par_iter_mut().enumerate().try_for_each_init(
         || {
             (
                 vec![0.0f64; n],
-                Vec::<(f64, usize)>::with_capacity(nodes.len()),
+                Vec::<(f64, usize)>::with_capacity(n),
                 vec![0usize; k],
             )
         },
         |(row, order, votes), (i, out)| -> Result<()> {
             control.checkpoint()?;
-            squared_distances_from(x, i, row)?;
+            squared_distances_to_rows_dispatch(
+                queries.row(i),
+                labelled.data(),
+                labelled.dim(),
+                row,
+            );
             order.clear();
-            order.extend(nodes.iter().enumerate().map(|(j, &node)| (row[node], j)));
+            order.extend(row.iter().enumerate().map(|(j, &d)| (d, j)));
             nearest_first(order, count);
             votes.iter_mut().for_each(|v| *v = 0);
             for &(_, j) in &order[..count] {
                 votes[labels[j]] += 1;
             }
             let most = votes.iter().copied().max().unwrap_or(0);
-            // The nearest node whose label has the most votes.
+            // The nearest labelled point whose label has the most votes.
             *out = order[..count]
                 .iter()
                 .map(|&(_, j)| labels[j])
@@ -494,6 +564,45 @@ mod tests {
         let bad = vote_labels(&x, &nodes, &vec![k; nodes.len()], k, 3, &Control::new());
         assert!(bad.is_err());
         assert!(vote_labels(&x, &[], &[], k, 3, &Control::new()).is_err());
+        assert!(vote_labels(&x, &[0, n], &[0, 0], k, 3, &Control::new()).is_err());
+    }
+
+    /// The vote of new points against a direct transcription, on coordinates rounded to a
+    /// grid (many ties in distance and in votes), for counts below, at and above the number
+    /// of labelled points; and its errors.
+    #[test]
+    fn vote_of_nearest_is_the_majority_of_the_nearest_labelled_points() {
+        let mut rng = crate::rng::Rng::new(9);
+        let (m, n, k) = (40, 12, 3);
+        let grid = |rng: &mut crate::rng::Rng, len: usize| -> Vec<f64> {
+            (0..len).map(|_| (rng.next_f64() * 5.0).round()).collect()
+        };
+        let (q, p) = (grid(&mut rng, 2 * m), grid(&mut rng, 2 * n));
+        let queries = Points::new(&q, m, 2).unwrap();
+        let labelled = Points::new(&p, n, 2).unwrap();
+        let labels: Vec<usize> = (0..n).map(|j| (j * 5 + j / 4) % k).collect();
+        for count in [1, 2, 5, 10, 12, 30] {
+            let voted =
+                vote_of_nearest(&queries, &labelled, &labels, k, count, &Control::new()).unwrap();
+            for i in 0..m {
+                let d2 = |j: usize| {
+                    (q[2 * i] - p[2 * j]).powi(2) + (q[2 * i + 1] - p[2 * j + 1]).powi(2)
+                };
+                let mut order: Vec<usize> = (0..n).collect();
+                order.sort_by(|&a, &b| d2(a).total_cmp(&d2(b)).then(a.cmp(&b)));
+                let near = &order[..count.min(n)];
+                let votes = |l: usize| near.iter().filter(|&&j| labels[j] == l).count();
+                let most = (0..k).map(votes).max().unwrap();
+                let expected = near.iter().map(|&j| labels[j]).find(|&l| votes(l) == most);
+                assert_eq!(Some(voted[i]), expected, "query {i}, count {count}");
+            }
+        }
+        let c = Control::new();
+        assert!(vote_of_nearest(&queries, &labelled, &labels, k, 0, &c).is_err());
+        assert!(vote_of_nearest(&queries, &labelled, &labels[1..], k, 3, &c).is_err());
+        assert!(vote_of_nearest(&queries, &labelled, &vec![k; n], k, 3, &c).is_err());
+        let flat = Points::new(&p[..n], n, 1).unwrap();
+        assert!(vote_of_nearest(&queries, &flat, &labels, k, 3, &c).is_err());
     }
 
     /// The affinity against its formula computed directly, pair by pair, on a tiny input

@@ -919,7 +919,8 @@ def test_k_auto_finds_three_blobs_and_prints_the_table(
 ) -> None:
     path, X, truth = blobs_csv
     out = tmp_path / "labels.csv"
-    assert main(["cluster", str(path), "-k", "auto", "--seed", "2", "-o", str(out)]) == 0
+    rc = main(["cluster", str(path), "-k", "auto", "--kernel", "energy", "--seed", "2", "-o", str(out)])
+    assert rc == 0
     labels = read_labels(out)
     assert same_partition(labels, truth)
     summary = capsys.readouterr().err
@@ -933,6 +934,27 @@ def test_k_auto_finds_three_blobs_and_prints_the_table(
     assert "algorithm      hartigan, k = 3" in summary
     expected = kgroups_rs.KernelKGroups(3, random_state=2).fit(X).labels_
     np.testing.assert_array_equal(labels, expected)
+
+
+def test_k_auto_without_a_kernel_chooses_the_kernel_too(tmp_path: Path, capsys: Any) -> None:
+    """-k auto alone is KernelKGroups(n_clusters="auto"), whose default kernel is chosen from
+    the data: two rings are two groups (the kNN graph), as with --kernel auto."""
+    from sklearn.datasets import make_circles
+
+    X, y = make_circles(300, factor=0.5, noise=0.05, random_state=0)
+    path = tmp_path / "rings.csv"
+    np.savetxt(path, X, delimiter=",")
+    outputs = []
+    for kernel in ([], ["--kernel", "auto"]):
+        out = tmp_path / f"labels{len(kernel)}.csv"
+        assert main(["cluster", str(path), "-k", "auto", *kernel, "--seed", "0", "-o", str(out)]) == 0
+        outputs.append(out.read_text())
+        assert "kernel knn" in capsys.readouterr().err
+    assert outputs[0] == outputs[1]
+    assert same_partition(read_labels(tmp_path / "labels0.csv"), y)
+    model = kgroups_rs.KernelKGroups(n_clusters="auto", random_state=0).fit(X)
+    assert model.kernel_ == "knn"
+    np.testing.assert_array_equal(read_labels(tmp_path / "labels0.csv"), model.labels_)
 
 
 def test_kernel_auto_writes_select_ks_partition(
@@ -1035,8 +1057,8 @@ def test_k_auto_standardizes_and_reports_progress(
 ) -> None:
     path, X = table_csv
     out = tmp_path / "labels.txt"
-    rc = main(["cluster", str(path), "-k", "auto", "--columns", "height,weight", "--standardize",
-               "--k-range", "1:5", "--seed", "3", "-v", "-o", str(out)])
+    rc = main(["cluster", str(path), "-k", "auto", "--kernel", "energy", "--columns", "height,weight",
+               "--standardize", "--k-range", "1:5", "--seed", "3", "-v", "-o", str(out)])
     assert rc == 0
     Z = (X - X.mean(axis=0)) / X.std(axis=0)
     selection = kgroups_rs.select_k(Z, range(1, 6), kernel="energy", random_state=3)
@@ -1068,7 +1090,10 @@ def test_k_auto_with_a_precomputed_kernel_uses_stability(
         (["-k", "auto", "--kernel", "gaussian"],
          "-k auto chooses k with --kernel energy, auto or precomputed"),
         (["-k", "auto", "--kernel", "exponential", "--sigma", "1"], "not exponential"),
-        (["-k", "auto", "--alpha", "0.5"], "energy kernel of alpha 1"),
+        (["-k", "auto", "--kernel", "energy", "--alpha", "0.5"], "energy kernel of alpha 1"),
+        (["-k", "auto", "--alpha", "0.5"],
+         "-k auto without --kernel chooses the kernel too (as --kernel auto), which leaves the "
+         "kernel and the fit to select_k; --alpha does not apply"),
         (["-k", "3", "--kernel", "auto", "--n-init", "2"], "--n-init does not apply"),
         (["-k", "3", "--k-range", "1:4"], "--k-range is the range of -k auto"),
         (["-k", "auto", "--kernel", "auto", "--algorithm", "lloyd", "--n-init", "2"],

@@ -97,6 +97,37 @@ def test_spectral_init_on_a_local_cluster_and_in_the_estimator():
     assert ari(labels, truth) >= 0.95
 
 
+def test_the_spectral_transform_is_the_cores_eigen_decomposition():
+    """T = V_k Lambda_k^(-1/2) from the core's eigenpairs of Phi^T W Phi: the top k of
+    numpy's, each column's largest |entry| positive; too low a rank is refused."""
+    from kgroups_rs.dask._spectral import spectral_transform
+
+    rng = np.random.default_rng(3)
+    phi = rng.normal(size=(300, 6)) * np.array([5.0, 4.0, 3.0, 2.0, 1.0, 0.5])
+    w = rng.uniform(0.5, 2.0, 300)
+    T, bound = spectral_transform(da.from_array(phi, chunks=100), da.from_array(w, chunks=100), 3)
+    C = phi.T @ (phi * w[:, None])
+    values, vectors = np.linalg.eigh(C)
+    top, basis = values[::-1][:3], vectors[:, ::-1][:, :3]
+    assert bound == pytest.approx(top.sum(), rel=1e-12)
+    peak = np.abs(T).argmax(axis=0)
+    assert np.all(T[peak, np.arange(3)] > 0)
+    np.testing.assert_allclose(np.abs(T), np.abs(basis / np.sqrt(top)), rtol=1e-9, atol=1e-12)
+    values_core, vectors_core = _core.symmetric_eigen(np.ascontiguousarray(C))
+    np.testing.assert_allclose(values_core, values[::-1], rtol=1e-12, atol=1e-12 * values.max())
+    np.testing.assert_allclose(C @ vectors_core, vectors_core * values_core, atol=1e-10 * values.max())
+    rank_two = da.from_array(np.column_stack([phi[:, :2], phi[:, :2] @ [1.0, 2.0]]), chunks=100)
+    with pytest.raises(ValueError, match=r"needs k = 3 positive eigenvalues .*rank 2"):
+        spectral_transform(rank_two, None, 3)
+    for bad, message in [
+        (np.array([[1.0, np.nan], [np.nan, 1.0]]), "NaN or infinity"),
+        (np.array([[1.0, 2.0], [0.0, 1.0]]), "not symmetric"),
+        (np.ones((2, 3)), "must be square"),
+    ]:
+        with pytest.raises(ValueError, match=f"invalid `a`: .*{message}"):
+            _core.symmetric_eigen(bad)
+
+
 def test_bad_init_names_the_argument():
     X, _ = blobs(300)
     with pytest.raises(ValueError, match=r"init must be 'k-means\+\+', 'spectral' or initial labels"):
@@ -135,6 +166,26 @@ def test_kernel_auto_on_two_moons_labels_every_point_by_the_graph():
     assert ari(blob_est.labels_.compute(), b_truth) >= 0.95
 
 
+def test_the_default_kernel_and_knn_as_the_single_machine_estimator():
+    """n_clusters="auto" alone chooses the kernel (two moons: the kNN graph), as
+    kernel="auto" does; kernel="knn" asks for the graph, with k given or chosen."""
+    X, truth = make_moons(600, noise=0.05, random_state=0)
+    Xd = da.from_array(X, chunks=(200, 2))
+    default = kgd.KernelKGroups("auto", n_components=32, random_state=0).fit(Xd)
+    auto = kgd.KernelKGroups("auto", kernel="auto", n_components=32, random_state=0).fit(Xd)
+    assert default.kernel is None and (default.kernel_, default.n_clusters_) == ("knn", 2)
+    np.testing.assert_array_equal(default.labels_.compute(), auto.labels_.compute())
+    for k in (2, "auto"):
+        knn = kgd.KernelKGroups(k, kernel="knn", n_components=32, random_state=0).fit(Xd)
+        assert (knn.kernel_, knn.n_clusters_) == ("knn", 2)
+        assert ari(knn.labels_.compute(), truth) >= 0.95
+        single = kgroups_rs.KernelKGroups(k, kernel="knn", random_state=0).fit(X)
+        # n <= 5000: the sample is X itself, and every point its own nearest sample point
+        assert ari(knn.labels_.compute(), single.labels_) == 1.0
+    energy = kgd.KernelKGroups("auto", kernel="energy", n_components=32, random_state=0).fit(Xd)
+    assert energy.kernel_ == "energy"
+
+
 @pytest.mark.parametrize(
     "params, fit_kwargs, message",
     [
@@ -144,6 +195,10 @@ def test_kernel_auto_on_two_moons_labels_every_point_by_the_graph():
         (dict(kernel="auto", sigma=1.0), {}, "kernel='auto' chooses the kernel"),
         (dict(n_clusters="auto", kernel="gaussian"), {}, "n_clusters='auto' needs kernel='energy'"),
         (dict(n_clusters="auto"), dict(sample_weight=np.ones(200)), "do not take sample_weight"),
+        (dict(kernel="knn"), dict(sample_weight=np.ones(200)), "do not take sample_weight"),
+        (dict(kernel="knn", alpha=0.5), {}, "kernel='knn' takes neither"),
+        (dict(n_clusters="auto", sigma="median"), {},
+         "kernel='auto' chooses the kernel.*kernel=None, the default, is kernel='auto'"),
     ],
 )
 def test_bad_auto_input_names_the_argument(params, fit_kwargs, message):

@@ -96,9 +96,9 @@ RHO = {"energy": "rho_1", "gaussian": "rho_hat_{}", "exponential": "rho_tilde_{}
 
 
 def rho_name(model: Any) -> str:
-    if model.kernel == "energy":
+    if model.kernel_ == "energy":
         return f"rho_{model.alpha}"
-    return RHO[model.kernel].format(model.sigma_)
+    return RHO[model.kernel_].format(model.sigma_)
 
 
 def brute_force_nearest_mean(
@@ -374,7 +374,7 @@ def _invalid(name: str, allowed: str) -> str:
 @pytest.mark.parametrize(
     ("params", "error", "match"),
     [
-        ({"kernel": "rbf"}, ValueError, _invalid("kernel", r"a str among \{.*'gaussian'.*\}")),
+        ({"kernel": "rbf"}, ValueError, _invalid("kernel", r"a str among \{.*'gaussian'.*\} or None")),
         ({"alpha": 0.0}, ValueError, _invalid("alpha", r"a float in the range \(0\.0, 2\.0\]")),
         ({"alpha": 2.5}, ValueError, _invalid("alpha", r"a float in the range \(0\.0, 2\.0\]")),
         ({"alpha": "one"}, TypeError, _invalid("alpha", r"a float in the range \(0\.0, 2\.0\]")),
@@ -493,8 +493,8 @@ def test_auto_storage_chooses_by_expected_time() -> None:
 def _direct_distances(model: Any, X_train: np.ndarray, X_new: np.ndarray, w: Any = None) -> np.ndarray:
     """||phi(x) - mu_l||^2 from one kernel matrix of the new and training points together
     (base point: the training mean, as the estimator), by the definition of the mean."""
-    kw = {"semimetric": "power", "alpha": model.alpha} if model.kernel == "energy" else {
-        "semimetric": model.kernel, "sigma": model.sigma_}
+    kw = {"semimetric": "power", "alpha": model.alpha} if model.kernel_ == "energy" else {
+        "semimetric": model.kernel_, "sigma": model.sigma_}
     both = np.vstack([X_new, X_train]) - model.mean_
     G = kgroups_rs.energy_gram(both, base="origin", **kw)
     m = X_new.shape[0]

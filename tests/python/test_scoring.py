@@ -103,6 +103,22 @@ def test_n_clusters_auto_is_scored_at_its_fitted_k(blobs: np.ndarray) -> None:
     assert score == pytest.approx(brute_force_strength(test_labels, model.predict(blobs[100:])))
 
 
+def test_the_default_kernel_keeps_choosing_in_the_test_fit() -> None:
+    """n_clusters="auto" with the default kernel chose the kernel; the test partition is fitted
+    with the fitted k and the kernel still chosen (kernel="auto"), not the energy kernel that
+    the default means with a number of clusters."""
+    from sklearn.datasets import make_circles
+
+    X, _ = make_circles(800, factor=0.5, noise=0.05, random_state=0)
+    train, test = X[:500], X[500:]
+    model = kgroups_rs.KernelKGroups("auto", random_state=0).fit(train)
+    assert (model.kernel_, model.n_clusters_) == ("knn", 2)
+    score = kgroups_rs.prediction_strength_score(model, test)
+    test_labels = kgroups_rs.KernelKGroups(2, kernel="auto", random_state=0).fit(test).labels_
+    assert score == pytest.approx(brute_force_strength(test_labels, model.predict(test)))
+    assert score == 1.0
+
+
 def results(ks: list[int], scores: list[float], kernels: list[str] | None = None) -> dict[str, object]:
     params = [{"n_clusters": k} if kernels is None else {"n_clusters": k, "kernel": kernel}
               for k, kernel in zip(ks, kernels or ks)]

@@ -213,7 +213,13 @@ def test_estimator_with_n_clusters_auto() -> None:
     with pytest.raises(ValueError, match="kernel='energy'"):
         kgroups_rs.KernelKGroups(n_clusters="auto", kernel="gaussian").fit(X)
     with pytest.raises(ValueError, match="sample_weight"):
-        kgroups_rs.KernelKGroups(n_clusters="auto").fit(X, sample_weight=np.ones(120))
+        kgroups_rs.KernelKGroups(n_clusters="auto", kernel="energy").fit(X, sample_weight=np.ones(120))
+    with pytest.raises(ValueError, match="sample_weight"):
+        kgroups_rs.KernelKGroups(n_clusters="auto").fit(X, sample_weight=np.arange(1.0, 121.0))
+    # The default kernel with n_clusters="auto" is kernel="auto", which takes unit weights.
+    assert kgroups_rs.KernelKGroups(n_clusters="auto", random_state=0).fit(
+        X, sample_weight=np.ones(120)
+    ).n_clusters_ == 3
 
 
 def test_warm_starts_only_lower_w_and_make_it_fall_with_k() -> None:

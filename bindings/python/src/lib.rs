@@ -18,6 +18,7 @@ mod dask;
 mod detach;
 mod errors;
 mod kernels;
+mod linalg;
 mod one_d;
 mod options;
 mod results;
@@ -39,6 +40,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     assignment::register(m)?;
     significance::register(m)?;
     select::register(m)?;
+    linalg::register(m)?;
     m.add("__version__", pep440_version(env!("CARGO_PKG_VERSION")))?;
     Ok(())
 }

@@ -1,10 +1,11 @@
-//! Choosing k and the kernel: `select_k` over points or a precomputed kernel, and the kNN
-//! affinity it builds (exposed for tests against scikit-learn).
+//! Choosing k and the kernel: `select_k` over points or a precomputed kernel, the kNN
+//! affinity it builds (exposed for tests against scikit-learn), and its 10-nearest-neighbour
+//! vote (the estimators' `predict` after the kNN graph).
 
 use super::arrays::{points, square};
 use super::detach::run_detached;
 use kgroups::select::{self, KernelChoice, SelectOptions, Selection};
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -197,6 +198,41 @@ fn knn_affinity<'py>(
     ))
 }
 
+/// The label of each row of `x` by the vote of its `n_neighbors` nearest rows of
+/// `labelled` (whose labels are `labels`, int64 below `k`): the core's `vote_of_nearest`.
+#[pyfunction]
+#[pyo3(signature = (x, labelled, labels, k, n_neighbors, n_threads=None))]
+#[allow(clippy::too_many_arguments)]
+fn knn_vote<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'_, f64>,
+    labelled: PyReadonlyArray2<'_, f64>,
+    labels: PyReadonlyArray1<'_, i64>,
+    k: usize,
+    n_neighbors: usize,
+    n_threads: Option<usize>,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let raw_queries = points(&x, "X")?;
+    let raw_points = points(&labelled, "labelled")?;
+    let labels = super::arrays::labels(&labels, "labels")?;
+    let voted = run_detached(py, n_threads, None, |control| {
+        select::neighbors::vote_of_nearest(
+            &raw_queries.check()?,
+            &raw_points.check()?,
+            &labels,
+            k,
+            n_neighbors,
+            control,
+        )
+    })?;
+    // Labels are below k, which the caller gave as a Python int that fits in i64.
+    Ok(voted
+        .into_iter()
+        .map(|l| l as i64)
+        .collect::<Vec<i64>>()
+        .into_pyarray(py))
+}
+
 /// The outcome of `choose_sigma`, converted once.
 #[pyclass(frozen, module = "kgroups_rs._core")]
 pub(super) struct SigmaSelectionResult {
@@ -283,5 +319,6 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(select_k, m)?)?;
     m.add_function(wrap_pyfunction!(select_k_precomputed, m)?)?;
     m.add_function(wrap_pyfunction!(knn_affinity, m)?)?;
+    m.add_function(wrap_pyfunction!(knn_vote, m)?)?;
     Ok(())
 }

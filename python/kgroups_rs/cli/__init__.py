@@ -7,8 +7,8 @@
     Cluster the rows of a CSV/TSV/NPY file (``-``: standard input) with
     :class:`~kgroups_rs.KernelKGroups` and write one label per row, to standard output
     without ``-o`` (:mod:`kgroups_rs.cli.cluster`); large inputs run matrix-free. ``-k auto``
-    lets :func:`~kgroups_rs.select_k` choose k (``--kernel auto``: the kernel too) and prints
-    its per-k table (:mod:`kgroups_rs.cli._select`).
+    lets :func:`~kgroups_rs.select_k` choose k (and the kernel too unless ``--kernel`` names
+    one) and prints its per-k table (:mod:`kgroups_rs.cli._select`).
 
 Errors in the input (a missing file, a cell that is not a number, k out of range, ...) end
 the command with exit status 2 and a one-line message on stderr, without a traceback;

@@ -111,12 +111,13 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--k-range", type=k_range, default=None, metavar="MIN:MAX",
                     help="the k that -k auto considers (default 1:10, at most n); MIN = 1 "
                     "allows the answer 'one group'")
-    cl.add_argument("--kernel", choices=KERNELS, default="energy",
-                    help="energy: rho = ||x-y||^alpha (default); exponential / gaussian: "
-                    "with bandwidth --sigma; precomputed: DATA is an n x n kernel matrix; "
-                    "auto: select_k chooses the energy kernel or the kNN graph (with -k "
-                    "auto, together with k, and its partition is written; with a number "
-                    "for -k, the k groups of the kernel chosen)")
+    cl.add_argument("--kernel", choices=KERNELS, default=None,
+                    help="energy: rho = ||x-y||^alpha (the default with a number for -k); "
+                    "exponential / gaussian: with bandwidth --sigma; precomputed: DATA is an "
+                    "n x n kernel matrix; auto (the default with -k auto): select_k chooses "
+                    "the energy kernel or the kNN graph (with -k auto, together with k, and "
+                    "its partition is written; with a number for -k, the k groups of the "
+                    "kernel chosen)")
     cl.add_argument("--alpha", type=_alpha, default=1.0,
                     help="exponent of the energy kernel, 0 < alpha <= 2 (default 1)")
     cl.add_argument("--sigma", type=_sigma, default=None,

@@ -3,6 +3,9 @@ kernel) chosen by :func:`~kgroups_rs.select_k`.
 
 What ``-k auto`` can honour:
 
+- no ``--kernel``: the kernel of ``KernelKGroups(n_clusters="auto")``, the default
+  ``kernel=None``: chosen from the data, as ``--kernel auto`` (see below), whose rules apply
+  (:func:`~kgroups_rs._estimator_auto.resolved_kernel` says so for the estimators and here).
 - ``--kernel auto``: ``select_k`` chooses the kernel and k, and its partition is written; the
   options that configure one estimator fit (``--alpha``, ``--sigma``, ``--algorithm``,
   ``--init``, ``--n-init``, ``--max-iter``, ``--dtype``, ``--kernel-storage``) do not apply
@@ -12,7 +15,7 @@ What ``-k auto`` can honour:
   fit of the energy kernel with the command's defaults.
 - ``--kernel energy`` (``--alpha 1``, the only energy kernel ``select_k`` uses) or
   ``--kernel precomputed``: ``select_k`` chooses k with that kernel, then the estimator fits
-  k groups with every option, as ``KernelKGroups(n_clusters="auto")`` does.
+  k groups with every option, as ``KernelKGroups(n_clusters="auto", kernel="energy")`` does.
 - ``--kernel gaussian`` / ``exponential``: refused; ``select_k``'s gap statistic keeps the
   kernel fixed across reference sets, which a bandwidth fitted to the data does not.
 """
@@ -27,6 +30,7 @@ from typing import Any, Optional, TextIO
 
 import numpy as np
 
+from .._estimator_auto import resolved_kernel
 from .._progress import ProgressCallback
 from ..selection import SelectionResult, select_k
 from ._common import CliError
@@ -76,27 +80,32 @@ def k_option(text: str) -> int | str:
 
 def check_options(args: argparse.Namespace) -> None:
     """Refuse, before any work, the combinations that ``-k``, ``--kernel`` and
-    ``--k-range`` cannot honour (one line each)."""
+    ``--k-range`` cannot honour (one line each). ``--kernel`` left out is the estimator's
+    default (:func:`resolved_kernel`)."""
     auto_k = args.k == "auto"
     if not auto_k and args.k_range is not None:
         raise CliError("--k-range is the range of -k auto; give -k auto or leave --k-range out")
-    if args.kernel == "auto":
+    kernel = resolved_kernel(args.kernel, args.k)
+    if kernel == "auto":
         given = [name for attr, default, name in FIT_OPTIONS if getattr(args, attr) != default]
         if given:
+            named = "--kernel auto" if args.kernel is not None else (
+                "-k auto without --kernel chooses the kernel too (as --kernel auto), which"
+            )
             raise CliError(
-                f"--kernel auto leaves the kernel and the fit to select_k; {', '.join(given)} "
+                f"{named} leaves the kernel and the fit to select_k; {', '.join(given)} "
                 f"{'does' if len(given) == 1 else 'do'} not apply (name a kernel, such as "
                 "--kernel energy, to fit with them)"
             )
     if not auto_k:
         return
-    if args.kernel in ("gaussian", "exponential"):
+    if kernel in ("gaussian", "exponential"):
         raise CliError(
             f"-k auto chooses k with --kernel energy, auto or precomputed, not {args.kernel} "
             "(a bandwidth fitted to the data does not carry over to the gap statistic's "
             f"reference sets); give a number for -k with --kernel {args.kernel}"
         )
-    if args.kernel == "energy" and args.alpha != 1.0:
+    if kernel == "energy" and args.alpha != 1.0:
         raise CliError(
             f"-k auto chooses k with the energy kernel of alpha 1 (rho = ||x - y||); "
             f"--alpha {args.alpha:g} needs a number for -k"

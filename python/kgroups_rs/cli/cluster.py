@@ -9,8 +9,9 @@ The estimator holds the training kernel as it would for any caller (``--kernel-s
 auto``): a dense n x n matrix while it stays within 2 GiB (and 80% of the machine's memory),
 matrix-free above, so large inputs run instead of being refused; the labels are the same
 either way. The estimator, and so this command, needs scikit-learn, except where
-``--kernel auto`` writes :func:`~kgroups_rs.select_k`'s partition (``-k auto``) or the
-normalised cut of its kNN graph (a number for ``-k``; see ``_select``).
+``--kernel auto`` (the default with ``-k auto``) writes :func:`~kgroups_rs.select_k`'s
+partition (``-k auto``) or the normalised cut of its kNN graph (a number for ``-k``; see
+``_select``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Literal, Optional, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from .._estimator_auto import knn_labels
+from .._estimator_auto import knn_labels, resolved_kernel
 from .._progress import ProgressBar, ProgressCallback
 from ._common import CliError, progress_printer, shown
 from ._files import STDIN, check_output, numeric_id_column, read_input, same_file, write_labels
@@ -159,6 +160,7 @@ def run(args: argparse.Namespace) -> int:
         except ImportError as exc:
             raise CliError(f"--plot: {exc}") from None
     check_options(args)
+    args.kernel = resolved_kernel(args.kernel, args.k)  # --kernel left out: the estimator's default
     auto_kernel = args.kernel == "auto"
     model = None if auto_kernel else _model(args)
     _check_outputs(args)

@@ -1,10 +1,12 @@
-"""``n_clusters="auto"`` and ``kernel="auto"`` of the Dask :class:`KernelKGroups`.
+"""``n_clusters="auto"``, ``kernel="auto"`` and ``kernel="knn"`` of the Dask
+:class:`KernelKGroups`.
 
-Both choose on a seeded uniform sample of at most :data:`SELECTION_ROWS` rows brought to the
+They work on a seeded uniform sample of at most :data:`SELECTION_ROWS` rows brought to the
 client, with :func:`kgroups_rs.select_k` exactly as the single-machine estimator does (its
-helpers are reused). When the kNN graph is chosen, the sample is partitioned by the graph
-and every point of X gets the 10-nearest-neighbour vote among the labelled sample points
-(chunk by chunk), as the single-machine estimator's ``predict`` does for ``kernel_="knn"``.
+helpers are reused). With the kNN graph (asked for or chosen), the sample is partitioned by
+the graph and every point of X gets the 10-nearest-neighbour vote among the labelled sample
+points (chunk by chunk), as the single-machine estimator's ``predict`` does for
+``kernel_="knn"``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any, Optional
 import dask
 import numpy as np
 
-from .._estimator_auto import choose_kernel, fit_knn, predict_knn
+from .._estimator_auto import choose_kernel, fit_knn, knn_clusters, predict_knn
 from .._estimator_helpers import select_n_clusters
 from .._validation import splitmix
 from ..selection import SelectionResult
@@ -42,10 +44,14 @@ def choose(
     n_clusters: Any, kernel: str, sample: FloatArray, seed: int, n_init: int, max_iter: int
 ) -> tuple[Optional[SelectionResult], str, int]:
     """``(selection, kernel_, k)``: for ``kernel="auto"`` :func:`choose_kernel` on the sample
-    ("energy" or "knn"); else :func:`select_n_clusters` for ``n_clusters="auto"``."""
+    ("energy" or "knn"); for ``kernel="knn"`` :func:`knn_clusters`; else
+    :func:`select_n_clusters` for ``n_clusters="auto"``."""
     holder = _holder(n_clusters, seed, n_init, max_iter)
     if kernel == "auto":
         return choose_kernel(holder, sample, None)
+    if kernel == "knn":
+        selection, k = knn_clusters(holder, sample, None)
+        return selection, kernel, k
     selection = select_n_clusters(sample, None, kernel, seed, None)
     return selection, kernel, int(selection.k)
 
@@ -63,10 +69,11 @@ def _all_cores() -> Optional[int]:
 
 
 def knn_model(
-    sample: FloatArray, k: int, selection: SelectionResult, seed: int, n_init: int, max_iter: int
+    sample: FloatArray, k: int, selection: Optional[SelectionResult], seed: int, n_init: int,
+    max_iter: int,
 ) -> SimpleNamespace:
-    """The kNN graph's partition of the sample into k clusters and its neighbour index
-    (``labels_``, ``n_clusters_``, ``_neighbors``: what :func:`predict_knn` reads)."""
+    """The kNN graph's partition of the sample into k clusters and the points it labels
+    (``labels_``, ``n_clusters_``, ``_knn_points``: what :func:`predict_knn` reads)."""
     model = _holder(k, seed, n_init, max_iter)
     model.n_clusters_ = k
     fit_knn(model, sample, k, selection)

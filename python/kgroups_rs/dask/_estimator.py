@@ -6,6 +6,7 @@ from typing import Any, Literal, Optional, Union
 
 import numpy as np
 
+from .._estimator_auto import naming_the_default_kernel, resolved_kernel
 from .._kernel_options import KERNEL_SEMIMETRICS, Landmarks, Sigma, check_semimetric_parameters
 from .._validation import Init, RandomState, check_int, check_n_threads, seed_from_random_state
 from ..selection import SelectionResult
@@ -17,8 +18,9 @@ from ._result import DaskClusteringResult
 
 #: The kernels of the Dask estimator: those of :class:`kgroups_rs.KernelKGroups` built from
 #: points ("precomputed" needs the n x n matrix, which the distributed path never forms).
-#: "auto" chooses between the energy kernel and the kNN graph (see the class docstring).
-DaskKernel = Literal["energy", "exponential", "gaussian", "auto"]
+#: "knn" is the kNN graph and "auto" chooses between the energy kernel and it (see the class
+#: docstring); None, the default, is "energy", or "auto" with n_clusters="auto".
+DaskKernel = Literal["energy", "exponential", "gaussian", "knn", "auto"]
 
 
 class KernelKGroups:
@@ -36,29 +38,33 @@ class KernelKGroups:
     :func:`kgroups_rs.select_k` run exactly as by the single-machine estimator, on a seeded
     uniform sample of at most 5 000 rows of X (all of X when n <= 5 000); X is read once
     more to refuse NaN/inf anywhere. When the energy kernel is chosen, X is then fitted by
-    the Nyström path with the chosen k. When the kNN graph is chosen (``kernel_ == "knn"``),
-    no distributed kNN graph of all n points is built: the sample is partitioned by the
-    normalised cut of its 10-nearest-neighbour graph (select_k's partition) and every row of
-    X, in ``fit`` as in ``predict``, takes the majority label of its 10 nearest sample points
-    (``map_blocks``; ties to the label of the nearest tied point), as the single-machine
-    ``predict`` does for ``kernel_="knn"``; ``result_``, ``objective_``, ``within_``,
-    ``n_iter_``, ``converged_`` and ``cluster_centers_`` are then absent.
+    the Nyström path with the chosen k. With the kNN graph (``kernel="knn"``, or chosen:
+    ``kernel_ == "knn"``), no distributed kNN graph of all n points is built: the sample is
+    partitioned by the normalised cut of its 10-nearest-neighbour graph (select_k's
+    partition when it chose the same k) and every row of X, in ``fit`` as in ``predict``,
+    takes the majority label of its 10 nearest sample points (``map_blocks``; ties to the
+    label of the nearest tied point), as the single-machine ``predict`` does for
+    ``kernel_="knn"``; ``result_``, ``objective_``, ``within_``, ``n_iter_``, ``converged_``
+    and ``cluster_centers_`` are then absent.
 
     Parameters
     ----------
     n_clusters : int or "auto", default 2
         Number of clusters k, ``1 <= k <= n_components``; or "auto": chosen by
         :func:`kgroups_rs.select_k` (k = 1 ... 10) on the selection sample (see above), with
-        kernel "energy" or "auto" only. Neither "auto" takes ``sample_weight``.
-    kernel : {"energy", "exponential", "gaussian", "auto"}, default "energy"
-        The semimetric of negative type generating the kernel, as in
-        :class:`kgroups_rs.KernelKGroups`: "energy" ``rho = ||x - y||**alpha``;
+        kernel "energy", "knn" or "auto" (the default's) only. Takes no ``sample_weight``,
+        nor do "knn" and "auto".
+    kernel : {"energy", "exponential", "gaussian", "knn", "auto"} or None, default None
+        The kernel, as in :class:`kgroups_rs.KernelKGroups`. None (the default): "energy"
+        when ``n_clusters`` is a number, "auto" with ``n_clusters="auto"``.
+        "energy" ``rho = ||x - y||**alpha``;
         "exponential" ``2 - 2 exp(-||x - y|| / (2 sigma))``; "gaussian"
         ``2 - 2 exp(-||x - y||**2 / (2 sigma**2))``. ("precomputed" is not offered: the
-        distributed path never forms an n x n matrix.) "auto": the energy kernel or the
-        kNN graph, chosen by :func:`kgroups_rs.select_k` (``kernel="auto"``, k = 1 ...
-        max(10, n_clusters)) on the selection sample (see above); ``alpha`` and ``sigma``
-        must then keep their defaults.
+        distributed path never forms an n x n matrix.) "knn": the normalised cut of the
+        10-nearest-neighbour graph of the selection sample and the vote (see above).
+        "auto": the energy kernel or the kNN graph, chosen by :func:`kgroups_rs.select_k`
+        (``kernel="auto"``, k = 1 ... max(10, n_clusters)) on the selection sample (see
+        above). With "knn" and "auto", ``alpha`` and ``sigma`` must keep their defaults.
     alpha : float, default 1.0
         Exponent of the "energy" kernel, ``0 < alpha <= 2``. With the other kernels a value
         other than 1.0 raises ValueError in ``fit`` rather than being ignored.
@@ -113,7 +119,8 @@ class KernelKGroups:
     n_clusters_ : int
         The number of clusters fitted (chosen with ``n_clusters="auto"``).
     kernel_ : str
-        The kernel fitted: ``kernel``, or for ``kernel="auto"`` "energy" or "knn".
+        The kernel used, one of the values ``kernel`` accepts: ``kernel``, or for "auto"
+        (and the default with ``n_clusters="auto"``) the one chosen, "energy" or "knn".
     selection_ : SelectionResult or None
         select_k's table with either "auto" (on the selection sample), else None.
     objective_, within_ : float
@@ -128,7 +135,7 @@ class KernelKGroups:
         self,
         n_clusters: Union[int, Literal["auto"]] = 2,
         *,
-        kernel: DaskKernel = "energy",
+        kernel: Optional[DaskKernel] = None,
         alpha: float = 1.0,
         sigma: Sigma = None,
         algorithm: DaskAlgorithm = "hartigan",
@@ -177,17 +184,17 @@ class KernelKGroups:
 
     def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> KernelKGroups:
         """Cluster X (a dask array chunked along rows); ``y`` is ignored."""
-        kernel: Any = self.kernel
+        kernel: Any = resolved_kernel(self.kernel, self.n_clusters)
         semimetric = KERNEL_SEMIMETRICS.get(kernel) if isinstance(kernel, str) else None
-        if semimetric is None and kernel != "auto":
+        if semimetric is None and kernel not in ("knn", "auto"):
             raise ValueError(
-                f"kernel must be one of {(*KERNEL_SEMIMETRICS, 'auto')}, got {kernel!r}"
+                f"kernel must be one of {(*KERNEL_SEMIMETRICS, 'knn', 'auto')} or None, got {kernel!r}"
                 + (" (the distributed path never forms the n x n kernel matrix)"
                    if kernel == "precomputed" else "")
             )
         if kernel != "auto":
             check_semimetric_parameters(
-                semimetric, self.alpha, self.sigma, parameter="kernel", shown=self.kernel,
+                semimetric, self.alpha, self.sigma, parameter="kernel", shown=kernel,
                 power_name="energy",
             )  # fmt: skip
         auto_k = isinstance(self.n_clusters, str)
@@ -197,16 +204,18 @@ class KernelKGroups:
         self.selection_: Optional[SelectionResult] = None
         self.kernel_: str = kernel
         seed: Any = self.random_state
-        if auto_k or kernel == "auto":
-            if sample_weight is not None:
-                raise ValueError(
-                    "n_clusters='auto' and kernel='auto' do not take sample_weight (select_k has "
-                    "no weights); give n_clusters and kernel"
-                )
-            if kernel == "auto" and (self.alpha != 1.0 or self.sigma is not None):
-                raise ValueError(
-                    "kernel='auto' chooses the kernel itself: leave alpha at 1.0 and sigma at None"
-                )
+        if auto_k or kernel in ("knn", "auto"):
+            with naming_the_default_kernel(self.kernel, self.n_clusters):
+                if sample_weight is not None:
+                    raise ValueError(
+                        "n_clusters='auto', kernel='auto' and kernel='knn' do not take "
+                        "sample_weight (select_k and the kNN graph have no weights); give "
+                        "n_clusters and a kernel such as kernel='energy'"
+                    )
+                if kernel == "auto" and (self.alpha != 1.0 or self.sigma is not None):
+                    raise ValueError(
+                        "kernel='auto' chooses the kernel itself: leave alpha at 1.0 and sigma at None"
+                    )
             X = as_row_chunked(X)
             # One seed for the sample, the selection and the fit (a Generator is drawn once).
             seed = seed_from_random_state(self.random_state)
@@ -241,7 +250,6 @@ class KernelKGroups:
     def _fit_knn(self, X: Any, sample: Any, k: int, seed: int, n_init: int, max_iter: int) -> None:
         """kernel_="knn": the graph partition of the sample, and every row of X labelled by
         the 10-nearest-neighbour vote among the sample's points."""
-        assert self.selection_ is not None
         for name in ("result_", "objective_", "within_", "n_iter_", "converged_", "cluster_centers_"):
             self.__dict__.pop(name, None)
         self.n_clusters_ = k
@@ -257,10 +265,10 @@ class KernelKGroups:
         """The nearest cluster mean in feature space of every row of X, as a dask array."""
         if getattr(self, "kernel_", None) == "knn":
             X = as_row_chunked(X)
-            if X.shape[1] != self._knn._neighbors.n_features_in_:
+            if X.shape[1] != self._knn._knn_points.shape[1]:
                 raise ValueError(
                     f"X has {X.shape[1]} features but the model was fitted on "
-                    f"{self._knn._neighbors.n_features_in_}"
+                    f"{self._knn._knn_points.shape[1]}"
                 )
             return self._predict_knn(X)
         if not hasattr(self, "result_"):

@@ -42,21 +42,18 @@ def spectral_transform(phi: Any, weight_vector: Any, k: int) -> tuple[FloatArray
     ``C = Phi^T W Phi``, and ``bound = lambda_1 + ... + lambda_k`` (the relaxation's upper
     bound on the objective Q of every partition into k clusters)."""
     weighted = phi if weight_vector is None else phi * weight_vector[:, None]
-    gram = np.asarray(da.dot(weighted.T, phi).compute(), dtype=np.float64)
-    gram = 0.5 * (gram + gram.T)
-    values, vectors = np.linalg.eigh(gram)
-    order = np.argsort(values)[::-1][:k]
-    top, basis = values[order], vectors[:, order]
+    gram = aligned(da.dot(weighted.T, phi).compute(), np.float64)
+    # The core's eigen-decomposition (symmetrised, values descending, each eigenvector's
+    # largest |entry| positive so that T is reproducible; the rounding's distances do not
+    # depend on the signs).
+    values, vectors = _core.symmetric_eigen(gram)
+    top, basis = values[:k], vectors[:, :k]
     if top.size < k or not bool(top[-1] > 1e-12 * max(float(top[0]), 0.0)):
         raise ValueError(
             f"init='spectral' needs k = {k} positive eigenvalues of the low-rank kernel, but it has "
             f"fewer (rank {int(np.sum(values > 1e-12 * max(float(values.max()), 0.0)))}); use "
             "init='k-means++' or more landmarks (n_components)"
         )
-    # Each eigenvector's sign fixed (largest |entry| positive) so that T is reproducible; the
-    # rounding's distances do not depend on it.
-    signs = np.sign(basis[np.argmax(np.abs(basis), axis=0), np.arange(k)])
-    basis = basis * np.where(signs == 0, 1.0, signs)
     return np.ascontiguousarray(basis / np.sqrt(top)), float(np.sum(top))
 
 

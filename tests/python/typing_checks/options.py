@@ -26,6 +26,8 @@ KernelKGroups(2, kernel="gaussian", sigma="median", init="random", kernel_storag
 KernelKGroups(2, init=labels)
 KernelKGroups(2, init=[0, 0, 1, 1])
 KernelKMeans(2, kernel="precomputed", algorithm="lloyd-online")
+KernelKGroups("auto", kernel="knn")
+KernelKGroups("auto", kernel=None)
 energy_gram(X, semimetric="exponential", base="origin")
 bandwidth(X, "median")
 kernel_kgroups(energy_gram(X), 2, "k-means++", algorithm="lloyd")

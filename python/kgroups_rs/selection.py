@@ -151,7 +151,8 @@ def select_k(
 
     The rule (``kernel="auto"``): when the energy kernel sees structure, k by Tibshirani's
     1-SE rule from k = 2 on (the smallest k >= 2 with ``Gap(k) >= Gap(k+1) - s_{k+1}``),
-    and the kNN graph's partition at that k when the cut ratio is below 0.8, else the energy
+    passing over a k that some larger j beats by the structure margin (``Gap(j) - Gap(k) >
+    max(0.1, 3 s_j)``), and the kNN graph's partition at that k when the cut ratio is below 0.8, else the energy
     kernel's. When the energy kernel sees no structure, or its gap still rises at the end of
     the range, the kNN graph with k at its largest relative eigen-gap, if the self-tuning
     probe sees structure and the cut ratio there is below 0.1 (a cut the energy kernel

@@ -103,7 +103,7 @@ pub const STRUCTURE_MIN_SE: f64 = 3.0;
 
 /// The structure score of a gap curve: `max over k ≥ 2 of Gap(k) − Gap(1) −
 /// max(`[`STRUCTURE_MIN_GAIN`]`, `[`STRUCTURE_MIN_SE`]` · s_k)`; positive means the kernel
-/// sees more than one group. NaN for a curve of one k.
+/// sees more than one group. NaN for a curve of one k. It is [`gain_beyond`] at k = 1.
 ///
 /// ```
 /// use kgroups::select::gap::{structure_score, GapCurve};
@@ -117,12 +117,17 @@ pub const STRUCTURE_MIN_SE: f64 = 3.0;
 /// assert!((structure_score(&curve) - 0.10).abs() < 1e-12);
 /// ```
 pub fn structure_score(curve: &GapCurve) -> f64 {
-    let base = curve.gap.first().copied().unwrap_or(f64::NAN);
-    curve
-        .gap
-        .iter()
-        .zip(&curve.se)
-        .skip(1)
+    gain_beyond(&curve.gap, &curve.se, 1)
+}
+
+/// How far some larger k's gap beats k's: `max over j > k of Gap(j) − Gap(k) −
+/// max(`[`STRUCTURE_MIN_GAIN`]`, `[`STRUCTURE_MIN_SE`]` · s_j)` (NaN when k is the last).
+/// Positive means a larger k sees structure that k does not.
+pub fn gain_beyond(gap: &[f64], se: &[f64], k: usize) -> f64 {
+    let base = gap.get(k - 1).copied().unwrap_or(f64::NAN);
+    gap.iter()
+        .zip(se)
+        .skip(k)
         .map(|(g, s)| g - base - STRUCTURE_MIN_GAIN.max(STRUCTURE_MIN_SE * s))
         .fold(f64::NAN, f64::max)
 }
@@ -143,6 +148,27 @@ pub fn tibshirani_k(gap: &[f64], se: &[f64], k_from: usize) -> usize {
     (k_from.max(1)..last)
         .find(|&k| gap[k - 1] >= gap[k] - se[k])
         .unwrap_or(last.max(1))
+}
+
+/// The k of the energy gap: Tibshirani's rule from `k_from` on, passing over every k that
+/// a larger k beats by the structure margin ([`gain_beyond`] positive), as it passes over
+/// one group. Groups of groups (evenly spaced blobs, say) give the gap small local maxima
+/// before its rise at the true k; those are not where it stops.
+///
+/// ```
+/// use kgroups::select::gap::{gap_k, tibshirani_k};
+/// let gap = [-0.1, -0.06, -0.03, 0.11, 0.13, 0.25, 0.55, 1.26, 1.19];
+/// let se = [0.02; 9];
+/// assert_eq!(tibshirani_k(&gap, &se, 2), 4); // a small local maximum
+/// assert_eq!(gap_k(&gap, &se, 2), 8);
+/// ```
+pub fn gap_k(gap: &[f64], se: &[f64], k_from: usize) -> usize {
+    let last = gap.len().min(se.len());
+    let mut k = tibshirani_k(gap, se, k_from);
+    while k < last && gain_beyond(gap, se, k) > 0.0 {
+        k = tibshirani_k(gap, se, k + 1);
+    }
+    k
 }
 
 #[cfg(test)]
@@ -183,6 +209,27 @@ mod tests {
         let c = curve(vec![0.2, 0.2, 0.3, 0.5], vec![0.2; 4]);
         assert!(structure_score(&c) < 0.0);
         assert!(structure_score(&curve(vec![0.2], vec![0.1])).is_nan());
+    }
+
+    #[test]
+    fn gap_k_stops_where_no_larger_k_gains_the_margin() {
+        let mut rng = crate::rng::Rng::new(9);
+        for _ in 0..2000 {
+            let len = 2 + rng.below(9).unwrap();
+            let gap: Vec<f64> = (0..len).map(|_| rng.next_f64()).collect();
+            let se: Vec<f64> = (0..len).map(|_| 0.05 * rng.next_f64()).collect();
+            let from = 1 + rng.below(len).unwrap();
+            let k = gap_k(&gap, &se, from);
+            assert!((from..=len).contains(&k));
+            // Where it stops, Tibshirani's condition holds (or the curve ended) and no larger
+            // k gains the margin; every k it passed over failed one of the two.
+            let stops = |k: usize| {
+                (k == len || gap[k - 1] >= gap[k] - se[k])
+                    && (k == len || gain_beyond(&gap, &se, k) <= 0.0)
+            };
+            assert!(stops(k), "{gap:?} {se:?} {from} -> {k}");
+            assert!((from..k).all(|j| !stops(j)), "{gap:?} {se:?} {from} -> {k}");
+        }
     }
 
     #[test]

@@ -24,7 +24,8 @@
 //!   subsamples on their common points (reported, not used by the rule).
 //!
 //! The rule (`kernel = Auto`): when the energy kernel sees structure, k by Tibshirani's 1-SE
-//! rule from k = 2 ([`gap::tibshirani_k`]) and, at that k, the kNN graph's partition when the
+//! rule from k = 2, passing over a k that a larger k beats by the structure margin
+//! ([`gap::gap_k`]) and, at that k, the kNN graph's partition when the
 //! cut ratio is below [`GRAPH_CUT_RATIO`], else the energy kernel's. When the energy kernel
 //! sees no structure or its gap still rises at `k_max`: the kNN graph with k at its largest
 //! relative eigen-gap when the probe sees structure and the cut ratio there is below
@@ -70,7 +71,7 @@ use cut::{kernel_by_cut, GraphPartitions};
 pub use cut::{GRAPH_CUT_RATIO, GRAPH_ONLY_CUT_RATIO};
 use every_point::{best_of_starts, knn_partition_of_all};
 use fits::{energy_fits, spectral_graph_fits, KFit};
-use gap::{gap_curve_of_rows, structure_score, tibshirani_k};
+use gap::{gap_curve_of_rows, gap_k, structure_score};
 use neighbors::{
     knn_affinity, self_tuning_affinity, CsrGraphKernel, DenseGraphKernel, KNN_NEIGHBOURS,
 };
@@ -504,9 +505,8 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
         seed: seeds[7],
         fits: Vec::new(),
     };
-    let energy_k =
-        (structure.energy > 0.0).then(|| tibshirani_k(&gap.gap, &gap.se, options.k_min.max(2)));
-    let gap_k_from_k_min = || tibshirani_k(&gap.gap, &gap.se, options.k_min);
+    let energy_k = (structure.energy > 0.0).then(|| gap_k(&gap.gap, &gap.se, options.k_min.max(2)));
+    let gap_k_from_k_min = || gap_k(&gap.gap, &gap.se, options.k_min);
     let eigengap_k = eigengap::relative_eigengap_k(&relative, options.k_min, options.k_max);
     let mut probe = || {
         self_tuning_score(

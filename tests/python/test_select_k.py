@@ -250,11 +250,15 @@ def test_warm_start_must_be_a_bool(bad: object) -> None:
         kgroups_rs.select_k(_blobs(2), warm_start=bad)  # type: ignore[arg-type]
 
 
-def _tibshirani_from_two(gap: np.ndarray, se: np.ndarray) -> int:
-    """The smallest k >= 2 with Gap(k) >= Gap(k+1) - s_{k+1}, else the last k (R's
-    ``maxSE(..., "Tibs2001SEmax")`` on the curve from k = 2)."""
-    hits = [k for k in range(2, len(gap)) if gap[k - 1] >= gap[k] - se[k]]
-    return hits[0] if hits else len(gap)
+def _gap_k(gap: np.ndarray, se: np.ndarray) -> int:
+    """The smallest k >= 2 with Gap(k) >= Gap(k+1) - s_{k+1} (Tibshirani's rule) where no
+    larger j gains Gap(j) - Gap(k) > max(0.1, 3 s_j), else the last k."""
+    K = len(gap)
+    for k in range(2, K):
+        gains = [gap[j - 1] - gap[k - 1] - max(0.1, 3 * se[j - 1]) for j in range(k + 1, K + 1)]
+        if gap[k - 1] >= gap[k] - se[k] and max(gains) <= 0:
+            return k
+    return K
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -266,7 +270,7 @@ def test_the_energy_rule_reads_the_table(seed: int) -> None:
     score = max(gap[k - 1] - gap[0] - max(0.1, 3 * se[k - 1]) for k in range(2, 9))
     assert result.energy_structure == pytest.approx(score, rel=1e-12, abs=1e-12)
     assert score > 0
-    assert result.k == _tibshirani_from_two(gap, se)
+    assert result.k == _gap_k(gap, se)
     assert result.at_range_end == (result.k == 8)
 
 

@@ -75,11 +75,16 @@ def test_blobs_20_standard_deviations_apart_are_found_for_k_up_to_12(k: int) -> 
         ("elongated Gaussian, 8-D", lambda rng: rng.normal(size=(600, 8)) @ rng.normal(size=(8, 8))),
     ],
 )
-@pytest.mark.parametrize("seed", [11, 12])
-def test_structureless_data_are_one_group(name: str, make: object, seed: int) -> None:
-    X = make(np.random.default_rng(seed))  # type: ignore[operator]
-    result = kgroups_rs.select_k(X, random_state=seed)
-    assert (result.k, result.rule) == (1, "no_structure"), name
+def test_structureless_data_are_one_group(name: str, make: object) -> None:
+    """One group on at least 9 of 10 draws of each family (``bench_select_null.py`` measures
+    the rate on 208 sets: the goal is 95 %)."""
+    found = [
+        kgroups_rs.select_k(make(np.random.default_rng(seed)), random_state=seed)  # type: ignore[operator]
+        for seed in range(10)
+    ]
+    ones = [r for r in found if r.k == 1]
+    assert len(ones) >= 9, (name, [r.k for r in found])
+    assert all(r.rule == "no_structure" and np.all(r.labels == 0) for r in ones)
 
 
 def test_a_k_at_the_end_of_the_range_warns() -> None:

@@ -224,8 +224,7 @@ mod tests {
             // Where it stops, Tibshirani's condition holds (or the curve ended) and no larger
             // k gains the margin; every k it passed over failed one of the two.
             let stops = |k: usize| {
-                (k == len || gap[k - 1] >= gap[k] - se[k])
-                    && (k == len || gain_beyond(&gap, &se, k) <= 0.0)
+                k == len || (gap[k - 1] >= gap[k] - se[k] && gain_beyond(&gap, &se, k) <= 0.0)
             };
             assert!(stops(k), "{gap:?} {se:?} {from} -> {k}");
             assert!((from..k).all(|j| !stops(j)), "{gap:?} {se:?} {from} -> {k}");

@@ -256,6 +256,7 @@ class SelectionResult:
     @property
     def n_statistics(self) -> int: ...
 
+def select_defaults() -> dict[str, int]: ...
 def select_k(
     x: npt.NDArray[np.float64],
     k_min: int,

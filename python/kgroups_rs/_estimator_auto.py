@@ -24,12 +24,8 @@ import numpy.typing as npt
 
 from . import _core
 from ._estimator_helpers import select_n_clusters
-from .selection import SelectionResult, select_k
+from .selection import DEFAULTS, SelectionResult, default_k_range, select_k
 
-#: Neighbours of the kNN graph (select_k's) and of the vote of ``predict``.
-N_NEIGHBORS = 10
-#: The smallest k range of the selection: 1 ... max(this, n_clusters) (capped at n_samples).
-MIN_K_MAX = 10
 
 KNN_HAS_NO_KERNEL = (
     "the kNN graph (kernel_='knn': kernel='knn', or the choice of kernel='auto') defines no "
@@ -93,7 +89,7 @@ def choose_kernel(estimator: Any, X: _Float, w: Optional[_Float]) -> tuple[Selec
     wanted = None if isinstance(estimator.n_clusters, str) else int(estimator.n_clusters)
     if wanted is not None and wanted > n:
         raise ValueError(f"n_clusters = {wanted} must be <= n_samples = {n} (the number of samples)")
-    k_range: Any = wanted if wanted is not None else range(1, min(MIN_K_MAX, n) + 1)
+    k_range: Any = wanted if wanted is not None else default_k_range(n)
     selection = select_k(
         X, k_range, kernel="auto", random_state=estimator.random_state, n_threads=estimator._threads(),
     )  # fmt: skip
@@ -133,7 +129,7 @@ def knn_labels(
         return np.asarray(selection.labels, dtype=np.int64)
     if k == 1:
         return np.zeros(X.shape[0], dtype=np.int64)
-    graph = knn_kernel(X, min(N_NEIGHBORS, X.shape[0] - 1), n_threads=n_threads)
+    graph = knn_kernel(X, min(DEFAULTS["n_neighbors"], X.shape[0] - 1), n_threads=n_threads)
     labels = graph_partition(
         graph, k, objective="normalized_cut", algorithm=algorithm, init="spectral", n_init=n_init,
         max_iter=max_iter, random_state=random_state, n_threads=n_threads,
@@ -167,7 +163,7 @@ def predict_knn(estimator: Any, X: _Float) -> _Int:
     # C-contiguous and aligned: arrays unpickled by dask may be unaligned views of a buffer.
     voted = _core.knn_vote(
         np.require(X, np.float64, ["C", "A"]), np.require(estimator._knn_points, np.float64, ["C", "A"]),
-        np.require(estimator.labels_, np.int64, ["C", "A"]), int(estimator.n_clusters_), N_NEIGHBORS,
+        np.require(estimator.labels_, np.int64, ["C", "A"]), int(estimator.n_clusters_), DEFAULTS["n_neighbors"],
         estimator._threads(),
     )  # fmt: skip
     return np.asarray(voted, dtype=np.int64)

@@ -116,7 +116,7 @@ def select_n_clusters(
     """``n_clusters="auto"``: :func:`~kgroups_rs.select_k` on the training data ``X`` (points
     for ``kernel="energy"`` or ``"knn"``, the kernel matrix for ``"precomputed"``),
     k = 1 ... min(10, n)."""
-    from .selection import select_k
+    from .selection import default_k_range, select_k
 
     if kernel not in ("energy", "knn", "precomputed"):
         raise ValueError(
@@ -132,7 +132,7 @@ def select_n_clusters(
         raise ValueError(f"n_clusters='auto' needs at least 2 samples, got {n}")
     return select_k(
         np.asarray(X, dtype=np.float64),
-        range(1, min(10, n) + 1),
+        default_k_range(n),
         kernel=kernel,  # type: ignore[arg-type]
         random_state=random_state,
         n_threads=n_threads,

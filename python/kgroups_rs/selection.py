@@ -24,8 +24,16 @@ __all__ = ["SelectionResult", "select_k"]
 SelectKernel = Literal["auto", "energy", "knn", "precomputed"]
 _KERNELS = ("auto", "energy", "knn", "precomputed")
 
-#: The statistics are computed on a seeded subsample of this many points beyond it.
-MAX_STATISTICS_POINTS = 2000
+#: The core's defaults (one owner: the Rust core's ``SelectOptions``): ``k_max`` of the
+#: default range, ``max_statistics_points`` (the statistics' sample beyond it),
+#: ``n_neighbors`` (the kNN graph and its vote), ``n_refs``, ``n_init``, ``n_pairs``.
+DEFAULTS: dict[str, int] = dict(_core.select_defaults())
+
+
+def default_k_range(n: int) -> range:
+    """The k range a selection considers when none is given: 1 ... ``DEFAULTS["k_max"]``,
+    capped at the ``n`` points."""
+    return range(1, min(DEFAULTS["k_max"], n) + 1)
 
 
 @dataclass(frozen=True)
@@ -113,12 +121,12 @@ def _k_bounds(k_min: int, k_max: int, n: int) -> tuple[int, int]:
 
 def select_k(
     X: Any,
-    k: Any = range(1, 11),
+    k: Any = None,
     *,
     kernel: SelectKernel = "auto",
-    n_refs: int = 10,
-    n_init: int = 10,
-    n_pairs: int = 5,
+    n_refs: int = DEFAULTS["n_refs"],
+    n_init: int = DEFAULTS["n_init"],
+    n_pairs: int = DEFAULTS["n_pairs"],
     warm_start: bool = True,
     random_state: RandomState = None,
     n_threads: Optional[int] = None,
@@ -173,8 +181,9 @@ def select_k(
     ----------
     X : array_like of shape (n, D), or (n, n) for ``kernel="precomputed"``
         The data (finite), or a symmetric kernel matrix.
-    k : range, sequence of consecutive ints, or int, default range(1, 11)
-        The k considered (at least two values, within 1 .. n). Starting at 1 allows the
+    k : range, sequence of consecutive ints, int, or None, default None
+        The k considered (at least two values, within 1 .. n; None: 1 ... 10, capped at
+        n). Starting at 1 allows the
         answer "one group". One int: k is given and only the kernel is chosen
         (``kernel="auto"``): the energy kernel's and the kNN graph's partitions into k groups,
         the graph's when the cut ratio is below 0.8 (no gap statistic; ``rule`` is
@@ -233,7 +242,7 @@ def select_k(
         raise ValueError(f"choosing k needs at least 2 points, got {n}")
     if data.size and not np.all(np.isfinite(data)):
         raise ValueError("X contains NaN or infinity; all values must be finite")
-    k_min, k_max = _k_range(k, n)
+    k_min, k_max = _k_range(default_k_range(n) if k is None else k, n)
     if k_min == k_max and kernel != "auto":
         raise ValueError(f"with one k given only the kernel is chosen, which needs kernel='auto', got {kernel!r}")
     refs = check_int(n_refs, "n_refs", 1)
@@ -253,7 +262,7 @@ def select_k(
         )
     else:
         raw = _core.select_k(
-            data, k_min, k_max, kernel, refs, starts, pairs, MAX_STATISTICS_POINTS, seed, threads, progress,
+            data, k_min, k_max, kernel, refs, starts, pairs, DEFAULTS["max_statistics_points"], seed, threads, progress,
             warm_start=bool(warm_start),
         )
     result = SelectionResult(

@@ -312,8 +312,25 @@ fn choose_sigma(
     })
 }
 
+/// The core's selection defaults, read by every Python caller: `k_max` (of the default
+/// range 1 … k_max), `max_statistics_points`, `n_neighbors` (of the kNN graph and its vote),
+/// `n_refs`, `n_init`, `n_pairs`.
+#[pyfunction]
+fn select_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = SelectOptions::default();
+    let out = PyDict::new(py);
+    out.set_item("k_max", d.k_max)?;
+    out.set_item("max_statistics_points", d.max_statistics_points)?;
+    out.set_item("n_neighbors", select::neighbors::KNN_NEIGHBOURS)?;
+    out.set_item("n_refs", d.n_refs)?;
+    out.set_item("n_init", d.n_init)?;
+    out.set_item("n_pairs", d.n_pairs)?;
+    Ok(out)
+}
+
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SelectionResult>()?;
+    m.add_function(wrap_pyfunction!(select_defaults, m)?)?;
     m.add_class::<SigmaSelectionResult>()?;
     m.add_function(wrap_pyfunction!(choose_sigma, m)?)?;
     m.add_function(wrap_pyfunction!(select_k, m)?)?;

@@ -32,11 +32,8 @@ import numpy as np
 
 from .._estimator_auto import resolved_kernel
 from .._progress import ProgressCallback
-from ..selection import SelectionResult, select_k
+from ..selection import SelectionResult, default_k_range, select_k
 from ._common import CliError
-
-#: The k range of ``-k auto`` without ``--k-range``: 1 .. min(10, n), as the estimator's.
-DEFAULT_K_MAX = 10
 
 #: The options of one estimator fit, their defaults, and how the error names them.
 FIT_OPTIONS = (
@@ -153,24 +150,28 @@ def parts_progress(args: argparse.Namespace, stream: TextIO) -> Optional[PartsPr
 
 def run_selection(args: argparse.Namespace, data: np.ndarray, stream: TextIO) -> SelectionResult:
     """:func:`select_k` on ``data`` (points, or the kernel matrix) with the command's range
-    (with a number for ``-k``: 1 ... max(10, k)), kernel, seed, threads and progress."""
+    (with a number for ``-k``: that k, the kernel alone), kernel, seed, threads and progress."""
     n = data.shape[0]
     if n < 2:
         option = "-k auto" if args.k == "auto" else "--kernel auto"
         raise CliError(f"{option} needs at least 2 points, got n = {n}")
-    if args.k != "auto":  # --kernel auto for a given k: the estimator's range
-        k_min, k_max = 1, min(max(DEFAULT_K_MAX, args.k), n)
+    k: Any
+    if args.k != "auto":  # --kernel auto for a given k: the kernel alone, at that k
+        if args.k > n:
+            raise CliError(f"-k {args.k} is beyond the number of points n = {n}")
+        k = args.k
     elif args.k_range is None:
-        k_min, k_max = 1, min(DEFAULT_K_MAX, n)
+        k = default_k_range(n)
     else:
         k_min, k_max = args.k_range
         if k_max > n:
             raise CliError(f"--k-range reaches {k_max}, beyond the number of points n = {n}")
+        k = range(k_min, k_max + 1)
     progress = parts_progress(args, stream)
     callback: Optional[ProgressCallback] = progress
     try:
         return select_k(
-            data, range(k_min, k_max + 1), kernel=selection_kernel(args),  # type: ignore[arg-type]
+            data, k, kernel=selection_kernel(args),  # type: ignore[arg-type]
             random_state=args.seed, n_threads=args.threads, progress=callback,
         )
     finally:

@@ -116,9 +116,12 @@ def _kernel_note(
 ) -> str:
     if args.kernel == "auto":  # the energy kernel fitted for -k
         assert selection is not None
-        why = {"energy": "chosen by select_k", None: "select_k saw no structure"}.get(
-            selection.kernel, "one group: the kernel does not matter"
-        )
+        if model.n_clusters_ == 1:
+            why = "one group: the kernel does not matter"
+        else:
+            why = {"energy": "chosen by select_k", None: "select_k saw no structure"}.get(
+                selection.kernel, "chosen by select_k"
+            )
         return f"energy, rho = ||x - y|| ({why})"
     if args.kernel == "precomputed":
         return "precomputed"

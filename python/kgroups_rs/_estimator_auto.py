@@ -26,7 +26,6 @@ from . import _core
 from ._estimator_helpers import select_n_clusters
 from .selection import DEFAULTS, SelectionResult, default_k_range, select_k
 
-
 KNN_HAS_NO_KERNEL = (
     "the kNN graph (kernel_='knn': kernel='knn', or the choice of kernel='auto') defines no "
     "distance from a new point to a cluster: transform, score and fit_transform need a kernel "
@@ -163,7 +162,7 @@ def predict_knn(estimator: Any, X: _Float) -> _Int:
     # C-contiguous and aligned: arrays unpickled by dask may be unaligned views of a buffer.
     voted = _core.knn_vote(
         np.require(X, np.float64, ["C", "A"]), np.require(estimator._knn_points, np.float64, ["C", "A"]),
-        np.require(estimator.labels_, np.int64, ["C", "A"]), int(estimator.n_clusters_), DEFAULTS["n_neighbors"],
-        estimator._threads(),
+        np.require(estimator.labels_, np.int64, ["C", "A"]), int(estimator.n_clusters_),
+        DEFAULTS["n_neighbors"], estimator._threads(),
     )  # fmt: skip
     return np.asarray(voted, dtype=np.int64)

@@ -160,8 +160,8 @@ def select_k(
     The rule (``kernel="auto"``): when the energy kernel sees structure, k by Tibshirani's
     1-SE rule from k = 2 on (the smallest k >= 2 with ``Gap(k) >= Gap(k+1) - s_{k+1}``),
     passing over a k that some larger j beats by the structure margin (``Gap(j) - Gap(k) >
-    max(0.1, 3 s_j)``), and the kNN graph's partition at that k when the cut ratio is below 0.8, else the energy
-    kernel's. When the energy kernel sees no structure, or its gap still rises at the end of
+    max(0.1, 3 s_j)``), and the kNN graph's partition at that k when the cut ratio is below
+    0.8, else the energy kernel's. When the energy kernel sees no structure, or its gap still rises at the end of
     the range, the kNN graph with k at its largest relative eigen-gap, if the self-tuning
     probe sees structure and the cut ratio there is below 0.1 (a cut the energy kernel
     cannot make); else the energy gap's k at the end of the range (with a warning that the
@@ -244,7 +244,9 @@ def select_k(
         raise ValueError("X contains NaN or infinity; all values must be finite")
     k_min, k_max = _k_range(default_k_range(n) if k is None else k, n)
     if k_min == k_max and kernel != "auto":
-        raise ValueError(f"with one k given only the kernel is chosen, which needs kernel='auto', got {kernel!r}")
+        raise ValueError(
+            f"with one k given only the kernel is chosen, which needs kernel='auto', got {kernel!r}"
+        )
     refs = check_int(n_refs, "n_refs", 1)
     starts = check_int(n_init, "n_init", 1)
     pairs = check_int(n_pairs, "n_pairs", 0)
@@ -262,8 +264,8 @@ def select_k(
         )
     else:
         raw = _core.select_k(
-            data, k_min, k_max, kernel, refs, starts, pairs, DEFAULTS["max_statistics_points"], seed, threads, progress,
-            warm_start=bool(warm_start),
+            data, k_min, k_max, kernel, refs, starts, pairs, DEFAULTS["max_statistics_points"], seed,
+            threads, progress, warm_start=bool(warm_start),
         )
     result = SelectionResult(
         k=int(raw.k),

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import warnings
 
+import kgroups_rs
 import numpy as np
 import pytest
-
-import kgroups_rs
 
 sklearn_datasets = pytest.importorskip("sklearn.datasets")
 

@@ -150,10 +150,12 @@ pub fn tibshirani_k(gap: &[f64], se: &[f64], k_from: usize) -> usize {
         .unwrap_or(last.max(1))
 }
 
-/// The k of the energy gap: Tibshirani's rule from `k_from` on, passing over every k that
-/// a larger k beats by the structure margin ([`gain_beyond`] positive), as it passes over
-/// one group. Groups of groups (evenly spaced blobs, say) give the gap small local maxima
-/// before its rise at the true k; those are not where it stops.
+/// The k of the energy gap: Tibshirani's rule from `k_from` on, passing over a k that sees
+/// structure (`Gap(k) > Gap(1)`) when a larger k beats it by the structure margin
+/// ([`gain_beyond`] positive) and by more than twice what k gained over one group
+/// (`Gap(j) − Gap(k) > 2 (Gap(k) − Gap(1))`): groups of groups (evenly spaced blobs, say)
+/// give the gap small local maxima before its steep rise at the true k, and those are not
+/// where it stops; the slower rise past the true k of elongated groups is.
 ///
 /// ```
 /// use kgroups::select::gap::{gap_k, tibshirani_k};
@@ -161,14 +163,25 @@ pub fn tibshirani_k(gap: &[f64], se: &[f64], k_from: usize) -> usize {
 /// let se = [0.02; 9];
 /// assert_eq!(tibshirani_k(&gap, &se, 2), 4); // a small local maximum
 /// assert_eq!(gap_k(&gap, &se, 2), 8);
+/// // Past a clear first rise, a slower one does not move it.
+/// let gap = [0.0, 0.6, 0.9, 0.85, 0.95, 1.05, 1.15];
+/// assert_eq!(gap_k(&gap, &se, 2), 3);
 /// ```
 pub fn gap_k(gap: &[f64], se: &[f64], k_from: usize) -> usize {
     let last = gap.len().min(se.len());
     let mut k = tibshirani_k(gap, se, k_from);
-    while k < last && gain_beyond(gap, se, k) > 0.0 {
+    while k < last && beaten(gap, se, k) {
         k = tibshirani_k(gap, se, k + 1);
     }
     k
+}
+
+/// Whether `k` sees structure and a larger k beats it by the structure margin and by more
+/// than twice what `k` gained over one group.
+fn beaten(gap: &[f64], se: &[f64], k: usize) -> bool {
+    let gained = gap[k - 1] - gap[0];
+    let rise = gap[k..].iter().fold(f64::NEG_INFINITY, |a, &g| a.max(g)) - gap[k - 1];
+    gained > 0.0 && gain_beyond(gap, se, k) > 0.0 && rise > 2.0 * gained
 }
 
 #[cfg(test)]
@@ -223,9 +236,8 @@ mod tests {
             assert!((from..=len).contains(&k));
             // Where it stops, Tibshirani's condition holds (or the curve ended) and no larger
             // k gains the margin; every k it passed over failed one of the two.
-            let stops = |k: usize| {
-                k == len || (gap[k - 1] >= gap[k] - se[k] && gain_beyond(&gap, &se, k) <= 0.0)
-            };
+            let stops =
+                |k: usize| k == len || (gap[k - 1] >= gap[k] - se[k] && !beaten(&gap, &se, k));
             assert!(stops(k), "{gap:?} {se:?} {from} -> {k}");
             assert!((from..k).all(|j| !stops(j)), "{gap:?} {se:?} {from} -> {k}");
         }

@@ -251,12 +251,17 @@ def test_warm_start_must_be_a_bool(bad: object) -> None:
 
 
 def _gap_k(gap: np.ndarray, se: np.ndarray) -> int:
-    """The smallest k >= 2 with Gap(k) >= Gap(k+1) - s_{k+1} (Tibshirani's rule) where no
-    larger j gains Gap(j) - Gap(k) > max(0.1, 3 s_j), else the last k."""
+    """The smallest k >= 2 with Gap(k) >= Gap(k+1) - s_{k+1} (Tibshirani's rule) that no
+    larger j beats by Gap(j) - Gap(k) > max(0.1, 3 s_j) and by more than twice k's own gain
+    Gap(k) - Gap(1) > 0; else the last k."""
     K = len(gap)
     for k in range(2, K):
-        gains = [gap[j - 1] - gap[k - 1] - max(0.1, 3 * se[j - 1]) for j in range(k + 1, K + 1)]
-        if gap[k - 1] >= gap[k] - se[k] and max(gains) <= 0:
+        gained = gap[k - 1] - gap[0]
+        later = range(k + 1, K + 1)
+        margin = max(gap[j - 1] - gap[k - 1] - max(0.1, 3 * se[j - 1]) for j in later)
+        rise = max(gap[j - 1] for j in later) - gap[k - 1]
+        beaten = gained > 0 and margin > 0 and rise > 2 * gained
+        if gap[k - 1] >= gap[k] - se[k] and not beaten:
             return k
     return K
 

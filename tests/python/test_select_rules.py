@@ -87,7 +87,10 @@ def test_structureless_data_are_one_group(name: str, make: object) -> None:
 
 
 def test_a_k_at_the_end_of_the_range_warns() -> None:
-    X, _ = _far_blobs(12, seed=0)
+    # Twelve blobs on a 4 x 3 grid, 20 standard deviations apart.
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(12), 40)
+    X = 20.0 * np.c_[np.arange(12) % 4, np.arange(12) // 4][y] + rng.standard_normal((y.size, 2))
     with pytest.warns(UserWarning, match="end of the range"):
         result = kgroups_rs.select_k(X, random_state=0)
     assert (result.k, result.at_range_end) == (10, True)

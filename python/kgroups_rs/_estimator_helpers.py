@@ -111,13 +111,19 @@ def nearest_mean(K: Any, assign: _Float, mean_sq_norms: _Float) -> _Int:
 
 
 def select_n_clusters(
-    X: Any, w: Optional[npt.NDArray[np.float64]], kernel: str, random_state: Any, n_threads: Optional[int]
-) -> Any:
+    X: Any, w: Optional[npt.NDArray[np.float64]], kernel: str, random_state: Any, n_threads: Optional[int],
+    alpha: float = 1.0,
+) -> Any:  # fmt: skip
     """``n_clusters="auto"``: :func:`~kgroups_rs.select_k` on the training data ``X`` (points
-    for ``kernel="energy"`` or ``"knn"``, the kernel matrix for ``"precomputed"``),
-    k = 1 ... min(10, n)."""
+    for ``kernel="energy"`` (of ``alpha`` 1, the only energy kernel ``select_k`` uses) or
+    ``"knn"``, the kernel matrix for ``"precomputed"``), k = 1 ... min(10, n)."""
     from .selection import default_k_range, select_k
 
+    if kernel == "energy" and float(alpha) != 1.0:
+        raise ValueError(
+            "n_clusters='auto' chooses k with the energy kernel of alpha = 1 (rho = ||x - y||), "
+            f"got alpha = {alpha!r}; give n_clusters as a number to fit alpha = {alpha!r}"
+        )
     if kernel not in ("energy", "knn", "precomputed"):
         raise ValueError(
             "n_clusters='auto' needs kernel='energy', 'knn', 'precomputed' or 'auto' (the "

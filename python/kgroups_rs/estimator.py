@@ -249,6 +249,8 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
     ) -> ClusteringResult:
         """Cluster the kernel matrix ``data``, or with ``matrix_free`` the points ``data``."""
         options = self._core_options(seed)
+        if init is self._selected_start:
+            options["n_init"] = 1  # select_k's partition is the one start
         with warnings.catch_warnings():
             # Reissued below as scikit-learn's ConvergenceWarning (a subclass of both).
             warnings.simplefilter("ignore", ConvergenceWarning)
@@ -408,6 +410,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
         # "auto" (the only string the constraints admit) asks select_k; as_count refuses the
         # True that scikit-learn's Interval(Integral) admits.
         self.selection_, self.kernel_ = None, kernel
+        self._selected_start: Optional[_Int] = None
         if kernel == "auto":
             with naming_the_default_kernel(self.kernel, self.n_clusters):
                 self.selection_, self.kernel_, k = choose_kernel(self, X, w)
@@ -415,7 +418,9 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
             self.selection_, k = knn_clusters(self, X, w)
         else:
             if isinstance(self.n_clusters, str):
-                self.selection_ = select_n_clusters(X, w, kernel, self.random_state, self._threads())
+                self.selection_ = select_n_clusters(
+                    X, w, kernel, self.random_state, self._threads(), alpha=self.alpha
+                )
             k = as_count(self.n_clusters, "n_clusters") if self.selection_ is None else self.selection_.k
         self.n_clusters_ = self._n_features_out = k  # transform's columns (get_feature_names_out)
         if self.kernel_ == "knn":
@@ -436,6 +441,10 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
                     f"init labels must have shape (n_samples,) = ({n},), got {init.shape}"
                 )
             init = init if support is None else init[support]
+        elif self.selection_ is not None and self.selection_.k == k and k > 1:
+            # The partition select_k chose starts the fit, so labels_ is that partition
+            # (refined to a local optimum of the fitted kernel, where it already is).
+            init = self._selected_start = np.asarray(self.selection_.labels, dtype=np.int64)
 
         # Run with the weights at a power-of-two scale near 1 and scale the figures back.
         w_run, exponent = power_of_two_scale(w_fit)
@@ -463,6 +472,7 @@ class _KernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Clust
             else:
                 result = self._cluster(self._X_fit, k, init, weights_arg, seed, True)
         self._store_result(result, w_run, exponent)
+        self._selected_start = None
         self.labels_ = self._label_zero_weights(X, w, support, self.labels_)
         self.cluster_sizes_ = np.bincount(self.labels_, minlength=k).astype(np.int64)
         return self

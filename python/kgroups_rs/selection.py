@@ -159,15 +159,16 @@ def select_k(
 
     The rule (``kernel="auto"``): when the energy kernel sees structure, k by Tibshirani's
     1-SE rule from k = 2 on (the smallest k >= 2 with ``Gap(k) >= Gap(k+1) - s_{k+1}``),
-    passing over a k that some larger j beats by the structure margin (``Gap(j) - Gap(k) >
-    max(0.1, 3 s_j)``), and the kNN graph's partition at that k when the cut ratio is below
-    0.8, else the energy kernel's. When the energy kernel sees no structure, or its gap still rises at the end of
-    the range, the kNN graph with k at its largest relative eigen-gap, if the self-tuning
-    probe sees structure and the cut ratio there is below 0.1 (a cut the energy kernel
-    cannot make); else the energy gap's k at the end of the range (with a warning that the
-    data may hold more groups), or one group. The thresholds were chosen on the
-    development sets of ``benches/bench_select_k.py`` and judged on its held-out sets and
-    on ``benches/bench_select_null.py``. ``kernel="energy"`` uses the energy gap only;
+    passing over a k with ``Gap(k) > Gap(1)`` that some larger j beats by the structure
+    margin (``Gap(j) - Gap(k) > max(0.1, 3 s_j)``) and by more than twice k's own gain
+    ``Gap(k) - Gap(1)``; at that k, the kNN graph's partition when the cut ratio is below
+    0.8, else the energy kernel's. When the energy kernel sees no structure, or its gap
+    still rises at the end of the range: the kNN graph with k at its largest relative
+    eigen-gap, if the self-tuning probe sees structure and the cut ratio there is below 0.1
+    (a cut the energy kernel cannot make); else the energy gap's k at the end of the range
+    (with a warning that the data may hold more groups), or one group. The thresholds were
+    chosen on the development sets of ``benches/bench_select_k.py`` and are judged on its
+    held-out sets and on ``benches/bench_select_null.py``. ``kernel="energy"`` uses the energy gap only;
     ``kernel="knn"`` the self-tuning test and the kNN eigen-gap only. With
     ``kernel="precomputed"``, ``X`` is a kernel matrix G, no reference can be drawn, and k
     is the most stable k >= 2.

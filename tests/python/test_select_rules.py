@@ -115,3 +115,25 @@ def test_with_k_given_only_the_kernel_is_chosen() -> None:
         kgroups_rs.select_k(X, 3, kernel="energy")
     with pytest.raises(ValueError, match="beyond the number of points"):
         kgroups_rs.select_k(X, X.shape[0] + 1)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"n_clusters": "auto", "kernel": "energy"},
+        {"n_clusters": "auto"},
+        {"n_clusters": 3, "kernel": "auto"},
+    ],
+)
+def test_the_estimator_reports_the_partition_select_k_chose(params: dict[str, object]) -> None:
+    X, y = _far_blobs(3, seed=5)
+    X = X + np.random.default_rng(5).normal(0, 3.0, X.shape)  # overlapping: many local optima
+    model = kgroups_rs.KernelKGroups(random_state=0, **params).fit(X)  # type: ignore[arg-type]
+    assert model.selection_ is not None and model.kernel_ == "energy"
+    np.testing.assert_array_equal(model.labels_, model.selection_.labels)
+
+
+def test_n_clusters_auto_refuses_an_energy_kernel_it_does_not_choose_with() -> None:
+    X, _ = _far_blobs(3, seed=5)
+    with pytest.raises(ValueError, match="alpha = 1"):
+        kgroups_rs.KernelKGroups(n_clusters="auto", kernel="energy", alpha=0.5).fit(X)

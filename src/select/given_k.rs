@@ -28,8 +28,11 @@ use std::sync::atomic::AtomicUsize;
 /// table one row (k, with `W_k` of the energy partition), `structure.cut_ratio` the ratio
 /// compared. `options.k_min`, `k_max`, `kernel`, `n_refs` and `n_pairs` are not used.
 ///
-/// Errors: `k` outside `1 … n` (naming `k`), a `kernel` other than
-/// [`KernelChoice::Auto`] (nothing to choose), `n_init` of 0, fewer than 2 points, identical
+/// With [`KernelChoice::Energy`] or [`KernelChoice::Knn`] there is nothing to choose: that
+/// kernel's partition alone (the kNN graph's beyond the sample by the same vote and
+/// refinement), with no cut ratio.
+///
+/// Errors: `k` outside `1 … n` (naming `k`), `n_init` of 0, fewer than 2 points, identical
 /// points for k ≥ 2; [`KGroupsError::Interrupted`] when `control` is cancelled.
 pub(super) fn select_kernel(
     x: &Points,
@@ -45,12 +48,6 @@ pub(super) fn select_kernel(
         ));
     }
     check_sample_options(options, n)?;
-    if options.kernel != KernelChoice::Auto {
-        return Err(KGroupsError::invalid(
-            "kernel",
-            "with k given there is only the kernel to choose: kernel must be auto",
-        ));
-    }
     let dim = x.dim();
     let first = &x.data()[..dim];
     if k == 1 || x.data().chunks_exact(dim).all(|row| row == first) {
@@ -93,49 +90,89 @@ pub(super) fn select_kernel(
         total: 2 + if m == n { 1 } else { options.n_init },
     };
 
-    let (energy, log_w) = energy_log_w(&points, &[k], options.n_init, false, seeds[1], &quiet)?;
-    steps.step()?;
-    let knn =
-        CsrGraphKernel::from_affinity(knn_affinity(&points, KNN_NEIGHBOURS.min(m - 1), &quiet)?);
-    let knn_kernel = knn.kernel()?;
-    let pairs = eigengap::selection_eigenpairs(
-        &knn_kernel,
-        &knn.degrees,
-        (k + 1).min(m),
-        seeds[2],
-        &eigengap::SELECTION_EIGEN_OPTIONS,
-        &quiet,
-    )?;
-    let mut graph = GraphPartitions {
-        graph: &knn,
-        kernel: &knn_kernel,
-        pairs: &pairs,
-        seed: seeds[3],
-        fits: Vec::new(),
+    let choice = options.kernel;
+    let energy = match choice {
+        KernelChoice::Knn => None,
+        _ => Some(energy_log_w(
+            &points,
+            &[k],
+            options.n_init,
+            false,
+            seeds[1],
+            &quiet,
+        )?),
     };
-    let energy_labels = &energy[0].labels;
-    let ratio = graph.cut_ratio(k, energy_labels, &quiet)?;
-    let kernel = kernel_by_cut(ratio);
+    steps.step()?;
+    let knn = match choice {
+        KernelChoice::Energy => None,
+        _ => Some(CsrGraphKernel::from_affinity(knn_affinity(
+            &points,
+            KNN_NEIGHBOURS.min(m - 1),
+            &quiet,
+        )?)),
+    };
+    let knn_kernel = knn.as_ref().map(|g| g.kernel()).transpose()?;
+    // Only the spectral start reads the eigenvectors: their rough span is enough.
+    let pairs = match (&knn, &knn_kernel) {
+        (Some(g), Some(kernel)) => Some(eigengap::normalized_eigenpairs(
+            kernel,
+            &g.degrees,
+            k.min(m),
+            seeds[2],
+            &eigengap::START_EIGEN_OPTIONS,
+            &quiet,
+        )?),
+        _ => None,
+    };
+    let mut graph = match (&knn, &knn_kernel, &pairs) {
+        (Some(graph), Some(kernel), Some(pairs)) => Some(GraphPartitions {
+            graph,
+            kernel,
+            pairs,
+            seed: seeds[3],
+            fits: Vec::new(),
+        }),
+        _ => None,
+    };
+    let (kernel, ratio) = match (&energy, graph.as_mut()) {
+        (Some((fits, _)), Some(graph)) => {
+            let ratio = graph.cut_ratio(k, &fits[0].labels, &quiet)?;
+            (kernel_by_cut(ratio), Some(ratio))
+        }
+        (Some(_), None) => (SelectedKernel::Energy, None),
+        _ => (SelectedKernel::Knn, None),
+    };
     steps.step()?;
 
-    let labels = match (kernel, &sample_nodes) {
-        (SelectedKernel::Energy, None) => energy_labels.clone(),
-        (SelectedKernel::Energy, Some(_)) => {
+    let labels = match (kernel, &energy, graph.as_mut(), &sample_nodes) {
+        (SelectedKernel::Energy, Some((fits, _)), _, None) => fits[0].labels.clone(),
+        (SelectedKernel::Energy, _, _, _) => {
             let full = DataKernel::new(*x, Semimetric::Power { alpha: 1.0 }, Base::Mean)?;
             best_of_starts(&full, k, options.n_init, seeds[3], &steps, &quiet)?
         }
-        (SelectedKernel::Knn, None) => graph.fit(k, &quiet)?.labels.clone(),
-        (SelectedKernel::Knn, Some(nodes)) => {
+        (SelectedKernel::Knn, _, Some(graph), nodes) => {
             let labels = graph.fit(k, &quiet)?.labels.clone();
-            let stage = || steps.step_if_planned();
-            knn_partition_of_all(x, nodes, &labels, k, seeds[3], &stage, &quiet)?
+            match nodes {
+                None => labels,
+                Some(nodes) => {
+                    let stage = || steps.step_if_planned();
+                    knn_partition_of_all(x, nodes, &labels, k, seeds[3], &stage, &quiet)?
+                }
+            }
+        }
+        (SelectedKernel::Knn, _, None, _) => {
+            return Err(KGroupsError::Internal(
+                "no graph for the kNN partition".into(),
+            ))
         }
     };
     steps.finish()?;
 
     let mut table = SelectionTable::empty(&[k]);
-    table.within = vec![energy[0].within];
-    table.log_within = log_w;
+    if let Some((fits, log_w)) = energy {
+        table.within = vec![fits[0].within];
+        table.log_within = log_w;
+    }
     Ok(Selection {
         k,
         labels,
@@ -143,7 +180,7 @@ pub(super) fn select_kernel(
         rule: SelectionRule::GivenK,
         table,
         structure: StructureScores {
-            cut_ratio: Some(ratio),
+            cut_ratio: ratio,
             ..StructureScores::none()
         },
         at_range_end: false,

@@ -356,7 +356,7 @@ fn stable_range(options: &SelectOptions, m: usize) -> Vec<usize> {
 /// [module documentation](self), and partition every point into that many groups. With
 /// `k_min == k_max` (k given) only the kernel is chosen: the energy kernel's and the kNN
 /// graph's partitions into k groups, compared by the cut ratio (no gap statistic; `rule` is
-/// [`SelectionRule::GivenK`], `kernel` must be [`KernelChoice::Auto`]).
+/// [`SelectionRule::GivenK`]; with `kernel` Energy or Knn, that kernel's partition).
 ///
 /// ```
 /// use kgroups::select::{select_k, SelectOptions, SelectedKernel, SelectionRule};

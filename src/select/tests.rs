@@ -644,20 +644,35 @@ fn with_k_given_bad_input_is_an_error_naming_it() {
         let err = select_k(&x, &given(k), &c).unwrap_err();
         assert!(err.to_string().contains('k'), "{err}");
     }
-    let energy = SelectOptions {
-        kernel: KernelChoice::Energy,
-        ..given(2)
-    };
-    assert!(select_k(&x, &energy, &c)
-        .unwrap_err()
-        .to_string()
-        .contains("kernel"));
     let one = select_k(&x, &given(1), &c).unwrap();
     assert_eq!((one.k, one.kernel, one.labels), (1, None, vec![0; 20]));
     let same = vec![1.5; 20];
     let identical = Points::new(&same, 10, 2).unwrap();
     let err = select_k(&identical, &given(2), &c).unwrap_err();
     assert!(err.to_string().contains("identical"), "{err}");
+}
+
+#[test]
+fn with_k_and_the_kernel_given_that_kernel_partitions() {
+    let c = Control::new();
+    let rings = rings(&[(1.0, 80), (4.0, 120)], 4);
+    let x = Points::new(&rings, 200, 2).unwrap();
+    let auto = select_k(&x, &given(2), &c).unwrap();
+    for (choice, kernel) in [
+        (KernelChoice::Knn, SelectedKernel::Knn),
+        (KernelChoice::Energy, SelectedKernel::Energy),
+    ] {
+        let options = SelectOptions {
+            kernel: choice,
+            ..given(2)
+        };
+        let s = select_k(&x, &options, &c).unwrap();
+        assert_eq!((s.kernel, s.structure.cut_ratio), (Some(kernel), None));
+        if kernel == SelectedKernel::Knn {
+            // The graph's partition that the comparison chose.
+            assert_eq!(s.labels, auto.labels);
+        }
+    }
 }
 
 #[test]

@@ -291,8 +291,9 @@ def _commit_and_propose(
     else:
         counts, cluster_weights, terms = totals
         rows = np.asarray(_core.exact_propose(
-            _aligned(sums, np.float64), labels, _aligned(weights, np.float64),
-            _aligned(diagonal, np.float64), counts, cluster_weights, terms,
+            _aligned(sums, np.float64), _aligned(labels, np.int64), _aligned(weights, np.float64),
+            _aligned(diagonal, np.float64), _aligned(counts, np.int64),
+            _aligned(cluster_weights, np.float64), _aligned(terms, np.float64),
         )[0])
         rows = rows[_order(rows + offset, cursor)[:max_moves]]
     proposals = Proposals(
@@ -357,12 +358,13 @@ def _apply_and_check(
     positions = (rows - moves.cursor) % moves.n
     checked = (positions < moves.window) & ~np.isin(rows, moves.considered)
     positions = np.where(checked, positions, -1).astype(np.int64)
+    f, i = np.float64, np.int64
     new_sums, found = _core.exact_apply_and_check(
-        _aligned(x, np.float64), _aligned(sums, np.float64), labels, _aligned(weights, np.float64),
-        _aligned(diagonal, np.float64), positions, _aligned(moves.points, np.float64),
-        moves.weights, moves.from_, moves.to, moves.positions, moves.counts,
-        moves.cluster_weights, moves.terms, spec.semimetric, spec.alpha, spec.sigma,
-        n_threads=n_threads,
+        _aligned(x, f), _aligned(sums, f), _aligned(labels, i), _aligned(weights, f),
+        _aligned(diagonal, f), positions, _aligned(moves.points, f), _aligned(moves.weights, f),
+        _aligned(moves.from_, i), _aligned(moves.to, i), _aligned(moves.positions, i),
+        _aligned(moves.counts, i), _aligned(moves.cluster_weights, f), _aligned(moves.terms, f),
+        spec.semimetric, spec.alpha, spec.sigma, n_threads=n_threads,
     )
     violation = None
     if found is not None:
@@ -513,8 +515,9 @@ def _settle(
     weights = [np.stack([-moves.weights[drop], moves.weights[drop]], axis=1).ravel()]
     if violation is not None:
         accepted, _, new, counts, cluster_weights, terms = _core.exact_accept(
-            violation.point[None, :], np.array([violation.weight]), np.array([violation.diagonal]),
-            np.array([violation.label], dtype=np.int64), violation.sums[None, :],
+            np.array(violation.point[None, :]), np.array([violation.weight]),
+            np.array([violation.diagonal]), np.array([violation.label], dtype=np.int64),
+            np.array(violation.sums[None, :]),
             data.spec.semimetric, data.spec.alpha, data.spec.sigma,
             run.counts, run.weights, run.terms,
         )

@@ -42,7 +42,8 @@
 //! caller-owned buffers too), [`stats`] (energy statistics), [`one_d`] (the exact 1-D
 //! solver), [`assignment`] (matching labels), [`init`] (initial labels on their own), [`spectral`] (top eigenpairs of `W^½ G W^½` and the
 //! spectral start), [`linalg`] (small dense eigen-solver and orthonormalisation),
-//! [`chunk_sweep`] (one round of a distributed run), [`rng`] (the seeded generator whose
+//! [`chunk_sweep`] (one round of a distributed run), [`exact_rounds`] (the exact distributed
+//! rounds), [`rng`] (the seeded generator whose
 //! streams the results depend on), [`error`] and [`validate`] (the argument checks, shared
 //! with the Python binding so that both refuse a value with the same message). The clustering
 //! internals (`cluster`: the partition and its sums, the sweep loop, how moves are applied)
@@ -67,7 +68,7 @@ pub mod validate;
 #[cfg(test)]
 pub(crate) mod test_support;
 
-pub use cluster::{chunk_sweep, init, spectral};
+pub use cluster::{chunk_sweep, exact_rounds, init, spectral};
 pub use cluster::{fit, fit_checked, Algorithm, CheckedOptions, Clustering, Init, Options};
 pub use control::{Control, Progress};
 pub use distance::{Points, Semimetric};

@@ -232,6 +232,78 @@ def dask_feature_objective(
     sums: npt.NDArray[np.float64], cluster_weights: npt.NDArray[np.float64]
 ) -> float: ...
 
+# The exact distributed path (kgroups_rs.dask, method="exact").
+def exact_cluster_sums(
+    x: npt.NDArray[np.float64],
+    other: npt.NDArray[np.float64],
+    labels: npt.NDArray[np.int64],
+    weights: npt.NDArray[np.float64],
+    k: int,
+    semimetric: str,
+    alpha: float,
+    sigma: Optional[float],
+    start: Optional[npt.NDArray[np.float64]] = None,
+    n_threads: Optional[int] = None,
+) -> npt.NDArray[np.float64]: ...
+def exact_diagonal(
+    x: npt.NDArray[np.float64], semimetric: str, alpha: float, sigma: Optional[float]
+) -> npt.NDArray[np.float64]: ...
+def exact_propose(
+    sums: npt.NDArray[np.float64],
+    labels: npt.NDArray[np.int64],
+    weights: npt.NDArray[np.float64],
+    diagonal: npt.NDArray[np.float64],
+    counts: npt.NDArray[np.int64],
+    cluster_weights: npt.NDArray[np.float64],
+    terms: npt.NDArray[np.float64],
+) -> tuple[
+    npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]
+]: ...
+def exact_accept(
+    candidates: npt.NDArray[np.float64],
+    weights: npt.NDArray[np.float64],
+    diagonal: npt.NDArray[np.float64],
+    labels: npt.NDArray[np.int64],
+    sums: npt.NDArray[np.float64],
+    semimetric: str,
+    alpha: float,
+    sigma: Optional[float],
+    counts: npt.NDArray[np.int64],
+    cluster_weights: npt.NDArray[np.float64],
+    terms: npt.NDArray[np.float64],
+    n_threads: Optional[int] = None,
+) -> tuple[
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+]: ...
+def exact_apply_and_check(
+    x: npt.NDArray[np.float64],
+    sums: npt.NDArray[np.float64],
+    labels: npt.NDArray[np.int64],
+    weights: npt.NDArray[np.float64],
+    diagonal: npt.NDArray[np.float64],
+    positions: npt.NDArray[np.int64],
+    move_points: npt.NDArray[np.float64],
+    move_weights: npt.NDArray[np.float64],
+    move_from: npt.NDArray[np.int64],
+    move_to: npt.NDArray[np.int64],
+    move_positions: npt.NDArray[np.int64],
+    counts: npt.NDArray[np.int64],
+    cluster_weights: npt.NDArray[np.float64],
+    terms: npt.NDArray[np.float64],
+    semimetric: str,
+    alpha: float,
+    sigma: Optional[float],
+    n_threads: Optional[int] = None,
+) -> tuple[
+    npt.NDArray[np.float64],
+    Optional[tuple[int, int, int, float, float, npt.NDArray[np.float64]]],
+]: ...
+
 # Choosing k and the kernel (kgroups_rs.select_k).
 @final
 class SelectionResult:

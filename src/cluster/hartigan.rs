@@ -26,13 +26,40 @@ fn distance_magnitude(diagonal: f64, cross: f64, norm: f64) -> f64 {
     diagonal.abs() + cross.abs() + norm.abs()
 }
 
+/// The cluster totals a gain is evaluated against: the member counts, the weights `s_l` and
+/// the terms `Q_l` of the k clusters. A [`Partition`]'s, or (for the exact distributed rounds,
+/// [`crate::cluster::exact_rounds`]) the global totals a coordinator holds.
+#[derive(Clone, Copy)]
+pub(crate) struct Totals<'a> {
+    pub(crate) counts: &'a [usize],
+    pub(crate) cluster_weights: &'a [f64],
+    pub(crate) terms: &'a [f64],
+}
+
+impl<'a> Totals<'a> {
+    /// The totals of `partition`.
+    #[inline(always)]
+    pub(crate) fn of(partition: &'a Partition<'_>) -> Self {
+        Totals {
+            counts: &partition.counts,
+            cluster_weights: &partition.cluster_weights,
+            terms: &partition.terms,
+        }
+    }
+
+    #[inline(always)]
+    fn k(&self) -> usize {
+        self.counts.len()
+    }
+}
+
 /// The per-cluster factors of the gains that change only when a point moves: the squared
 /// norm of each mean, `Q_l/s_l²`, and the joining factor `s_l/(s_l + w)` for the weight `w`
 /// of the point evaluated last. Kept through a sweep, each recomputed by the same
 /// expression from the same `Q_l`, `s_l` and `w` as when it is computed afresh for every
 /// point, so the gains are the same numbers; it saves two of a cluster's three divisions per
 /// point (all points of equal weight).
-struct MeanConstants {
+pub(crate) struct MeanConstants {
     norm: Vec<f64>,
     join: Vec<f64>,
     /// The weight `join` was computed for (NaN: none yet).
@@ -42,39 +69,40 @@ struct MeanConstants {
 }
 
 impl MeanConstants {
-    /// The factors for `partition`'s current clusters.
-    fn new(partition: &Partition) -> Self {
+    /// The factors for the clusters of `totals`.
+    pub(crate) fn new(totals: Totals<'_>) -> Self {
+        let k = totals.k();
         let mut constants = MeanConstants {
-            norm: vec![0.0; partition.k],
-            join: vec![0.0; partition.k],
+            norm: vec![0.0; k],
+            join: vec![0.0; k],
             weight: f64::NAN,
-            costs: vec![0.0; partition.k],
+            costs: vec![0.0; k],
         };
-        for l in 0..partition.k {
-            constants.norm[l] = Self::norm_of(partition, l);
+        for l in 0..k {
+            constants.norm[l] = Self::norm_of(totals, l);
         }
         constants
     }
 
     #[inline(always)]
-    fn norm_of(partition: &Partition, l: usize) -> f64 {
-        let s = partition.cluster_weights[l];
-        partition.terms[l] / (s * s)
+    fn norm_of(totals: Totals<'_>, l: usize) -> f64 {
+        let s = totals.cluster_weights[l];
+        totals.terms[l] / (s * s)
     }
 
     #[inline(always)]
-    fn join_of(partition: &Partition, l: usize, weight: f64) -> f64 {
-        let s = partition.cluster_weights[l];
+    fn join_of(totals: Totals<'_>, l: usize, weight: f64) -> f64 {
+        let s = totals.cluster_weights[l];
         s / (s + weight)
     }
 
     /// The joining factors for a point of weight `weight`.
     #[inline(always)]
-    fn set_weight(&mut self, partition: &Partition, weight: f64) {
+    fn set_weight(&mut self, totals: Totals<'_>, weight: f64) {
         // Bitwise comparison: the cached factors were computed for exactly this weight.
         if weight.to_bits() != self.weight.to_bits() {
-            for l in 0..partition.k {
-                self.join[l] = Self::join_of(partition, l, weight);
+            for l in 0..totals.k() {
+                self.join[l] = Self::join_of(totals, l, weight);
             }
             self.weight = weight;
         }
@@ -82,17 +110,19 @@ impl MeanConstants {
 
     /// After a move between clusters `from` and `to`: their factors again.
     #[inline(always)]
-    fn moved(&mut self, partition: &Partition, from: usize, to: usize) {
+    pub(crate) fn moved(&mut self, totals: Totals<'_>, from: usize, to: usize) {
         for l in [from, to] {
-            self.norm[l] = Self::norm_of(partition, l);
-            self.join[l] = Self::join_of(partition, l, self.weight);
+            self.norm[l] = Self::norm_of(totals, l);
+            self.join[l] = Self::join_of(totals, l, self.weight);
         }
     }
 }
 
-/// The best move of point `i` (in cluster `j`): `(ℓ*, ΔQ(j → ℓ*), tolerance)`, or `None`
-/// when `i` is alone in its cluster or `k = 1`. Ties go to the lowest cluster index. `sums`
-/// holds the point's k cluster sums `m_l(i)` ([`Partition::point_sums`]).
+/// The best move of a point in cluster `j`: `(ℓ*, ΔQ(j → ℓ*), tolerance)`, or `None`
+/// when the point is alone in its cluster or `k = 1`. Ties go to the lowest cluster index.
+/// `sums` holds the point's k cluster sums `m_l(i)` ([`Partition::point_sums`]), `totals`
+/// the clusters' totals and `constants` their factors ([`MeanConstants::new`] of the same
+/// totals).
 ///
 /// The gain is written through the distances to the cluster means,
 /// `ΔQ(j → ℓ) = w [ s_j/(s_j − w)·d_j(i) − s_ℓ/(s_ℓ + w)·d_ℓ(i) ]`, which equals the
@@ -101,24 +131,23 @@ impl MeanConstants {
 /// so the rounding error, and the tolerance, do not grow with the size or the total weight of
 /// the clusters, and both scale like the gains when all weights are scaled.
 #[inline]
-fn best_move(
-    partition: &Partition,
+pub(crate) fn best_move(
+    totals: Totals<'_>,
     constants: &mut MeanConstants,
-    i: usize,
+    j: usize,
     weight: f64,
     diagonal: f64,
     sums: &[f64],
 ) -> Option<(usize, f64, f64)> {
-    let j = partition.labels[i];
-    let k = partition.k;
-    if partition.counts[j] <= 1 || k < 2 {
+    let k = totals.k();
+    if totals.counts[j] <= 1 || k < 2 {
         return None;
     }
-    constants.set_weight(partition, weight);
+    constants.set_weight(totals, weight);
     // Every cluster's cost first: independent divisions, which vectorise (cluster j's is
     // computed and not used); then the selection, a short chain of comparisons.
     let costs = &mut constants.costs[..k];
-    let per_cluster = sums[..k].iter().zip(&partition.cluster_weights[..k]);
+    let per_cluster = sums[..k].iter().zip(&totals.cluster_weights[..k]);
     let factors = constants.norm[..k].iter().zip(&constants.join[..k]);
     for (cost, ((&sum, &s), (&norm, &join))) in costs.iter_mut().zip(per_cluster.zip(factors)) {
         *cost = join * distance_to_mean(diagonal, cross_term(sum, s), norm);
@@ -129,12 +158,12 @@ fn best_move(
             best = l;
         }
     }
-    let s_j = partition.cluster_weights[j];
+    let s_j = totals.cluster_weights[j];
     let leave = s_j / (s_j - weight);
     let cross_j = cross_term(sums[j], s_j);
     let d_j = distance_to_mean(diagonal, cross_j, constants.norm[j]);
     let e_j = distance_magnitude(diagonal, cross_j, constants.norm[j]);
-    let cross = cross_term(sums[best], partition.cluster_weights[best]);
+    let cross = cross_term(sums[best], totals.cluster_weights[best]);
     let magnitude =
         constants.join[best] * distance_magnitude(diagonal, cross, constants.norm[best]);
     let delta = weight * (leave * d_j - costs[best]);
@@ -189,7 +218,7 @@ pub(crate) fn sweep_using<K: KernelAccess>(
     mut updates: MoveUpdates,
 ) -> Result<usize> {
     let mut moves_in_sweep = 0;
-    let mut constants = MeanConstants::new(partition);
+    let mut constants = MeanConstants::new(Totals::of(partition));
     let mut buffer = vec![0.0; partition.k];
     let points = weights.iter().zip(diagonal).enumerate().take(kernel.n());
     let visit = || -> Result<()> {
@@ -199,13 +228,18 @@ pub(crate) fn sweep_using<K: KernelAccess>(
             }
             updates.catch_up(kernel, partition, i);
             let sums = partition.point_sums(i, &mut buffer);
-            if let Some((to, delta, tolerance)) =
-                best_move(partition, &mut constants, i, weight, diagonal, sums)
-            {
+            if let Some((to, delta, tolerance)) = best_move(
+                Totals::of(partition),
+                &mut constants,
+                partition.labels[i],
+                weight,
+                diagonal,
+                sums,
+            ) {
                 if delta > tolerance {
                     let from = partition.labels[i];
                     updates.make_move(kernel, partition, i, to, weight, diagonal);
-                    constants.moved(partition, from, to);
+                    constants.moved(Totals::of(partition), from, to);
                     moves_in_sweep += 1;
                 }
             }

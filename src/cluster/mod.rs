@@ -8,9 +8,11 @@
 //! How a sweep applies its moves to the sums lives in [`pending_moves`] (batched and
 //! prefetched, [`prefetch`]).
 //! [`spectral`] computes the top eigenpairs of the weighted kernel and the spectral start.
-//! [`chunk_sweep`] runs one sweep on one chunk of the points for distributed runs.
+//! [`chunk_sweep`] runs one sweep on one chunk of the points for distributed runs;
+//! [`exact_rounds`] holds the pieces of the exact distributed rounds.
 
 pub mod chunk_sweep;
+pub mod exact_rounds;
 pub(crate) mod hartigan;
 pub mod init;
 pub(crate) mod lloyd;

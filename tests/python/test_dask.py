@@ -196,7 +196,9 @@ def test_estimator_parameters_are_the_single_machine_ones():
         "n_clusters", "kernel", "alpha", "sigma", "algorithm", "init", "n_init", "max_iter",
         "random_state", "n_threads",
     }
-    assert set(distributed_) - shared == {"n_components", "landmarks", "persist_features"}
+    assert set(distributed_) - shared == {
+        "n_components", "landmarks", "persist_features", "method", "max_moves_per_round",
+    }
     assert {name: distributed_[name] for name in shared if name != "n_threads"} == {
         name: single[name] for name in shared if name != "n_threads"
     }

@@ -15,6 +15,7 @@ mod arrays;
 mod assignment;
 mod cluster;
 mod dask;
+mod dask_exact;
 mod detach;
 mod errors;
 mod kernels;
@@ -37,6 +38,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     stats::register(m)?;
     one_d::register(m)?;
     dask::register(m)?;
+    dask_exact::register(m)?;
     assignment::register(m)?;
     significance::register(m)?;
     select::register(m)?;

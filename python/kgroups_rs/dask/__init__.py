@@ -8,6 +8,9 @@
 
 How it works, and why
 ---------------------
+``method="exact"`` (:func:`kernel_kgroups_exact`) is exact matrix-free kernel k-groups
+instead: see :mod:`kgroups_rs.dask._exact`. The rest of this page is the Nyström path.
+
 The kernel is the Nyström approximation ``G ~ Phi Phi^T`` with ``Phi = K(X, L) W^(-1/2)``,
 ``W = K(L, L)`` for m landmarks ``L``, exactly as on one machine. Then:
 
@@ -64,7 +67,15 @@ except ImportError as error:  # pragma: no cover - exercised without dask instal
     ) from error
 
 from ._estimator import KernelKGroups
+from ._exact import DaskExactResult, kernel_kgroups_exact
 from ._functions import kernel_kgroups_features, kernel_kgroups_nystrom
 from ._result import DaskClusteringResult
 
-__all__ = ["DaskClusteringResult", "KernelKGroups", "kernel_kgroups_features", "kernel_kgroups_nystrom"]
+__all__ = [
+    "DaskClusteringResult",
+    "DaskExactResult",
+    "KernelKGroups",
+    "kernel_kgroups_exact",
+    "kernel_kgroups_features",
+    "kernel_kgroups_nystrom",
+]

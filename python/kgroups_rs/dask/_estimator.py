@@ -11,6 +11,7 @@ from .._kernel_options import KERNEL_SEMIMETRICS, Landmarks, Sigma, check_semime
 from .._validation import Init, RandomState, check_int, check_n_threads, seed_from_random_state
 from ..selection import SelectionResult
 from ._auto import choose, knn_model, knn_vote_block, selection_sample
+from ._exact import DEFAULT_MAX_MOVES, DaskExactResult, kernel_kgroups_exact
 from ._features import DaskAlgorithm, predict_block
 from ._functions import kernel_kgroups_nystrom
 from ._inputs import as_row_chunked
@@ -112,6 +113,18 @@ class KernelKGroups:
     persist_features : bool, optional
         Keep the features on the workers (8 n r bytes) or recompute them from X in every
         round. Default: persist when they take at most a quarter of the workers' memory.
+    method : {"nystrom", "exact"}, default "nystrom"
+        "nystrom": the Nyström approximation above. "exact": exact matrix-free kernel
+        k-groups (:func:`kgroups_rs.dask.kernel_kgroups_exact`): every chunk keeps its rows'
+        kernel sums to every cluster, the rounds make exactly the moves of the single-machine
+        Hartigan sweep, and the result is a Hartigan local optimum of the exact kernel,
+        checked by an independent pass (``verified_``). Needs a number ``n_clusters`` and the
+        kernel "energy", "exponential" or "gaussian"; ``init`` "k-means++" (on a sample of
+        at most 4096 rows) or labels; ``n_components``, ``landmarks``, ``persist_features``
+        and ``algorithm="lloyd"`` do not apply. Costs n^2 D kernel evaluations per pass over
+        all pairs (the first and the final check) plus n D per move.
+    max_moves_per_round : int, default 1024
+        With ``method="exact"``: the candidate moves a round considers.
 
     Attributes
     ----------
@@ -128,7 +141,10 @@ class KernelKGroups:
     converged_ : bool
     cluster_centers_ : ndarray of shape (k, r)
         The clusters' feature-space means.
-    result_ : DaskClusteringResult
+    result_ : DaskClusteringResult or DaskExactResult
+    verified_ : bool
+        With ``method="exact"``: True when the final independent exact pass found no
+        improving single move (a Hartigan local optimum).
     """
 
     def __init__(
@@ -147,6 +163,8 @@ class KernelKGroups:
         n_components: int = 256,
         landmarks: Landmarks = "k-means++",
         persist_features: Optional[bool] = None,
+        method: Literal["nystrom", "exact"] = "nystrom",
+        max_moves_per_round: int = DEFAULT_MAX_MOVES,
     ) -> None:
         self.n_clusters = n_clusters
         self.kernel = kernel
@@ -161,10 +179,13 @@ class KernelKGroups:
         self.n_components = n_components
         self.landmarks = landmarks
         self.persist_features = persist_features
+        self.method = method
+        self.max_moves_per_round = max_moves_per_round
 
     _PARAMS = (
         "n_clusters", "kernel", "alpha", "sigma", "algorithm", "init", "n_init", "max_iter",
-        "random_state", "n_threads", "n_components", "landmarks", "persist_features",
+        "random_state", "n_threads", "n_components", "landmarks", "persist_features", "method",
+        "max_moves_per_round",
     )
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
@@ -197,7 +218,11 @@ class KernelKGroups:
                 semimetric, self.alpha, self.sigma, parameter="kernel", shown=kernel,
                 power_name="energy",
             )  # fmt: skip
+        if self.method not in ("nystrom", "exact"):
+            raise ValueError(f"method must be 'nystrom' or 'exact', got {self.method!r}")
         auto_k = isinstance(self.n_clusters, str)
+        if self.method == "exact":
+            return self._fit_exact(X, kernel, semimetric, sample_weight)
         if auto_k and self.n_clusters != "auto":
             raise ValueError(f"n_clusters must be a positive int or 'auto', got {self.n_clusters!r}")
         k: int = 0 if auto_k else check_int(self.n_clusters, "n_clusters", 1)
@@ -238,13 +263,46 @@ class KernelKGroups:
             n_init=self.n_init, max_iter=self.max_iter, random_state=seed,
             n_threads=self.n_threads, persist_features=self.persist_features,
         )
-        self.result_: DaskClusteringResult = result
+        self.result_: Union[DaskClusteringResult, DaskExactResult] = result
+        self.__dict__.pop("verified_", None)
         self.labels_ = result.labels
         self.objective_ = result.objective
         self.within_ = result.within
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
         self.cluster_centers_ = result.centres
+        return self
+
+    def _fit_exact(self, X: Any, kernel: Any, semimetric: Any, sample_weight: Any) -> KernelKGroups:
+        """method="exact": :func:`kernel_kgroups_exact`."""
+        if kernel in ("knn", "auto") or semimetric is None or isinstance(self.n_clusters, str):
+            raise ValueError(
+                "method='exact' needs a number n_clusters and kernel 'energy', 'exponential' or "
+                f"'gaussian'; got n_clusters={self.n_clusters!r}, kernel={kernel!r}"
+            )
+        if self.algorithm != "hartigan":
+            raise ValueError(
+                f"method='exact' runs Hartigan's method; algorithm={self.algorithm!r} is not offered"
+            )
+        for name in ("cluster_centers_", "_knn"):
+            self.__dict__.pop(name, None)
+        self.selection_ = None
+        self.kernel_ = kernel
+        k = check_int(self.n_clusters, "n_clusters", 1)
+        self.n_clusters_ = k
+        result = kernel_kgroups_exact(
+            X, k, self.init, semimetric=semimetric, alpha=self.alpha, sigma=self.sigma,
+            weights=sample_weight, n_init=self.n_init, max_iter=self.max_iter,
+            max_moves_per_round=self.max_moves_per_round, random_state=self.random_state,
+            n_threads=self.n_threads,
+        )
+        self.result_ = result
+        self.labels_ = result.labels
+        self.objective_ = result.objective
+        self.within_ = result.within
+        self.n_iter_ = result.n_iter
+        self.converged_ = result.converged
+        self.verified_: bool = result.verified
         return self
 
     def _fit_knn(self, X: Any, sample: Any, k: int, seed: int, n_init: int, max_iter: int) -> None:
@@ -273,6 +331,11 @@ class KernelKGroups:
             return self._predict_knn(X)
         if not hasattr(self, "result_"):
             raise ValueError("this KernelKGroups is not fitted yet; call fit first")
+        if isinstance(self.result_, DaskExactResult):
+            raise NotImplementedError(
+                "predict is not offered with method='exact' (it would read every training "
+                "point for every new one); use labels_, or method='nystrom'"
+            )
         feature_map = self.result_.feature_map
         assert feature_map is not None
         X = as_row_chunked(X)

@@ -1,0 +1,869 @@
+"""Exact kernel k-groups on a Dask cluster: matrix-free Hartigan rounds (``method="exact"``).
+
+Dask places the data and the Rust core computes, as in xgboost.dask and lightgbm.dask.
+
+State
+-----
+X is centred on the client's column means (one pass) and persisted in its row chunks. Every
+chunk b keeps, on its worker, its rows' labels and their point-to-cluster kernel sums
+``S_b[i, l] = m_l(i) = sum_{y in C_l} w_y G(x_i, y)`` (n_b x k), with ``G`` the energy kernel
+with base point 0 of the centred data (the kernel of the single-machine matrix-free fit). The
+client holds O(k) numbers: the cluster counts, weights ``s_l`` and terms
+``Q_l = sum_{i in C_l} w_i m_l(i)``, and the labels never.
+
+Passes and rounds
+-----------------
+* **A sums pass** builds every ``S_b`` from scratch against all the points: the points are
+  visited in global blocks of :data:`SUPERBLOCK` rows (one task per chunk and block, chained
+  per chunk), and each row's sums are added one point at a time in global order, so they do
+  not depend on the chunking. The totals come back as exactly rounded sums (``math.fsum``
+  per chunk, with the residual), so they do not depend on the chunking either. Cost: n^2 D
+  kernel evaluations on the workers, n D values sent to every worker.
+* **A round**: every chunk first applies the moves of the previous round to its sums
+  (``O(n_b m D)`` for m moves), then lists its rows' improving moves against the round's
+  totals by the single-machine Hartigan gain and tolerance, and sends the best
+  ``max_moves_per_round`` with their coordinates, weights, kernel diagonals, labels and
+  sums. The client keeps the best ``max_moves_per_round`` of all, by gain and then global
+  row index (so the same candidates whatever the chunking), and runs one sequential
+  Hartigan pass over them: each is re-evaluated exactly against the totals and its sums as
+  changed by the moves accepted before it (their kernel values computed from the
+  coordinates) and moved only if it still gains more than the rounding tolerance. Every
+  accepted move is an exact Hartigan move: the objective rises with each, and the first
+  candidate is always accepted, so every round makes progress.
+* **The end**: when a round proposes no move, a fresh sums pass recomputes every ``S_b`` and
+  the totals from the labels; if a move still improves (rounding drift of the kept sums),
+  the rounds go on from the fresh state. Otherwise the result is a Hartigan local optimum
+  checked by an independent exact pass (``verified=True``), and ``verification_drift`` is
+  the relative difference between the objective the client kept and the fresh one.
+
+Starts: k-means++ on a seeded sample of at most :data:`INIT_SAMPLE_ROWS` rows (the exact
+single-machine fit of the sample from k-means++), every point then going to the nearest
+of the sample's cluster means in the kernel's feature space (one pass against the sample),
+or given labels. A worker lost mid-fit: each chunk's state is a function of its chunk and
+the moves, and dask recomputes lost results from their tasks; a failure dask cannot recover
+from is raised as it is.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import operator
+import time
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import dask
+import dask.array as da
+import numpy as np
+from dask.delayed import Delayed
+
+from .. import _core
+from .._kernel_options import SEMIMETRICS, Semimetric, check_choice, check_semimetric_parameters
+from .._progress import ProgressCallback
+from .._validation import check_int, check_n_threads, seed_from_random_state, splitmix
+from ..large import kernel_kgroups_from_data
+from ..sigma_selection import auto_sigma
+from ._features import FloatArray, IntArray, first_bad
+from ._inputs import as_row_chunked, as_row_vector, raise_first_bad, row_blocks
+
+#: Rows of X brought to the client for the k-means++ start.
+INIT_SAMPLE_ROWS = 4096
+#: Rows of X per step of a sums pass (the other points of one task).
+SUPERBLOCK = 32768
+#: Default number of candidate moves a round considers.
+DEFAULT_MAX_MOVES = 1024
+#: Largest allowed n_init.
+_MAX_N_INIT = 1000
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """The semimetric of the kernel, its bandwidth resolved."""
+
+    semimetric: Semimetric
+    alpha: float
+    sigma: Optional[float]
+
+
+@dataclass(frozen=True)
+class Proposals:
+    """A chunk's first candidate moves in sweep order (global rows)."""
+
+    rows: IntArray
+    points: FloatArray
+    weights: FloatArray
+    diagonal: FloatArray
+    labels: IntArray
+    sums: FloatArray
+
+    @property
+    def nbytes(self) -> int:
+        return sum(int(a.nbytes) for a in (self.rows, self.points, self.weights,
+                                           self.diagonal, self.labels, self.sums))
+
+
+@dataclass(frozen=True)
+class Moves:
+    """How every chunk settles a round: the kept moves' global rows and new labels, and the
+    sums' updates (points with signed weights under clusters, in order)."""
+
+    rows: IntArray
+    to: IntArray
+    points: FloatArray
+    labels: IntArray
+    weights: FloatArray
+
+    @property
+    def nbytes(self) -> int:
+        return sum(int(a.nbytes) for a in (self.rows, self.to, self.points, self.labels, self.weights))
+
+
+@dataclass(frozen=True)
+class DaskExactResult:
+    """The outcome of an exact distributed fit (the best start when ``n_init > 1``).
+
+    Attributes
+    ----------
+    labels : dask.array.Array of int64, shape (n,)
+        Cluster of each point, chunked like X's rows, held by the workers.
+    objective : float
+        ``Q = sum_l Q_l / s_l`` of the exact kernel, from the final independent pass.
+    within : float
+        ``W = sum_i w_i G_ii - Q``, the within-cluster dispersion (minimised).
+    n_iter : int
+        Rounds run (counting those that proposed no move).
+    n_moves : int
+        Moves made over all rounds.
+    converged : bool
+        True when a round proposed no move against freshly computed sums.
+    verified : bool
+        True when the final independent exact pass found no improving single move: the
+        labels are a Hartigan local optimum of the exact kernel.
+    verification_drift : float
+        ``|Q_kept - Q_fresh| / |Q_fresh|`` at the last check: how far the objective the
+        client kept through the rounds was from the recomputed one (rounding only).
+    n_passes : int
+        Sums passes over all pairs (the first, and one per check).
+    objective_history : ndarray of float64
+        The objective kept by the client, at the start and after every round.
+    cluster_terms, cluster_weights : ndarray of float64, shape (k,)
+        ``Q_l`` and ``s_l`` of the final pass.
+    cluster_sizes : ndarray of int64, shape (k,)
+    best_start : int
+    round_seconds : list of float
+        Wall time of every round of the best start.
+    round_bytes : list of int
+        Bytes of candidates received plus moves sent (counted once per chunk) per round.
+    approximate : bool
+        Always False.
+    """
+
+    labels: Any
+    objective: float
+    within: float
+    n_iter: int
+    n_moves: int
+    converged: bool
+    verified: bool
+    verification_drift: float
+    n_passes: int
+    objective_history: FloatArray
+    cluster_terms: FloatArray
+    cluster_weights: FloatArray
+    cluster_sizes: IntArray
+    best_start: int
+    round_seconds: list[float] = field(default_factory=list)
+    round_bytes: list[int] = field(default_factory=list)
+    approximate: bool = False
+
+    def __repr__(self) -> str:
+        return (
+            f"DaskExactResult(n={self.labels.shape[0]}, k={self.cluster_terms.size}, "
+            f"objective={self.objective:.10g}, within={self.within:.10g}, n_iter={self.n_iter}, "
+            f"n_moves={self.n_moves}, converged={self.converged}, verified={self.verified})"
+        )
+
+
+# ------------------------------------------------------------------ work of the dask tasks
+def _aligned(array: Any, dtype: Any) -> Any:
+    return np.require(array, dtype, ["C", "A"])
+
+
+def _centred(block: Any, mean: FloatArray) -> FloatArray:
+    return np.ascontiguousarray(np.asarray(block, dtype=np.float64) - mean)
+
+
+def _diagonal(x: FloatArray, spec: KernelSpec) -> FloatArray:
+    if x.shape[0] == 0:
+        return np.zeros(0)
+    return np.asarray(_core.exact_diagonal(_aligned(x, np.float64), spec.semimetric, spec.alpha, spec.sigma))
+
+
+def _add_sums(
+    x: FloatArray, start: FloatArray, other: Any, labels: Any, weights: Any, k: int,
+    spec: KernelSpec, n_threads: Optional[int],
+) -> FloatArray:
+    """``start`` plus the sums of the rows of ``x`` against ``other`` (in ``other``'s order)."""
+    other = np.asarray(other)
+    if x.shape[0] == 0 or other.shape[0] == 0:
+        return start
+    return np.asarray(_core.exact_cluster_sums(
+        _aligned(x, np.float64), _aligned(other, np.float64), _aligned(labels, np.int64),
+        _aligned(weights, np.float64), k, spec.semimetric, spec.alpha, spec.sigma,
+        start=_aligned(start, np.float64), n_threads=n_threads,
+    ))
+
+
+def _zeros(n: int, k: int) -> FloatArray:
+    return np.zeros((n, k))
+
+
+def _exact_parts(values: FloatArray) -> tuple[float, float]:
+    """``(hi, lo)``: the exactly rounded sum and the exactly rounded rest (``math.fsum``), so
+    that adding the parts of several chunks with ``fsum`` does not depend on the chunking."""
+    listed = values.tolist()
+    hi = math.fsum(listed)
+    return hi, math.fsum(itertools.chain(listed, (-hi,)))
+
+
+def _column_parts(block: Any) -> list[tuple[float, float]]:
+    """The exact parts (:func:`_exact_parts`) of every column sum of a block."""
+    values = np.asarray(block, dtype=np.float64)
+    return [_exact_parts(np.ascontiguousarray(values[:, c])) for c in range(values.shape[1])]
+
+
+def _spread_parts(block: Any, mean: FloatArray) -> tuple[float, float]:
+    """The exact parts of ``sum_i ||x_i - mean||^2`` over a block."""
+    return _exact_parts(((np.asarray(block, dtype=np.float64) - mean) ** 2).sum(axis=1))
+
+
+def _chunk_totals(
+    state: tuple[IntArray, FloatArray], weights: FloatArray, diagonal: FloatArray, k: int
+) -> tuple[IntArray, list[tuple[float, float]], list[tuple[float, float]], tuple[float, float]]:
+    """A chunk's counts, and the exact parts of its cluster weights, terms and trace."""
+    labels, sums = state
+    counts = np.bincount(labels, minlength=k).astype(np.int64)
+    own = sums[np.arange(labels.shape[0]), labels] * weights if labels.shape[0] else np.zeros(0)
+    weight_parts = [_exact_parts(weights[labels == c]) for c in range(k)]
+    term_parts = [_exact_parts(own[labels == c]) for c in range(k)]
+    return counts, weight_parts, term_parts, _exact_parts(weights * diagonal)
+
+
+def _state(labels: Any, sums: FloatArray) -> tuple[IntArray, FloatArray]:
+    return np.array(labels, dtype=np.int64), sums
+
+
+def _nearest_means(
+    x: FloatArray, diagonal: FloatArray, sample: FloatArray, sample_labels: IntArray,
+    sample_weights: FloatArray, terms: FloatArray, cluster_weights: FloatArray, k: int,
+    spec: KernelSpec, n_threads: Optional[int],
+) -> IntArray:
+    """The nearest of the sample's cluster means in feature space for every row of ``x``:
+    ``argmin_l G_ii - 2 m_l(i) / s_l + Q_l / s_l^2`` (ties to the lowest index)."""
+    if x.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    sums = _add_sums(x, _zeros(x.shape[0], k), sample, sample_labels, sample_weights, k, spec, n_threads)
+    cost = (diagonal[:, None] - 2.0 * sums / cluster_weights) + terms / cluster_weights**2
+    return np.asarray(np.argmin(cost, axis=1), dtype=np.int64)
+
+
+def _commit_and_propose(
+    x: FloatArray, weights: FloatArray, diagonal: FloatArray, state: tuple[IntArray, FloatArray],
+    commit: Optional[Moves], totals: tuple[IntArray, FloatArray, FloatArray], offset: int,
+    cursor: int, max_moves: int, k: int, spec: KernelSpec, n_threads: Optional[int],
+) -> tuple[tuple[IntArray, FloatArray], Proposals]:
+    """Wave A of a round on a chunk: settle the previous round (its dropped moves taken back
+    from the sums, the row that ended it moved, the labels of the kept moves set), then list
+    the rows' improving moves against the totals, the first ``max_moves`` in sweep order
+    from ``cursor``."""
+    labels, sums = state
+    n_b = labels.shape[0]
+    if commit is not None and n_b:
+        if commit.weights.size:
+            sums = _add_sums(x, sums, commit.points, commit.labels, commit.weights, k, spec, n_threads)
+        mine = (commit.rows >= offset) & (commit.rows < offset + n_b)
+        if np.any(mine):
+            labels = labels.copy()
+            labels[commit.rows[mine] - offset] = commit.to[mine]
+    if n_b == 0 or max_moves == 0:
+        rows = np.zeros(0, dtype=np.int64)
+    else:
+        counts, cluster_weights, terms = totals
+        rows = np.asarray(_core.exact_propose(
+            _aligned(sums, np.float64), _aligned(labels, np.int64), _aligned(weights, np.float64),
+            _aligned(diagonal, np.float64), _aligned(counts, np.int64),
+            _aligned(cluster_weights, np.float64), _aligned(terms, np.float64),
+        )[0])
+        rows = rows[_order(rows + offset, cursor)[:max_moves]]
+    proposals = Proposals(
+        rows=rows + offset, points=np.ascontiguousarray(x[rows]),
+        weights=np.ascontiguousarray(weights[rows]), diagonal=np.ascontiguousarray(diagonal[rows]),
+        labels=np.ascontiguousarray(labels[rows]), sums=np.ascontiguousarray(sums[rows]),
+    )
+    return (labels, sums), proposals
+
+
+@dataclass(frozen=True)
+class RoundMoves:
+    """The moves the client made in a round, in sweep order, and the totals before each
+    (and after the last), with the window of the sweep the round covered."""
+
+    rows: IntArray
+    points: FloatArray
+    weights: FloatArray
+    from_: IntArray
+    to: IntArray
+    positions: IntArray
+    counts: IntArray  # (m + 1) x k
+    cluster_weights: FloatArray
+    terms: FloatArray
+    considered: IntArray  # the candidates' global rows
+    cursor: int
+    window: int
+    n: int
+
+    @property
+    def nbytes(self) -> int:
+        return sum(int(a.nbytes) for a in (
+            self.rows, self.points, self.weights, self.from_, self.to, self.positions,
+            self.counts, self.cluster_weights, self.terms, self.considered,
+        ))
+
+
+@dataclass(frozen=True)
+class Violation:
+    """The earliest row a sequential sweep would have moved but the round did not consider."""
+
+    row: int
+    position: int
+    point: FloatArray
+    weight: float
+    diagonal: float
+    label: int
+    sums: FloatArray
+
+
+def _apply_and_check(
+    x: FloatArray, weights: FloatArray, diagonal: FloatArray, state: tuple[IntArray, FloatArray],
+    moves: RoundMoves, offset: int, k: int, spec: KernelSpec, n_threads: Optional[int],
+) -> tuple[tuple[IntArray, FloatArray], Optional[Violation]]:
+    """Wave B of a round on a chunk: apply the client's moves to the sums, and find the
+    earliest row of the round's window that the sweep would have moved at its position."""
+    labels, sums = state
+    n_b = labels.shape[0]
+    if n_b == 0:
+        return state, None
+    rows = np.arange(offset, offset + n_b)
+    positions = (rows - moves.cursor) % moves.n
+    checked = (positions < moves.window) & ~np.isin(rows, moves.considered)
+    positions = np.where(checked, positions, -1).astype(np.int64)
+    f, i = np.float64, np.int64
+    new_sums, found = _core.exact_apply_and_check(
+        _aligned(x, f), _aligned(sums, f), _aligned(labels, i), _aligned(weights, f),
+        _aligned(diagonal, f), positions, _aligned(moves.points, f), _aligned(moves.weights, f),
+        _aligned(moves.from_, i), _aligned(moves.to, i), _aligned(moves.positions, i),
+        _aligned(moves.counts, i), _aligned(moves.cluster_weights, f), _aligned(moves.terms, f),
+        spec.semimetric, spec.alpha, spec.sigma, n_threads=n_threads,
+    )
+    violation = None
+    if found is not None:
+        row, position, _, _, _, row_sums = found
+        violation = Violation(
+            row=offset + int(row), position=int(position), point=np.ascontiguousarray(x[row]),
+            weight=float(weights[row]), diagonal=float(diagonal[row]), label=int(labels[row]),
+            sums=np.asarray(row_sums),
+        )
+    return (labels, np.asarray(new_sums)), violation
+
+
+def _order(rows: IntArray, cursor: int) -> IntArray:
+    """The order of a sweep from row ``cursor`` on, wrapping round to row 0."""
+    return np.lexsort((rows, rows < cursor))
+
+
+# ------------------------------------------------------------------------ the client's side
+@dataclass
+class _Data:
+    """The persisted blocks the rounds run on, and their global offsets."""
+
+    x: Any  # the centred X, a dask array
+    weights: Any  # a dask array
+    x_blocks: list[Delayed]
+    weight_blocks: list[Delayed]
+    diagonal_blocks: list[Delayed]
+    offsets: list[int]
+    sizes: list[int]
+    k: int
+    spec: KernelSpec
+    n_threads: Optional[int]
+
+
+def _sums_pass(data: _Data, labels: Any) -> list[Delayed]:
+    """Every chunk's state ``(labels, S_b)`` from scratch for the labels (a dask array)."""
+    n = data.x.shape[0]
+    label_blocks = row_blocks(labels)
+    states = []
+    for x_b, labels_b, size in zip(data.x_blocks, label_blocks, data.sizes):
+        partial: Any = dask.delayed(_zeros, pure=True)(size, data.k)
+        for start in range(0, n, SUPERBLOCK):
+            stop = min(n, start + SUPERBLOCK)
+            partial = dask.delayed(_add_sums, pure=True)(
+                x_b, partial, data.x[start:stop], labels[start:stop], data.weights[start:stop],
+                data.k, data.spec, data.n_threads,
+            )
+        states.append(dask.delayed(_state, pure=True)(labels_b, partial))
+    return list(dask.persist(*states))
+
+
+def _totals(data: _Data, states: list[Delayed]) -> tuple[IntArray, FloatArray, FloatArray, float]:
+    """The exact totals (counts, weights, terms) and trace of the chunks' states."""
+    parts = dask.compute(*[
+        dask.delayed(_chunk_totals, pure=True)(state, w, d, data.k)
+        for state, w, d in zip(states, data.weight_blocks, data.diagonal_blocks)
+    ])
+    counts = np.sum([p[0] for p in parts], axis=0).astype(np.int64)
+    weights = np.array([math.fsum(v for p in parts for v in p[1][c]) for c in range(data.k)])
+    terms = np.array([math.fsum(v for p in parts for v in p[2][c]) for c in range(data.k)])
+    trace = math.fsum(v for p in parts for v in p[3])
+    return counts, weights, terms, trace
+
+
+def _labels_array(data: _Data, states: list[Delayed]) -> Any:
+    blocks = [
+        da.from_delayed(dask.delayed(operator.getitem)(state, 0), shape=(size,), dtype=np.int64)
+        for state, size in zip(states, data.sizes)
+    ]
+    labels = da.concatenate(blocks) if blocks else da.zeros(0, dtype=np.int64)
+    if labels.chunks[0] != tuple(data.sizes):
+        labels = labels.rechunk((tuple(data.sizes),))
+    return labels
+
+
+def _objective(counts: IntArray, weights: FloatArray, terms: FloatArray) -> float:
+    return float(sum(float(t) / float(w) for t, w, c in zip(terms, weights, counts) if c > 0))
+
+
+def _merge(proposals: list[Proposals], max_moves: int, cursor: int) -> Optional[Proposals]:
+    """The first ``max_moves`` candidates of all chunks in sweep order from ``cursor``."""
+    rows = np.concatenate([p.rows for p in proposals])
+    if rows.size == 0:
+        return None
+    order = _order(rows, cursor)[:max_moves]
+
+    def pick(name: str) -> Any:
+        return np.ascontiguousarray(np.concatenate([getattr(p, name) for p in proposals])[order])
+
+    return Proposals(
+        rows=rows[order], points=pick("points"), weights=pick("weights"),
+        diagonal=pick("diagonal"), labels=pick("labels"), sums=pick("sums"),
+    )
+
+
+@dataclass
+class _Run:
+    """One start's rounds."""
+
+    states: list[Delayed]
+    counts: IntArray
+    weights: FloatArray
+    terms: FloatArray
+    history: list[float]
+    n_iter: int = 0
+    n_moves: int = 0
+    n_passes: int = 1
+    converged: bool = False
+    verified: bool = False
+    drift: float = 0.0
+    round_seconds: list[float] = field(default_factory=list)
+    round_bytes: list[int] = field(default_factory=list)
+
+
+def _cancel(objects: list[Any]) -> None:
+    """Cancel the distributed futures behind ``objects`` (after Ctrl-C)."""
+    try:
+        from distributed import futures_of, get_client
+
+        futures = [f for obj in objects for f in futures_of(obj)]
+        if futures:
+            get_client().cancel(futures)
+    except (ImportError, ValueError):  # pragma: no cover - no distributed client
+        pass
+
+
+def _settle(
+    data: _Data, run: _Run, moves: RoundMoves, violation: Optional[Violation],
+) -> tuple[Moves, int, int]:
+    """The client's end of a round: the moves kept (those before the earliest violation,
+    then the violating row's own move), the updates that settle the chunks' sums, the new
+    totals; returns ``(commit, moves kept, new cursor)``."""
+    m = moves.rows.size
+    if violation is None:
+        keep = m
+        cursor = (moves.cursor + moves.window) % moves.n
+    else:
+        keep = int(np.searchsorted(moves.positions, violation.position))
+        cursor = (moves.cursor + violation.position + 1) % moves.n
+    run.counts = moves.counts[keep].copy()
+    run.weights = moves.cluster_weights[keep].copy()
+    run.terms = moves.terms[keep].copy()
+    rows, to = moves.rows[:keep], moves.to[:keep]
+    # The dropped moves, taken back in reverse order.
+    drop = np.arange(m - 1, keep - 1, -1)
+    points = [np.repeat(moves.points[drop], 2, axis=0)]
+    labels = [np.stack([moves.to[drop], moves.from_[drop]], axis=1).ravel()]
+    weights = [np.stack([-moves.weights[drop], moves.weights[drop]], axis=1).ravel()]
+    if violation is not None:
+        accepted, _, new, counts, cluster_weights, terms = _core.exact_accept(
+            np.array(violation.point[None, :]), np.array([violation.weight]),
+            np.array([violation.diagonal]), np.array([violation.label], dtype=np.int64),
+            np.array(violation.sums[None, :]),
+            data.spec.semimetric, data.spec.alpha, data.spec.sigma,
+            run.counts, run.weights, run.terms,
+        )
+        if np.asarray(accepted).size != 1:  # pragma: no cover - the chunk found it improving
+            raise RuntimeError("the sweep's move of a row was not confirmed by the coordinator")
+        target = int(np.asarray(new)[0])
+        run.counts = np.asarray(counts)[0].copy()
+        run.weights = np.asarray(cluster_weights)[0].copy()
+        run.terms = np.asarray(terms)[0].copy()
+        rows = np.append(rows, violation.row)
+        to = np.append(to, target)
+        points.append(np.repeat(violation.point[None, :], 2, axis=0))
+        labels.append(np.array([violation.label, target]))
+        weights.append(np.array([-violation.weight, violation.weight]))
+    commit = Moves(
+        rows=rows.astype(np.int64), to=to.astype(np.int64),
+        points=np.ascontiguousarray(np.concatenate(points)),
+        labels=np.ascontiguousarray(np.concatenate(labels)).astype(np.int64),
+        weights=np.ascontiguousarray(np.concatenate(weights)),
+    )
+    return commit, int(rows.size), cursor
+
+
+def _rounds(
+    data: _Data, run: _Run, start_index: int, max_iter: int, max_moves: int,
+    progress: Optional[ProgressCallback],
+) -> None:
+    """Rounds until one proposes no move (or ``max_iter``): the sequential Hartigan sweep in
+    index order, cyclically, as on one machine."""
+    commit: Optional[Moves] = None
+    n_chunks = len(data.x_blocks)
+    n = data.x.shape[0]
+    cursor = 0
+    blocks = list(zip(data.x_blocks, data.weight_blocks, data.diagonal_blocks, data.offsets))
+    while True:
+        began = time.perf_counter()
+        last = run.n_iter >= max_iter
+        totals = dask.delayed((run.counts, run.weights, run.terms), pure=True)
+        commit_d = dask.delayed(commit, pure=True)
+        outs = list(dask.persist(*[
+            dask.delayed(_commit_and_propose, pure=True)(
+                x, w, d, state, commit_d, totals, offset, cursor, 0 if last else max_moves,
+                data.k, data.spec, data.n_threads,
+            )
+            for (x, w, d, offset), state in zip(blocks, run.states)
+        ]))
+        run.states = [dask.delayed(operator.getitem)(out, 0) for out in outs]
+        if last:
+            return
+        proposals = list(dask.compute(*[dask.delayed(operator.getitem)(out, 1) for out in outs]))
+        sent = (commit.nbytes if commit is not None else 0) * n_chunks + sum(p.nbytes for p in proposals)
+        run.n_iter += 1
+        candidates = _merge(proposals, max_moves, cursor)
+        if candidates is None:
+            run.history.append(_objective(run.counts, run.weights, run.terms))
+            run.round_seconds.append(time.perf_counter() - began)
+            run.round_bytes.append(sent)
+            if progress is not None:
+                progress(start_index, run.n_iter, 0, run.history[-1])
+            return
+        accepted, from_, to, counts, cluster_weights, terms = _core.exact_accept(
+            candidates.points, candidates.weights, candidates.diagonal, candidates.labels,
+            candidates.sums, data.spec.semimetric, data.spec.alpha, data.spec.sigma,
+            run.counts, run.weights, run.terms,
+        )
+        truncated = sum(p.rows.size for p in proposals) > candidates.rows.size
+        window = int((candidates.rows[-1] - cursor) % n) + 1 if truncated else n
+        moves = RoundMoves(
+            rows=candidates.rows[accepted], points=np.ascontiguousarray(candidates.points[accepted]),
+            weights=np.ascontiguousarray(candidates.weights[accepted]), from_=from_, to=to,
+            positions=((candidates.rows[accepted] - cursor) % n).astype(np.int64),
+            counts=np.vstack([run.counts[None, :], counts]).astype(np.int64),
+            cluster_weights=np.vstack([run.weights[None, :], cluster_weights]),
+            terms=np.vstack([run.terms[None, :], terms]),
+            considered=np.sort(candidates.rows), cursor=cursor, window=window, n=n,
+        )
+        moves_d = dask.delayed(moves, pure=True)
+        outs = list(dask.persist(*[
+            dask.delayed(_apply_and_check, pure=True)(
+                x, w, d, state, moves_d, offset, data.k, data.spec, data.n_threads,
+            )
+            for (x, w, d, offset), state in zip(blocks, run.states)
+        ]))
+        run.states = [dask.delayed(operator.getitem)(out, 0) for out in outs]
+        found = [v for v in dask.compute(*[dask.delayed(operator.getitem)(out, 1) for out in outs])
+                 if v is not None]
+        violation = min(found, key=lambda v: v.position) if found else None
+        commit, moved, cursor = _settle(data, run, moves, violation)
+        sent += moves.nbytes * n_chunks + sum(v.point.nbytes + v.sums.nbytes for v in found)
+        run.n_moves += moved
+        objective = _objective(run.counts, run.weights, run.terms)
+        run.history.append(objective)
+        run.round_seconds.append(time.perf_counter() - began)
+        run.round_bytes.append(sent)
+        if progress is not None:
+            progress(start_index, run.n_iter, moved, objective)
+
+
+def _check(data: _Data, run: _Run) -> bool:
+    """A fresh sums pass from the labels; True when no single move improves."""
+    labels = _labels_array(data, run.states)
+    kept = _objective(run.counts, run.weights, run.terms)
+    run.states = _sums_pass(data, labels)
+    run.n_passes += 1
+    run.counts, run.weights, run.terms, _ = _totals(data, run.states)
+    fresh = _objective(run.counts, run.weights, run.terms)
+    run.drift = abs(kept - fresh) / max(abs(fresh), np.finfo(float).tiny)
+    any_move = dask.compute(*[
+        dask.delayed(_commit_and_propose, pure=True)(
+            x, w, d, state, None, (run.counts, run.weights, run.terms), offset, 0, 1, data.k,
+            data.spec, data.n_threads,
+        )
+        for x, w, d, state, offset in zip(
+            data.x_blocks, data.weight_blocks, data.diagonal_blocks, run.states, data.offsets
+        )
+    ])
+    return all(out[1].rows.size == 0 for out in any_move)
+
+
+def _run_start(
+    data: _Data, labels: Any, start_index: int, max_iter: int, max_moves: int,
+    progress: Optional[ProgressCallback], init_is_given: bool,
+) -> _Run:
+    states = _sums_pass(data, labels)
+    counts, weights, terms, _ = _totals(data, states)
+    empty = np.flatnonzero(counts == 0)
+    if empty.size:
+        raise ValueError(
+            f"invalid `init`: cluster {int(empty[0])} of k = {data.k} is empty"
+            + ("" if init_is_given else
+               " after assigning the points to the sample's cluster means (the data may hold "
+               "fewer than k distinct points)")
+        )
+    run = _Run(states, counts, weights, terms, [_objective(counts, weights, terms)])
+    while True:
+        _rounds(data, run, start_index, max_iter, max_moves, progress)
+        if _check(data, run):
+            run.converged = run.verified = True
+            return run
+        if run.n_iter >= max_iter:
+            return run
+
+
+def _resolve_sigma(
+    X: Any, mean: FloatArray, semimetric: str, sigma: Any, k: int, sample: FloatArray
+) -> Optional[float]:
+    if semimetric == "power":
+        return None
+    if sigma is None or sigma == "mean":
+        parts = dask.compute(*[dask.delayed(_spread_parts, pure=True)(b, mean) for b in row_blocks(X)])
+        spread = math.fsum(v for p in parts for v in p) / X.shape[0]
+        return math.sqrt(2.0 * spread) if spread > 0 else 1.0
+    if sigma == "median":
+        return float(_core.bandwidth(sample, "median", None))
+    if sigma == "auto":
+        return auto_sigma(sample, k, semimetric)
+    return float(sigma)
+
+
+def _kmeanspp_labels(
+    data: _Data, sample: FloatArray, sample_weights: FloatArray, seed: int, max_iter: int,
+) -> Any:
+    """k-means++ and Hartigan on the sample (exact, single machine), then every point to the
+    nearest of the sample's cluster means in feature space."""
+    k, spec = data.k, data.spec
+    fit = kernel_kgroups_from_data(
+        sample, k, "k-means++", semimetric=spec.semimetric, alpha=spec.alpha, sigma=spec.sigma,
+        base="origin", weights=sample_weights, n_init=1, max_iter=max_iter, random_state=seed,
+    )
+    sample_labels = np.asarray(fit.labels, dtype=np.int64)
+    sums = _add_sums(sample, _zeros(sample.shape[0], k), sample, sample_labels, sample_weights, k, spec, None)
+    own = sums[np.arange(sample.shape[0]), sample_labels] * sample_weights
+    terms = np.bincount(sample_labels, weights=own, minlength=k)
+    cluster_weights = np.bincount(sample_labels, weights=sample_weights, minlength=k)
+    return da.concatenate([
+        da.from_delayed(
+            dask.delayed(_nearest_means, pure=True)(
+                x, d, sample, sample_labels, sample_weights, terms, cluster_weights, k, spec,
+                data.n_threads,
+            ),
+            shape=(size,), dtype=np.int64,
+        )
+        for x, d, size in zip(data.x_blocks, data.diagonal_blocks, data.sizes)
+    ]).rechunk((tuple(data.sizes),)).persist()
+
+
+def kernel_kgroups_exact(
+    X: Any,
+    k: int,
+    init: Any = "k-means++",
+    *,
+    semimetric: Semimetric = "power",
+    alpha: float = 1.0,
+    sigma: Any = None,
+    weights: Any = None,
+    n_init: int = 1,
+    max_iter: int = 300,
+    max_moves_per_round: int = DEFAULT_MAX_MOVES,
+    random_state: Any = None,
+    n_threads: Optional[int] = 1,
+    progress: Optional[ProgressCallback] = None,
+) -> DaskExactResult:
+    """Exact kernel k-groups of a dask array X on a Dask cluster (matrix-free Hartigan rounds).
+
+    See :mod:`kgroups_rs.dask._exact` for how the rounds work. The result is a Hartigan local
+    optimum of the exact kernel (``verified=True``), like the single-machine
+    :func:`kgroups_rs.kernel_kgroups_from_data` (``base="origin"`` on the centred data), but
+    reached by other moves: the rounds make the best moves first.
+
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n, D)
+        The data, chunked along rows only (chunks of any sizes).
+    k : int
+        Number of clusters, ``1 <= k <= n``.
+    init : "k-means++" or array of int of shape (n,)
+        k-means++ on a seeded sample of at most 4096 rows, or initial labels (a dask or numpy
+        array; ``n_init`` must be 1).
+    semimetric, alpha, sigma
+        The kernel, as :func:`kgroups_rs.kernel_kgroups_nystrom`.
+    weights : array of shape (n,), optional
+        Point weights ``w_i > 0``.
+    n_init : int, default 1
+        Starts; the largest objective wins.
+    max_iter : int, default 300
+        Rounds per start.
+    max_moves_per_round : int, default 1024
+        Candidate moves a round considers (each chunk sends at most this many).
+    random_state : None, int, numpy Generator or RandomState
+        Seed of the sample and the starts. The same seed gives the same labels whatever the
+        chunking and the number of workers.
+    n_threads : int or None, default 1
+        Threads of each task's Rust work.
+    progress : callable, optional
+        ``progress(start, round, moves, objective)`` after every round.
+
+    Returns
+    -------
+    DaskExactResult
+    """
+    n_init = check_int(n_init, "n_init", 1, _MAX_N_INIT)
+    max_iter = check_int(max_iter, "max_iter", 1)
+    max_moves = check_int(max_moves_per_round, "max_moves_per_round", 1)
+    n_threads = check_n_threads(n_threads)
+    if progress is not None and not callable(progress):
+        raise TypeError("progress must be a callable progress(start, round, moves, objective)")
+    semimetric_name = check_choice(semimetric, "semimetric", SEMIMETRICS)
+    check_semimetric_parameters(semimetric_name, alpha, sigma)
+    if isinstance(sigma, str):
+        check_choice(sigma, "sigma", ("mean", "median", "auto"))
+    elif sigma is not None and not (isinstance(sigma, (int, float, np.floating)) and float(sigma) > 0):
+        raise ValueError(f"sigma must be a positive number, 'mean', 'median', 'auto' or None, got {sigma!r}")
+    X = as_row_chunked(X)
+    n = X.shape[0]
+    k = check_int(k, "k", 1)
+    if k > n:
+        raise ValueError(f"k = {k} is out of range; the number of clusters must satisfy 1 <= k <= n = {n}")
+    given = not isinstance(init, str)
+    if not given and init != "k-means++":
+        raise ValueError(f"init must be 'k-means++' or initial labels (an array); got {init!r}")
+    if given and n_init != 1:
+        raise ValueError(
+            f"n_init = {n_init} but initial labels were given; with explicit labels every start "
+            "is the same, so n_init must be 1"
+        )
+    seed = seed_from_random_state(random_state)
+
+    # Pass 1: column means and the first non-finite value of every chunk.
+    offsets = [0, *np.cumsum(X.chunks[0])[:-1].tolist()]
+    bad = [dask.delayed(first_bad, pure=True)(b) for b in row_blocks(X)]
+    weight_vector = (
+        da.ones(n, chunks=(X.chunks[0],)) if weights is None
+        else as_row_vector(weights, X, "weights", np.float64)
+    )
+    # (A list of delayed results and a dask array in one compute call can come back mixed up.)
+    column_parts, bad_blocks = dask.compute(
+        [dask.delayed(_column_parts, pure=True)(b) for b in row_blocks(X)], bad
+    )
+    low = weight_vector.min().compute()
+    raise_first_bad(list(bad_blocks), [int(o) for o in offsets])
+    # Exactly rounded column sums: the same mean whatever the chunking.
+    mean = np.array([
+        math.fsum(v for chunk in column_parts for v in chunk[c]) for c in range(X.shape[1])
+    ]) / n
+    if not (math.isfinite(float(low)) and float(low) > 0):
+        raise ValueError(
+            f"invalid `weights`: every weight must be finite and > 0 (the smallest is {float(low)})"
+        )
+    rng = np.random.default_rng(seed)
+    size = min(n, INIT_SAMPLE_ROWS)
+    rows = np.sort(rng.choice(n, size=size, replace=False)) if size < n else np.arange(n)
+    sample = np.ascontiguousarray(np.asarray(X[rows].compute(), dtype=np.float64) - mean)
+    sample_weights = np.ascontiguousarray(np.asarray(weight_vector[rows].compute(), dtype=np.float64))
+    sigma_value = _resolve_sigma(X, mean, semimetric_name, sigma, k, sample)
+    spec = KernelSpec(semimetric_name, float(alpha), sigma_value)
+
+    x = X.map_blocks(_centred, mean, dtype=np.float64).persist()
+    weight_vector = weight_vector.persist()
+    x_blocks = row_blocks(x)
+    diagonal = x.map_blocks(_diagonal, spec, dtype=np.float64, drop_axis=1, chunks=(x.chunks[0],)).persist()
+    data = _Data(
+        x=x, weights=weight_vector, x_blocks=x_blocks, weight_blocks=row_blocks(weight_vector),
+        diagonal_blocks=row_blocks(diagonal), offsets=[int(o) for o in offsets],
+        sizes=[int(s) for s in x.chunks[0]], k=k, spec=spec, n_threads=n_threads,
+    )
+    if given:
+        labels = as_row_vector(init, X, "init", np.int64)
+        low_label, high_label = dask.compute(labels.min(), labels.max())
+        if int(low_label) < 0 or int(high_label) >= k:
+            raise ValueError(
+                f"invalid `init`: labels must lie in 0..{k - 1}, got values from {int(low_label)} "
+                f"to {int(high_label)}"
+            )
+        starts = [labels.persist()]
+    else:
+        seeds = np.random.default_rng(splitmix(seed)).integers(0, 2**63, size=n_init)
+        starts = [_kmeanspp_labels(data, sample, sample_weights, int(s), max_iter) for s in seeds]
+
+    runs: list[_Run] = []
+    try:
+        for index, labels in enumerate(starts):
+            runs.append(_run_start(data, labels, index, max_iter, max_moves, progress, given))
+    except KeyboardInterrupt:
+        _cancel([x, weight_vector, diagonal, *starts, *(s for r in runs for s in r.states)])
+        raise
+    best = max(
+        range(len(runs)), key=lambda s: (_objective(runs[s].counts, runs[s].weights, runs[s].terms), -s)
+    )
+    run = runs[best]
+    _, _, _, trace = _totals(data, run.states)
+    objective = _objective(run.counts, run.weights, run.terms)
+    return DaskExactResult(
+        labels=_labels_array(data, run.states).persist(),
+        objective=objective,
+        within=trace - objective,
+        n_iter=run.n_iter,
+        n_moves=run.n_moves,
+        converged=run.converged,
+        verified=run.verified,
+        verification_drift=run.drift,
+        n_passes=run.n_passes,
+        objective_history=np.asarray(run.history, dtype=np.float64),
+        cluster_terms=run.terms.copy(),
+        cluster_weights=run.weights.copy(),
+        cluster_sizes=run.counts.copy(),
+        best_start=best,
+        round_seconds=list(run.round_seconds),
+        round_bytes=list(run.round_bytes),
+    )

@@ -1,0 +1,905 @@
+//! The pieces of exact, matrix-free kernel k-groups on distributed chunks of the points (the
+//! Dask path's `method="exact"`).
+//!
+//! Every chunk `b` keeps, for its own rows, the point-to-cluster kernel sums
+//! `S_b[i, l] = m_l(i) = Σ_{y∈C_l} w_y G_iy` (n_b × k, point-major), built by
+//! [`add_cluster_sums`] against all the points and kept up to date by the same function
+//! applied to the moved points (weight `−w` under the cluster a point left, `+w` under the one
+//! it joined). A coordinator holds only the k cluster totals ([`ClusterTotals`]: the member
+//! counts, the weights `s_l` and the terms `Q_l`). A round is:
+//!
+//! 1. every chunk lists its rows' improving moves against the round's totals ([`propose`]),
+//!    each by the single-machine Hartigan gain and rounding tolerance;
+//! 2. the coordinator takes the best candidates, with their coordinates and sums, and runs
+//!    one sequential Hartigan pass over them ([`accept`]): each is re-evaluated exactly
+//!    against the totals and its sums as changed by the moves accepted before it (their
+//!    kernel values to it are computed from the coordinates), and moved only if its gain
+//!    still exceeds the tolerance. Every accepted move is one exact Hartigan move, so the
+//!    objective `Q = Σ_l Q_l / s_l` rises with each;
+//! 3. the accepted moves go to every chunk, which updates its sums in O(n_b · moves · D).
+//!
+//! A fit ends when no chunk proposes a move: a Hartigan local optimum.
+//!
+//! The kernel is that of [`crate::DataKernel`] with [`Base::Origin`] (centre the data
+//! first: any base point gives the same clustering). Every sum of kernel values is added in
+//! the order of the other points' global index, one value at a time, so a row's sums do not
+//! depend on how the points are split into chunks (for data whose spread lies in
+//! [2^-256, 2^257), where kernel values are computed without scaling).
+
+use rayon::prelude::*;
+
+use crate::cluster::hartigan::{best_move, MeanConstants, Totals};
+use crate::control::Control;
+use crate::distance::{block_range, DataRows, Points, Semimetric, BLOCK};
+use crate::error::{try_filled, KGroupsError, Result};
+use crate::gram::{Base, BaseKernelRow, Frame};
+use crate::validate;
+
+/// Rows of `out` per parallel task of [`add_cluster_sums`].
+const ROWS_PER_TASK: usize = 16;
+/// [`accept`] checks for cancellation after this many candidates.
+const CHECK_EVERY: usize = 64;
+
+/// The global cluster state of a distributed fit: what a coordinator holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClusterTotals {
+    /// The number of points of each cluster.
+    pub counts: Vec<usize>,
+    /// `s_l = Σ_{i∈C_l} w_i`.
+    pub cluster_weights: Vec<f64>,
+    /// `Q_l = Σ_{i∈C_l} w_i m_l(i)`.
+    pub terms: Vec<f64>,
+}
+
+impl ClusterTotals {
+    /// The objective `Q = Σ_l Q_l / s_l`.
+    ///
+    /// ```
+    /// use kgroups::exact_rounds::ClusterTotals;
+    /// let totals = ClusterTotals { counts: vec![1, 2], cluster_weights: vec![1.0, 2.0], terms: vec![3.0, 4.0] };
+    /// assert_eq!(totals.objective(), 5.0);
+    /// ```
+    pub fn objective(&self) -> f64 {
+        self.terms
+            .iter()
+            .zip(&self.cluster_weights)
+            .map(|(q, s)| q / s)
+            .sum()
+    }
+
+    fn view(&self) -> Totals<'_> {
+        Totals {
+            counts: &self.counts,
+            cluster_weights: &self.cluster_weights,
+            terms: &self.terms,
+        }
+    }
+
+    /// Errors unless the three vectors have one entry per cluster (k ≥ 1), every non-empty
+    /// cluster has a finite positive weight and every term is finite.
+    fn check(&self) -> Result<usize> {
+        let k = self.counts.len();
+        if k == 0 || self.cluster_weights.len() != k || self.terms.len() != k {
+            return Err(KGroupsError::invalid(
+                "totals",
+                format!(
+                    "counts, cluster_weights and terms need one entry per cluster, got {}, {} and {}",
+                    k,
+                    self.cluster_weights.len(),
+                    self.terms.len()
+                ),
+            ));
+        }
+        for l in 0..k {
+            let s = self.cluster_weights[l];
+            if self.counts[l] > 0 && !(s.is_finite() && s > 0.0) || !self.terms[l].is_finite() {
+                return Err(KGroupsError::invalid(
+                    "totals",
+                    format!(
+                        "cluster {l} has weight {s} and term {} with {} points; weights must be \
+                         finite and > 0 and terms finite",
+                        self.terms[l], self.counts[l]
+                    ),
+                ));
+            }
+        }
+        Ok(k)
+    }
+}
+
+/// One improving move a chunk proposes: row `row` of the chunk to cluster `to`, with the gain
+/// `ΔQ` and the rounding tolerance it exceeds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Proposal {
+    /// The row within the chunk.
+    pub row: usize,
+    /// The cluster the point would join.
+    pub to: usize,
+    /// `ΔQ`, the rise of the objective.
+    pub gain: f64,
+    /// The rounding tolerance the gain exceeds.
+    pub tolerance: f64,
+}
+
+/// A move the coordinator accepted: candidate `candidate` from cluster `from` to `to`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Accepted {
+    /// The candidate's position in the list given to [`accept`].
+    pub candidate: usize,
+    /// The cluster the point left.
+    pub from: usize,
+    /// The cluster the point joined.
+    pub to: usize,
+    /// The totals after this move.
+    pub totals_after: ClusterTotals,
+}
+
+fn same_dim(rows: &Points, other: &Points) -> Result<()> {
+    if rows.dim() != other.dim() {
+        return Err(KGroupsError::invalid(
+            "other",
+            format!(
+                "the rows have D={} columns but the other points D={}",
+                rows.dim(),
+                other.dim()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Adds to `out` (n_rows × k, row-major) the kernel sums of every row against the other
+/// points grouped by their labels: `out[i, l] += Σ_{j: labels[j] = l} weights[j]·G(x_i, y_j)`,
+/// with `G` the energy kernel of `semimetric` with base point 0 ([`Base::Origin`]), the
+/// entries of [`crate::DataKernel`]. Each row's sums are added one other point at a time in
+/// the order of `other`, so continuing with further points in another call gives the same
+/// numbers as one call over all of them. `weights` may be negative (a move is applied as
+/// `−w` under the cluster left and `+w` under the one joined).
+///
+/// Errors: columns that differ, `labels`/`weights` of another length than `other` or labels
+/// not below `k`, non-finite weights, `out` of the wrong length, kernel values too large
+/// for f64 or sums that are not finite (argument `"X"`), cancellation.
+///
+/// ```
+/// use kgroups::exact_rounds::add_cluster_sums;
+/// use kgroups::{Control, Points, Semimetric};
+/// let rows = Points::new(&[1.0, 4.0], 2, 1)?;
+/// let other = Points::new(&[4.0, -2.0], 2, 1)?;
+/// let mut out = vec![0.0; 4];
+/// let power = Semimetric::Power { alpha: 1.0 };
+/// add_cluster_sums(&rows, &other, &[0, 1], &[1.0, 2.0], 2, power, &mut out, &Control::new())?;
+/// // K(1, 4) = ½(1 + 4 − 3) = 1, K(1, −2) = 0, K(4, 4) = 4, K(4, −2) = 0
+/// assert_eq!(out, vec![1.0, 0.0, 4.0, 0.0]);
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn add_cluster_sums(
+    rows: &Points,
+    other: &Points,
+    labels: &[usize],
+    weights: &[f64],
+    k: usize,
+    semimetric: Semimetric,
+    out: &mut [f64],
+    control: &Control,
+) -> Result<()> {
+    semimetric.validate()?;
+    same_dim(rows, other)?;
+    validate::labels_below_k(labels, other.n(), k, "labels")?;
+    validate::weights_len(weights, other.n(), "weights")?;
+    if let Some(j) = weights.iter().position(|w| !w.is_finite()) {
+        return Err(KGroupsError::invalid(
+            "weights",
+            format!("weights[{j}] = {} is not finite", weights[j]),
+        ));
+    }
+    if rows.n().checked_mul(k) != Some(out.len()) {
+        return Err(KGroupsError::invalid(
+            "out",
+            format!(
+                "out has length {} but {} rows and k = {k} need n·k entries",
+                out.len(),
+                rows.n()
+            ),
+        ));
+    }
+    let ny = other.n();
+    if rows.n() == 0 || ny == 0 {
+        return Ok(());
+    }
+    let (to_base_rows, to_base_other, factors, reference) =
+        kernel_parts(rows, other, semimetric, control)?;
+    out.par_chunks_mut(ROWS_PER_TASK * k)
+        .enumerate()
+        .try_for_each_init(
+            || vec![0.0; BLOCK.min(ny)],
+            |buffer, (p, chunk)| -> Result<()> {
+                for (i, acc) in chunk.chunks_exact_mut(k).enumerate() {
+                    control.checkpoint()?;
+                    let a = p * ROWS_PER_TASK + i;
+                    let epilogue = BaseKernelRow {
+                        r_a: to_base_rows[a],
+                        to_base: &to_base_other,
+                        factors,
+                    };
+                    for q in 0..ny.div_ceil(BLOCK) {
+                        let cols = block_range(q, BLOCK, ny);
+                        let values = &mut buffer[..cols.len()];
+                        reference.rho_point_then(rows.row(a), cols.start, values, &epilogue);
+                        let by = labels[cols.clone()].iter().zip(&weights[cols]);
+                        for (&v, (&l, &w)) in values.iter().zip(by) {
+                            acc[l] += w * v;
+                        }
+                    }
+                }
+                Ok(())
+            },
+        )?;
+    finite_sums(out, k)
+}
+
+/// An error (argument `"X"`) naming the first row of `sums` (n × k) with a sum that is not
+/// finite.
+fn finite_sums(sums: &[f64], k: usize) -> Result<()> {
+    if let Some(position) = sums.iter().position(|v| !v.is_finite()) {
+        return Err(KGroupsError::invalid(
+            "X",
+            format!(
+                "the kernel sums of row {} are not finite (the data are too large to add up); rescale X",
+                position / k
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// What the rows' kernel values against `other` are computed from: ρ of the rows and of
+/// the other points to the base point 0, the output factors, and the other points' rows.
+type KernelParts<'a> = (Vec<f64>, Vec<f64>, (f64, f64), DataRows<'a>);
+
+fn kernel_parts<'a>(
+    rows: &Points,
+    other: &Points<'a>,
+    semimetric: Semimetric,
+    control: &Control,
+) -> Result<KernelParts<'a>> {
+    let frame = Frame::new(&[rows, other], other, semimetric, Base::Origin, control)?;
+    let to_base_rows = frame.rho_to_base(rows, "X", control)?;
+    let to_base_other = frame.rho_to_base(other, "X", control)?;
+    let max_entry = to_base_rows
+        .iter()
+        .chain(&to_base_other)
+        .fold(0.0f64, |m, &v| m.max(v));
+    let factors = frame.output_factors::<f64>(max_entry, "X")?;
+    let reference = frame.rows(*other, "X")?;
+    Ok((to_base_rows, to_base_other, factors, reference))
+}
+
+/// The kernel diagonal `G_ii = ρ(x_i, 0)` of the points, as [`crate::DataKernel`] computes it
+/// with [`Base::Origin`].
+///
+/// ```
+/// use kgroups::exact_rounds::diagonal;
+/// use kgroups::{Points, Semimetric};
+/// let x = Points::new(&[3.0, 4.0], 1, 2)?;
+/// assert_eq!(diagonal(&x, Semimetric::Power { alpha: 1.0 })?, vec![5.0]);
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+pub fn diagonal(x: &Points, semimetric: Semimetric) -> Result<Vec<f64>> {
+    semimetric.validate()?;
+    if x.n() == 0 {
+        return Ok(Vec::new());
+    }
+    let control = Control::new();
+    let frame = Frame::new(&[x], x, semimetric, Base::Origin, &control)?;
+    let to_base = frame.rho_to_base(x, "X", &control)?;
+    let max_entry = to_base.iter().fold(0.0f64, |m, &v| m.max(v));
+    let factors = frame.output_factors::<f64>(max_entry, "X")?;
+    let zero = frame.semimetric().from_squared_distance(0.0);
+    Ok(to_base
+        .iter()
+        .map(|&r| crate::gram::base_kernel_value(r, r, zero, factors))
+        .collect())
+}
+
+fn check_rows(
+    n: usize,
+    k: usize,
+    sums: &[f64],
+    labels: &[usize],
+    weights: &[f64],
+    diagonal: &[f64],
+) -> Result<()> {
+    if n.checked_mul(k) != Some(sums.len()) {
+        return Err(KGroupsError::invalid(
+            "sums",
+            format!(
+                "sums has {} entries but n = {n} rows and k = {k} need n·k",
+                sums.len()
+            ),
+        ));
+    }
+    validate::labels_below_k(labels, n, k, "labels")?;
+    validate::weights(weights, n, "weights")?;
+    if diagonal.len() != n {
+        return Err(KGroupsError::invalid(
+            "diagonal",
+            format!("diagonal has length {} but n = {n}", diagonal.len()),
+        ));
+    }
+    Ok(())
+}
+
+/// The improving moves of a chunk's rows against the global `totals`: for each row `i`
+/// (label `labels[i]`, weight `weights[i]`, kernel diagonal `diagonal[i]`, sums
+/// `sums[i·k..(i+1)·k]`), the best move of single-machine Hartigan, listed when its gain
+/// exceeds the rounding tolerance. In row order.
+///
+/// Errors: inconsistent lengths, labels not below k, weights not finite and > 0, totals that
+/// are not one finite entry per cluster, a row's cluster with no member in the totals.
+///
+/// ```
+/// use kgroups::exact_rounds::{add_cluster_sums, diagonal, propose, ClusterTotals};
+/// use kgroups::{Control, Points, Semimetric};
+/// let x = Points::new(&[-1.0, 0.0, 1.0, 10.0], 4, 1)?;
+/// let power = Semimetric::Power { alpha: 1.0 };
+/// let (labels, weights) = ([0, 1, 1, 1], [1.0; 4]); // -1 alone, 0 and 1 with 10
+/// let mut sums = vec![0.0; 8];
+/// add_cluster_sums(&x, &x, &labels, &weights, 2, power, &mut sums, &Control::new())?;
+/// let mut totals = ClusterTotals { counts: vec![1, 3], cluster_weights: vec![1.0, 3.0], terms: vec![0.0; 2] };
+/// for i in 0..4 { totals.terms[labels[i]] += weights[i] * sums[i * 2 + labels[i]]; }
+/// let moves = propose(&sums, &labels, &weights, &diagonal(&x, power)?, &totals)?;
+/// assert!(moves.iter().any(|m| m.row == 1 && m.to == 0 && m.gain > m.tolerance));
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+pub fn propose(
+    sums: &[f64],
+    labels: &[usize],
+    weights: &[f64],
+    diagonal: &[f64],
+    totals: &ClusterTotals,
+) -> Result<Vec<Proposal>> {
+    let k = totals.check()?;
+    let n = labels.len();
+    check_rows(n, k, sums, labels, weights, diagonal)?;
+    if let Some(i) = labels.iter().position(|&l| totals.counts[l] == 0) {
+        return Err(KGroupsError::invalid(
+            "labels",
+            format!(
+                "row {i} is in cluster {} which the totals hold empty",
+                labels[i]
+            ),
+        ));
+    }
+    let view = totals.view();
+    let mut constants = MeanConstants::new(view);
+    let mut proposals = Vec::new();
+    for (i, ((&j, &w), &d)) in labels.iter().zip(weights).zip(diagonal).enumerate() {
+        let row = &sums[i * k..(i + 1) * k];
+        if let Some((to, gain, tolerance)) = best_move(view, &mut constants, j, w, d, row) {
+            if gain > tolerance {
+                proposals.push(Proposal {
+                    row: i,
+                    to,
+                    gain,
+                    tolerance,
+                });
+            }
+        }
+    }
+    Ok(proposals)
+}
+
+/// One sequential Hartigan pass over candidate points, in the order given, against `totals`
+/// (updated in place by every accepted move). Candidate `p` has coordinates
+/// `candidates.row(p)`, weight `weights[p]`, kernel diagonal `diagonal[p]`, current cluster
+/// `labels[p]` and cluster sums `sums[p·k..(p+1)·k]` as of `totals`. Each candidate's best
+/// move is evaluated exactly against the current totals and its sums updated by the moves
+/// accepted before it (their kernel values to it computed from the coordinates, the kernel of
+/// [`add_cluster_sums`]); it is made when its gain exceeds the rounding tolerance, with the
+/// single-machine updates of `Q_l`, `s_l` and the counts. Every accepted move raises the
+/// objective. A candidate moves at most once.
+///
+/// Errors: as [`propose`], and columns or lengths that differ, cancellation.
+///
+/// ```
+/// use kgroups::exact_rounds::{accept, add_cluster_sums, diagonal, propose, ClusterTotals};
+/// use kgroups::{Control, Points, Semimetric};
+/// let data = [-1.0, 0.0, 1.0, 10.0];
+/// let x = Points::new(&data, 4, 1)?;
+/// let power = Semimetric::Power { alpha: 1.0 };
+/// let labels = [0, 1, 1, 1]; // 0 and 1 belong together
+/// let weights = [1.0; 4];
+/// let mut sums = vec![0.0; 8];
+/// add_cluster_sums(&x, &x, &labels, &weights, 2, power, &mut sums, &Control::new())?;
+/// let d = diagonal(&x, power)?;
+/// let mut totals = ClusterTotals { counts: vec![1, 3], cluster_weights: vec![1.0, 3.0], terms: vec![0.0; 2] };
+/// for i in 0..4 { totals.terms[labels[i]] += weights[i] * sums[i * 2 + labels[i]]; }
+/// let before = totals.objective();
+/// let proposed = propose(&sums, &labels, &weights, &d, &totals)?;
+/// assert!(!proposed.is_empty());
+/// let p = proposed[0].row;
+/// let moved = accept(&Points::new(&data[p..p + 1], 1, 1)?, &[1.0], &d[p..p + 1], &labels[p..p + 1],
+///                    &sums[2 * p..2 * p + 2], power, &mut totals, &Control::new())?;
+/// assert_eq!(moved.len(), 1);
+/// assert!(totals.objective() > before);
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn accept(
+    candidates: &Points,
+    weights: &[f64],
+    diagonal: &[f64],
+    labels: &[usize],
+    sums: &[f64],
+    semimetric: Semimetric,
+    totals: &mut ClusterTotals,
+    control: &Control,
+) -> Result<Vec<Accepted>> {
+    semimetric.validate()?;
+    let k = totals.check()?;
+    let c = candidates.n();
+    check_rows(c, k, sums, labels, weights, diagonal)?;
+    if c == 0 {
+        return Ok(Vec::new());
+    }
+    let mut own = try_filled(sums.len(), 0.0, "sums", "the candidates' sums")?;
+    own.copy_from_slice(sums);
+    let mut sums = own;
+    let (to_base, _, factors, reference) =
+        kernel_parts(candidates, candidates, semimetric, control)?;
+    let mut column = try_filled(c, 0.0, "sums", "a column of the candidates' kernel")?;
+    let mut constants = MeanConstants::new(totals.view());
+    let mut accepted = Vec::new();
+    for p in 0..c {
+        if p % CHECK_EVERY == CHECK_EVERY - 1 {
+            control.checkpoint()?;
+        }
+        let (from, w, d) = (labels[p], weights[p], diagonal[p]);
+        if totals.counts[from] == 0 {
+            return Err(KGroupsError::invalid(
+                "labels",
+                format!("candidate {p} is in cluster {from} which the totals hold empty"),
+            ));
+        }
+        let row = &sums[p * k..(p + 1) * k];
+        let Some((to, gain, tolerance)) = best_move(totals.view(), &mut constants, from, w, d, row)
+        else {
+            continue;
+        };
+        if gain <= tolerance {
+            continue;
+        }
+        // Partition::move_totals, with this candidate's sums.
+        let self_term = w * w * d;
+        totals.terms[from] += -2.0 * w * row[from] + self_term;
+        totals.terms[to] += 2.0 * w * row[to] + self_term;
+        totals.cluster_weights[from] -= w;
+        totals.cluster_weights[to] += w;
+        totals.counts[from] -= 1;
+        totals.counts[to] += 1;
+        constants.moved(totals.view(), from, to);
+        accepted.push(Accepted {
+            candidate: p,
+            from,
+            to,
+            totals_after: totals.clone(),
+        });
+        // The later candidates' sums: m_from −= w·G(·, p), m_to += w·G(·, p).
+        if p + 1 < c {
+            let epilogue = BaseKernelRow {
+                r_a: to_base[p],
+                to_base: &to_base,
+                factors,
+            };
+            for q in 0..(c - p - 1).div_ceil(BLOCK) {
+                let cols = block_range(q, BLOCK, c - p - 1);
+                let (start, len) = (p + 1 + cols.start, cols.len());
+                let out = &mut column[start..start + len];
+                reference.rho_point_then(candidates.row(p), start, out, &epilogue);
+            }
+            for (q, &g) in column.iter().enumerate().skip(p + 1) {
+                sums[q * k + from] -= w * g;
+                sums[q * k + to] += w * g;
+            }
+        }
+    }
+    Ok(accepted)
+}
+
+/// The moves a coordinator accepted in one round, in sweep order, with the totals they
+/// were made from: `totals[p]` holds the totals before move `p` (`totals[m]` after the last).
+#[derive(Debug, Clone, Copy)]
+pub struct RoundMoves<'a> {
+    /// The moved points (m × D).
+    pub points: Points<'a>,
+    /// Their weights.
+    pub weights: &'a [f64],
+    /// The clusters they left.
+    pub from: &'a [usize],
+    /// The clusters they joined.
+    pub to: &'a [usize],
+    /// Their positions in the sweep, increasing.
+    pub positions: &'a [usize],
+    /// The totals before each move and after the last (m + 1 entries).
+    pub totals: &'a [ClusterTotals],
+}
+
+/// A point that a sequential sweep would have moved but a round did not consider: its row,
+/// its position in the sweep, its best move and its cluster sums at that position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Violation {
+    /// The row within the chunk.
+    pub row: usize,
+    /// The row's position in the sweep.
+    pub position: usize,
+    /// The cluster it would join.
+    pub to: usize,
+    /// `ΔQ` of that move.
+    pub gain: f64,
+    /// The rounding tolerance it exceeds.
+    pub tolerance: f64,
+    /// The row's cluster sums just before its position (k values).
+    pub sums: Vec<f64>,
+}
+
+/// Applies a round's moves to a chunk's sums (`sums` n × k, row-major: per row, the moves in
+/// order, each as `−w·G` under the cluster left and `+w·G` under the one joined) and checks
+/// that a sequential Hartigan sweep would have moved none of the rows it did not consider:
+/// each row with a position `positions[i] != usize::MAX` in the sweep is evaluated against
+/// its sums and the totals as they were at that position (after the moves of earlier
+/// positions). Returns the earliest row (by position) whose best move gains more than the
+/// tolerance there, if any. Together with [`propose`] and [`accept`], this makes the rounds
+/// the very moves of the single-machine sweep in index order: the coordinator keeps the
+/// moves before the first such row, moves that row, and drops the moves after it.
+///
+/// Errors: as [`propose`], moves whose lengths differ, positions that do not increase,
+/// totals that are not m + 1, columns that differ, cancellation.
+///
+/// ```
+/// use kgroups::exact_rounds::{apply_and_check, ClusterTotals, RoundMoves};
+/// use kgroups::{Control, Points, Semimetric};
+/// // No moves: the row at position 0 is evaluated against the totals as they are.
+/// let x = Points::new(&[0.0, 1.0], 2, 1)?;
+/// let totals = vec![ClusterTotals { counts: vec![1, 1], cluster_weights: vec![1.0, 1.0], terms: vec![0.0, 1.0] }];
+/// let moves = RoundMoves { points: Points::new(&[0.0], 1, 1)?, weights: &[], from: &[], to: &[],
+///                          positions: &[], totals: &totals };
+/// let mut sums = vec![0.0, 0.0, 0.0, 1.0];
+/// let found = apply_and_check(&x, &mut sums, &[0, 1], &[1.0; 2], &[0.0, 1.0], &[0, 1],
+///                             &moves, Semimetric::Power { alpha: 1.0 }, &Control::new())?;
+/// assert!(found.is_none()); // both points are alone in their clusters
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn apply_and_check(
+    rows: &Points,
+    sums: &mut [f64],
+    labels: &[usize],
+    weights: &[f64],
+    diagonal: &[f64],
+    positions: &[usize],
+    moves: &RoundMoves,
+    semimetric: Semimetric,
+    control: &Control,
+) -> Result<Option<Violation>> {
+    semimetric.validate()?;
+    let Some(first) = moves.totals.first() else {
+        return Err(KGroupsError::invalid(
+            "totals",
+            "the totals before the first move are needed",
+        ));
+    };
+    let k = first.check()?;
+    for totals in moves.totals {
+        if totals.check()? != k {
+            return Err(KGroupsError::invalid(
+                "totals",
+                "every totals needs k entries",
+            ));
+        }
+    }
+    let n = labels.len();
+    check_rows(n, k, sums, labels, weights, diagonal)?;
+    if positions.len() != n {
+        return Err(KGroupsError::invalid(
+            "positions",
+            format!("positions has length {} but n = {n}", positions.len()),
+        ));
+    }
+    let m = moves.weights.len();
+    let moved_points = if m == 0 { 0 } else { moves.points.n() };
+    if moved_points != m
+        || moves.from.len() != m
+        || moves.to.len() != m
+        || moves.positions.len() != m
+        || moves.totals.len() != m + 1
+    {
+        return Err(KGroupsError::invalid(
+            "moves",
+            format!("the {m} moves need as many points, clusters and positions, and m + 1 totals"),
+        ));
+    }
+    if moves.positions.windows(2).any(|p| p[0] >= p[1]) {
+        return Err(KGroupsError::invalid(
+            "moves",
+            "the moves' positions must increase",
+        ));
+    }
+    if moves.from.iter().chain(moves.to).any(|&l| l >= k) {
+        return Err(KGroupsError::invalid(
+            "moves",
+            format!("clusters must be below k = {k}"),
+        ));
+    }
+    if n == 0 {
+        return Ok(None);
+    }
+    let evaluate = |i: usize, at: usize, acc: &[f64]| -> Option<Violation> {
+        let totals = &moves.totals[at];
+        if totals.counts[labels[i]] == 0 {
+            return None;
+        }
+        let mut constants = MeanConstants::new(totals.view());
+        let (to, gain, tolerance) = best_move(
+            totals.view(),
+            &mut constants,
+            labels[i],
+            weights[i],
+            diagonal[i],
+            acc,
+        )?;
+        (gain > tolerance).then(|| Violation {
+            row: i,
+            position: positions[i],
+            to,
+            gain,
+            tolerance,
+            sums: acc.to_vec(),
+        })
+    };
+    let earliest = |a: Option<Violation>, b: Option<Violation>| match (a, b) {
+        (Some(a), Some(b)) => Some(if b.position < a.position { b } else { a }),
+        (a, None) => a,
+        (None, b) => b,
+    };
+    if m == 0 {
+        return Ok((0..n)
+            .filter(|&i| positions[i] != usize::MAX)
+            .map(|i| evaluate(i, 0, &sums[i * k..(i + 1) * k]))
+            .fold(None, earliest));
+    }
+    same_dim(rows, &moves.points)?;
+    let (to_base_rows, to_base_moves, factors, reference) =
+        kernel_parts(rows, &moves.points, semimetric, control)?;
+    let found = sums
+        .par_chunks_mut(ROWS_PER_TASK * k)
+        .enumerate()
+        .map_init(
+            || vec![0.0; m],
+            |column, (t, chunk)| -> Result<Option<Violation>> {
+                let mut found = None;
+                for (r, acc) in chunk.chunks_exact_mut(k).enumerate() {
+                    control.checkpoint()?;
+                    let i = t * ROWS_PER_TASK + r;
+                    let epilogue = BaseKernelRow {
+                        r_a: to_base_rows[i],
+                        to_base: &to_base_moves,
+                        factors,
+                    };
+                    for q in 0..m.div_ceil(BLOCK) {
+                        let cols = block_range(q, BLOCK, m);
+                        let start = cols.start;
+                        reference.rho_point_then(rows.row(i), start, &mut column[cols], &epilogue);
+                    }
+                    let at = (positions[i] != usize::MAX)
+                        .then(|| moves.positions.partition_point(|&p| p < positions[i]));
+                    for (p, &g) in column.iter().enumerate() {
+                        if at == Some(p) {
+                            found = earliest(found, evaluate(i, p, acc));
+                        }
+                        let w = moves.weights[p];
+                        acc[moves.from[p]] -= w * g;
+                        acc[moves.to[p]] += w * g;
+                    }
+                    if at == Some(m) {
+                        found = earliest(found, evaluate(i, m, acc));
+                    }
+                }
+                Ok(found)
+            },
+        )
+        .try_reduce(|| None, |a, b| Ok(earliest(a, b)))?;
+    finite_sums(sums, k)?;
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::cluster_sums;
+    use crate::test_support::{assert_invalid, TestRng};
+    use crate::DataKernel;
+
+    const POWER: Semimetric = Semimetric::Power { alpha: 1.0 };
+
+    fn problem(n: usize, dim: usize, k: usize, seed: u64) -> (Vec<f64>, Vec<usize>, Vec<f64>) {
+        let mut rng = TestRng(seed);
+        let data = rng.data(n, dim, 1.0, 0.0);
+        let labels = (0..n).map(|i| i % k).collect();
+        let weights = (0..n).map(|_| 0.5 + rng.next_f64()).collect();
+        (data, labels, weights)
+    }
+
+    fn totals_of(sums: &[f64], labels: &[usize], weights: &[f64], k: usize) -> ClusterTotals {
+        let mut totals = ClusterTotals {
+            counts: vec![0; k],
+            cluster_weights: vec![0.0; k],
+            terms: vec![0.0; k],
+        };
+        for (i, (&l, &w)) in labels.iter().zip(weights).enumerate() {
+            totals.counts[l] += 1;
+            totals.cluster_weights[l] += w;
+            totals.terms[l] += w * sums[i * k + l];
+        }
+        totals
+    }
+
+    #[test]
+    fn sums_match_the_matrix_free_kernel_and_do_not_depend_on_the_split() {
+        let (n, dim, k) = (300, 3, 4);
+        let (data, labels, weights) = problem(n, dim, k, 7);
+        let x = Points::new(&data, n, dim).unwrap();
+        let control = Control::new();
+        let mut whole = vec![0.0; n * k];
+        add_cluster_sums(&x, &x, &labels, &weights, k, POWER, &mut whole, &control).unwrap();
+        let kernel = DataKernel::new(x, POWER, Base::Origin).unwrap();
+        let reference = cluster_sums(&kernel, &labels, &weights, k, &control).unwrap();
+        for i in 0..n {
+            for l in 0..k {
+                let (a, b) = (whole[i * k + l], reference[l * n + i]);
+                assert!((a - b).abs() <= 1e-12 * (1.0 + b.abs()), "{i} {l}: {a} {b}");
+            }
+        }
+        // The other points in two calls, and the rows split differently: the same bits.
+        let mut parts = vec![0.0; n * k];
+        let split = 123;
+        for (rows, out) in [(0..77, 0..77 * k), (77..n, 77 * k..n * k)] {
+            let r = Points::new(&data[rows.start * dim..rows.end * dim], rows.len(), dim).unwrap();
+            for cols in [0..split, split..n] {
+                let o = Points::new(&data[cols.start * dim..cols.end * dim], cols.len(), dim);
+                add_cluster_sums(
+                    &r,
+                    &o.unwrap(),
+                    &labels[cols.clone()],
+                    &weights[cols],
+                    k,
+                    POWER,
+                    &mut parts[out.clone()],
+                    &control,
+                )
+                .unwrap();
+            }
+        }
+        assert_eq!(whole, parts);
+    }
+
+    #[test]
+    fn rounds_reach_a_local_optimum_and_the_sums_stay_exact() {
+        let (n, dim, k) = (200, 2, 3);
+        let (data, mut labels, weights) = problem(n, dim, k, 11);
+        let x = Points::new(&data, n, dim).unwrap();
+        let control = Control::new();
+        let diag = diagonal(&x, POWER).unwrap();
+        let mut sums = vec![0.0; n * k];
+        add_cluster_sums(&x, &x, &labels, &weights, k, POWER, &mut sums, &control).unwrap();
+        let mut totals = totals_of(&sums, &labels, &weights, k);
+        let mut rounds = 0;
+        loop {
+            let before = totals.objective();
+            let mut proposed = propose(&sums, &labels, &weights, &diag, &totals).unwrap();
+            if proposed.is_empty() {
+                break;
+            }
+            proposed.sort_by(|a, b| b.gain.total_cmp(&a.gain).then(a.row.cmp(&b.row)));
+            proposed.truncate(16);
+            let rows: Vec<usize> = proposed.iter().map(|p| p.row).collect();
+            let coords: Vec<f64> = rows.iter().flat_map(|&i| x.row(i).to_vec()).collect();
+            let cand = Points::new(&coords, rows.len(), dim).unwrap();
+            let pick = |v: &[f64]| rows.iter().map(|&i| v[i]).collect::<Vec<f64>>();
+            let cand_labels: Vec<usize> = rows.iter().map(|&i| labels[i]).collect();
+            let cand_sums: Vec<f64> = rows
+                .iter()
+                .flat_map(|&i| sums[i * k..(i + 1) * k].to_vec())
+                .collect();
+            let accepted = accept(
+                &cand,
+                &pick(&weights),
+                &pick(&diag),
+                &cand_labels,
+                &cand_sums,
+                POWER,
+                &mut totals,
+                &control,
+            )
+            .unwrap();
+            assert!(!accepted.is_empty());
+            assert!(totals.objective() > before);
+            // Broadcast: −w under the cluster left, +w under the one joined, move by move.
+            let mut moved = Vec::new();
+            let (mut moved_labels, mut moved_weights) = (Vec::new(), Vec::new());
+            for a in &accepted {
+                let i = rows[a.candidate];
+                for (l, w) in [(a.from, -weights[i]), (a.to, weights[i])] {
+                    moved.extend_from_slice(x.row(i));
+                    moved_labels.push(l);
+                    moved_weights.push(w);
+                }
+                labels[i] = a.to;
+            }
+            let m = Points::new(&moved, moved_labels.len(), dim).unwrap();
+            add_cluster_sums(
+                &x,
+                &m,
+                &moved_labels,
+                &moved_weights,
+                k,
+                POWER,
+                &mut sums,
+                &control,
+            )
+            .unwrap();
+            rounds += 1;
+            assert!(rounds < 10_000);
+        }
+        // The kept sums and totals agree with fresh ones; no single move improves.
+        let mut fresh = vec![0.0; n * k];
+        add_cluster_sums(&x, &x, &labels, &weights, k, POWER, &mut fresh, &control).unwrap();
+        for (a, b) in sums.iter().zip(&fresh) {
+            assert!((a - b).abs() <= 1e-9 * (1.0 + b.abs()));
+        }
+        let exact = totals_of(&fresh, &labels, &weights, k);
+        assert_eq!(exact.counts, totals.counts);
+        assert!((exact.objective() - totals.objective()).abs() <= 1e-9 * exact.objective().abs());
+        assert!(propose(&fresh, &labels, &weights, &diag, &exact)
+            .unwrap()
+            .is_empty());
+    }
+
+    #[test]
+    fn bad_arguments_are_errors() {
+        let x = Points::new(&[0.0, 1.0, 2.0], 3, 1).unwrap();
+        let control = Control::new();
+        let mut out = vec![0.0; 6];
+        let r = add_cluster_sums(&x, &x, &[0, 2, 1], &[1.0; 3], 2, POWER, &mut out, &control);
+        assert_invalid(r, "labels", "below k");
+        let r = add_cluster_sums(
+            &x,
+            &x,
+            &[0, 1, 1],
+            &[1.0, f64::NAN, 1.0],
+            2,
+            POWER,
+            &mut out,
+            &control,
+        );
+        assert_invalid(r, "weights", "not finite");
+        let r = add_cluster_sums(&x, &x, &[0, 1, 1], &[1.0; 3], 3, POWER, &mut out, &control);
+        assert_invalid(r, "out", "n·k");
+        let totals = ClusterTotals {
+            counts: vec![3, 0],
+            cluster_weights: vec![3.0, 0.0],
+            terms: vec![1.0, 0.0],
+        };
+        let r = propose(&out, &[0, 1, 0], &[1.0; 3], &[0.0; 3], &totals);
+        assert_invalid(r, "labels", "empty");
+        let bad = ClusterTotals {
+            counts: vec![3],
+            ..totals
+        };
+        assert_invalid(
+            propose(&out, &[0, 0, 0], &[1.0; 3], &[0.0; 3], &bad),
+            "totals",
+            "one entry",
+        );
+    }
+}

@@ -115,36 +115,24 @@ def knn_clusters(estimator: Any, X: _Float, w: Optional[_Float]) -> tuple[Option
 
 
 def knn_labels(
-    X: _Float, k: int, selection: Optional[SelectionResult], *, algorithm: Any, n_init: int,
-    max_iter: int, random_state: Any, n_threads: Optional[int],
-) -> _Int:  # fmt: skip
+    X: _Float, k: int, selection: Optional[SelectionResult], *, random_state: Any, n_threads: Optional[int]
+) -> _Int:
     """The kNN graph's partition of ``X`` into ``k`` clusters: select_k's partition when it
-    chose this k, one cluster for k = 1, else the normalised cut of the same graph (10
-    neighbours; spectral start, ``n_init`` starts of ``algorithm``)."""
-    from .graph import graph_partition
-    from .neighbors import knn_kernel
-
+    chose this k, one cluster for k = 1, else the core's (``select_k(X, k, kernel="knn")``:
+    the normalised cut of the 10-neighbour graph from its spectral start, on a sample of at
+    most 2 000 points extended to every point by the 10-neighbour vote and refined)."""
     if selection is not None and selection.k == k:
         return np.asarray(selection.labels, dtype=np.int64)
     if k == 1:
         return np.zeros(X.shape[0], dtype=np.int64)
-    graph = knn_kernel(X, min(DEFAULTS["n_neighbors"], X.shape[0] - 1), n_threads=n_threads)
-    labels = graph_partition(
-        graph, k, objective="normalized_cut", algorithm=algorithm, init="spectral", n_init=n_init,
-        max_iter=max_iter, random_state=random_state, n_threads=n_threads,
-    ).labels  # fmt: skip
-    return np.asarray(labels, dtype=np.int64)
+    given = select_k(X, k, kernel="knn", random_state=random_state, n_threads=n_threads)
+    return np.asarray(given.labels, dtype=np.int64)
 
 
 def fit_knn(estimator: Any, X: _Float, k: int, selection: Optional[SelectionResult]) -> None:
     """The fitted attributes of the kNN graph's partition of ``X`` into ``k`` clusters
-    (:func:`knn_labels` with the estimator's search, ``n_init`` and ``max_iter``), and the
-    training points that :func:`predict_knn` votes among."""
-    labels = knn_labels(
-        X, k, selection, algorithm=estimator._search, n_init=int(estimator.n_init),
-        max_iter=int(estimator.max_iter), random_state=estimator.random_state,
-        n_threads=estimator._threads(),
-    )  # fmt: skip
+    (:func:`knn_labels`), and the training points that :func:`predict_knn` votes among."""
+    labels = knn_labels(X, k, selection, random_state=estimator.random_state, n_threads=estimator._threads())
     for name in _KERNEL_FIT_ATTRIBUTES:
         estimator.__dict__.pop(name, None)
     estimator.labels_ = np.ascontiguousarray(labels, dtype=np.int64)

@@ -23,9 +23,11 @@ default None
         kernel (Gram) matrix itself, and ``predict`` takes the kernel between new and
         training points.
         "knn": the normalised cut of the connectivity graph of the 10 nearest neighbours
-        (union-symmetrised): ``labels_`` are :func:`kgroups_rs.graph_partition`'s from a
-        spectral start (with ``n_clusters="auto"``, :func:`kgroups_rs.select_k`'s partition
-        with ``kernel="knn"``, k at the graph's largest relative eigen-gap);
+        (union-symmetrised): ``labels_`` are :func:`kgroups_rs.select_k`'s partition with
+        ``kernel="knn"`` (with a number of clusters, ``select_k(X, n_clusters,
+        kernel="knn")``: Hartigan's method from the graph's spectral start, on a sample of
+        at most 2 000 points extended by the 10-neighbour vote and refined; with
+        ``n_clusters="auto"``, k at the graph's largest relative eigen-gap);
         ``predict`` gives each new point the label most of its 10 nearest training points
         hold (a tie goes to the label of the nearest training point among the tied labels;
         of two training points at the same distance the first counts as nearer), which on

@@ -188,7 +188,7 @@ def select_k(
         answer "one group". One int: k is given and only the kernel is chosen
         (``kernel="auto"``): the energy kernel's and the kNN graph's partitions into k groups,
         the graph's when the cut ratio is below 0.8 (no gap statistic; ``rule`` is
-        ``"given_k"``).
+        ``"given_k"``); with ``kernel="energy"`` or ``"knn"``, that kernel's partition.
     kernel : {"auto", "energy", "knn", "precomputed"}, default "auto"
         Which kernels may be chosen.
     n_refs : int, default 10
@@ -244,10 +244,8 @@ def select_k(
     if data.size and not np.all(np.isfinite(data)):
         raise ValueError("X contains NaN or infinity; all values must be finite")
     k_min, k_max = _k_range(default_k_range(n) if k is None else k, n)
-    if k_min == k_max and kernel != "auto":
-        raise ValueError(
-            f"with one k given only the kernel is chosen, which needs kernel='auto', got {kernel!r}"
-        )
+    if k_min == k_max and kernel == "precomputed":
+        raise ValueError("one k given needs points, not kernel='precomputed'")
     refs = check_int(n_refs, "n_refs", 1)
     starts = check_int(n_init, "n_init", 1)
     pairs = check_int(n_pairs, "n_pairs", 0)

@@ -111,8 +111,11 @@ def test_with_k_given_only_the_kernel_is_chosen() -> None:
     estimator = kgroups_rs.KernelKGroups(2, kernel="auto", random_state=0).fit(circles)
     assert estimator.kernel_ == "knn" and _same_partition(truth, estimator.labels_)
     assert estimator.selection_.rule == "given_k"
-    with pytest.raises(ValueError, match="kernel='auto'"):
-        kgroups_rs.select_k(X, 3, kernel="energy")
+    assert kgroups_rs.select_k(circles, 2, kernel="energy", random_state=0).kernel == "energy"
+    knn = kgroups_rs.select_k(circles, 2, kernel="knn", random_state=0)
+    assert knn.kernel == "knn" and _same_partition(truth, knn.labels)
+    with pytest.raises(ValueError, match="precomputed"):
+        kgroups_rs.select_k(kgroups_rs.energy_gram(X), 3, kernel="precomputed")
     with pytest.raises(ValueError, match="beyond the number of points"):
         kgroups_rs.select_k(X, X.shape[0] + 1)
 

@@ -209,9 +209,8 @@ def run(args: argparse.Namespace) -> int:
     if model is None:  # --kernel auto: select_k's own partition, or its kNN graph's into k
         assert selection is not None
         labels = selection.labels if args.k == "auto" else knn_labels(
-            clustered, k, selection, algorithm=args.algorithm, n_init=args.n_init,
-            max_iter=args.max_iter, random_state=args.seed, n_threads=args.threads,
-        )  # fmt: skip
+            clustered, k, selection, random_state=args.seed, n_threads=args.threads
+        )
     else:
         model.set_params(n_clusters=k)
         model.fit(clustered)

@@ -64,8 +64,8 @@ class KernelKGroups:
         distributed path never forms an n x n matrix.) "knn": the normalised cut of the
         10-nearest-neighbour graph of the selection sample and the vote (see above).
         "auto": the energy kernel or the kNN graph, chosen by :func:`kgroups_rs.select_k`
-        (``kernel="auto"``, k = 1 ... max(10, n_clusters)) on the selection sample (see
-        above). With "knn" and "auto", ``alpha`` and ``sigma`` must keep their defaults.
+        (``kernel="auto"``: with a number of clusters the kernel alone, at that k) on the
+        selection sample (see above). With "knn" and "auto", ``alpha`` and ``sigma`` must keep their defaults.
     alpha : float, default 1.0
         Exponent of the "energy" kernel, ``0 < alpha <= 2``. With the other kernels a value
         other than 1.0 raises ValueError in ``fit`` rather than being ignored.

@@ -19,17 +19,19 @@ Passes and rounds
   not depend on the chunking. The totals come back as exactly rounded sums (``math.fsum``
   per chunk, with the residual), so they do not depend on the chunking either. Cost: n^2 D
   kernel evaluations on the workers, n D values sent to every worker.
-* **A round**: every chunk first applies the moves of the previous round to its sums
-  (``O(n_b m D)`` for m moves), then lists its rows' improving moves against the round's
-  totals by the single-machine Hartigan gain and tolerance, and sends the best
-  ``max_moves_per_round`` with their coordinates, weights, kernel diagonals, labels and
-  sums. The client keeps the best ``max_moves_per_round`` of all, by gain and then global
-  row index (so the same candidates whatever the chunking), and runs one sequential
-  Hartigan pass over them: each is re-evaluated exactly against the totals and its sums as
-  changed by the moves accepted before it (their kernel values computed from the
-  coordinates) and moved only if it still gains more than the rounding tolerance. Every
-  accepted move is an exact Hartigan move: the objective rises with each, and the first
-  candidate is always accepted, so every round makes progress.
+* **A round** replays the single machine's sequential Hartigan sweep over a window of it.
+  Wave A: every chunk settles the previous round in its sums (``O(n_b m D)`` for m moves)
+  and lists its rows' improving moves against the round's totals (the single-machine gain
+  and tolerance), the first ``max_moves_per_round`` in sweep order from the round's cursor,
+  with their coordinates, weights, kernel diagonals, labels and sums. The client takes the
+  first ``max_moves_per_round`` of all in sweep order (the same whatever the chunking) and
+  runs the sweep over them: each is re-evaluated exactly against the totals and its sums as
+  changed by the moves made before it (their kernel values computed from the coordinates)
+  and moved only if it still gains more than the rounding tolerance. Wave B: every chunk
+  applies those moves and finds the earliest row of the window, not among the candidates,
+  that the sweep would have moved at its place (a row whose gain the earlier moves
+  created); the client keeps the moves before it, moves that row, and takes the later ones
+  back. So the rounds make the single machine's moves, in its order.
 * **The end**: when a round proposes no move, a fresh sums pass recomputes every ``S_b`` and
   the totals from the labels; if a move still improves (rounding drift of the kept sums),
   the rounds go on from the fresh state. Otherwise the result is a Hartigan local optimum
@@ -46,7 +48,6 @@ from is raised as it is.
 
 from __future__ import annotations
 
-import itertools
 import math
 import operator
 import time
@@ -64,6 +65,25 @@ from .._progress import ProgressCallback
 from .._validation import check_int, check_n_threads, seed_from_random_state, splitmix
 from ..large import kernel_kgroups_from_data
 from ..sigma_selection import auto_sigma
+from ._exact_tasks import (
+    KernelSpec,
+    Moves,
+    Proposals,
+    RoundMoves,
+    Violation,
+    _add_sums,
+    _apply_and_check,
+    _centred,
+    _chunk_totals,
+    _column_parts,
+    _commit_and_propose,
+    _diagonal,
+    _nearest_means,
+    _order,
+    _spread_parts,
+    _state,
+    _zeros,
+)
 from ._features import FloatArray, IntArray, first_bad
 from ._inputs import as_row_chunked, as_row_vector, raise_first_bad, row_blocks
 
@@ -75,48 +95,6 @@ SUPERBLOCK = 32768
 DEFAULT_MAX_MOVES = 1024
 #: Largest allowed n_init.
 _MAX_N_INIT = 1000
-
-
-@dataclass(frozen=True)
-class KernelSpec:
-    """The semimetric of the kernel, its bandwidth resolved."""
-
-    semimetric: Semimetric
-    alpha: float
-    sigma: Optional[float]
-
-
-@dataclass(frozen=True)
-class Proposals:
-    """A chunk's first candidate moves in sweep order (global rows)."""
-
-    rows: IntArray
-    points: FloatArray
-    weights: FloatArray
-    diagonal: FloatArray
-    labels: IntArray
-    sums: FloatArray
-
-    @property
-    def nbytes(self) -> int:
-        return sum(int(a.nbytes) for a in (self.rows, self.points, self.weights,
-                                           self.diagonal, self.labels, self.sums))
-
-
-@dataclass(frozen=True)
-class Moves:
-    """How every chunk settles a round: the kept moves' global rows and new labels, and the
-    sums' updates (points with signed weights under clusters, in order)."""
-
-    rows: IntArray
-    to: IntArray
-    points: FloatArray
-    labels: IntArray
-    weights: FloatArray
-
-    @property
-    def nbytes(self) -> int:
-        return sum(int(a.nbytes) for a in (self.rows, self.to, self.points, self.labels, self.weights))
 
 
 @dataclass(frozen=True)
@@ -183,203 +161,6 @@ class DaskExactResult:
             f"objective={self.objective:.10g}, within={self.within:.10g}, n_iter={self.n_iter}, "
             f"n_moves={self.n_moves}, converged={self.converged}, verified={self.verified})"
         )
-
-
-# ------------------------------------------------------------------ work of the dask tasks
-def _aligned(array: Any, dtype: Any) -> Any:
-    return np.require(array, dtype, ["C", "A"])
-
-
-def _centred(block: Any, mean: FloatArray) -> FloatArray:
-    return np.ascontiguousarray(np.asarray(block, dtype=np.float64) - mean)
-
-
-def _diagonal(x: FloatArray, spec: KernelSpec) -> FloatArray:
-    if x.shape[0] == 0:
-        return np.zeros(0)
-    return np.asarray(_core.exact_diagonal(_aligned(x, np.float64), spec.semimetric, spec.alpha, spec.sigma))
-
-
-def _add_sums(
-    x: FloatArray, start: FloatArray, other: Any, labels: Any, weights: Any, k: int,
-    spec: KernelSpec, n_threads: Optional[int],
-) -> FloatArray:
-    """``start`` plus the sums of the rows of ``x`` against ``other`` (in ``other``'s order)."""
-    other = np.asarray(other)
-    if x.shape[0] == 0 or other.shape[0] == 0:
-        return start
-    return np.asarray(_core.exact_cluster_sums(
-        _aligned(x, np.float64), _aligned(other, np.float64), _aligned(labels, np.int64),
-        _aligned(weights, np.float64), k, spec.semimetric, spec.alpha, spec.sigma,
-        start=_aligned(start, np.float64), n_threads=n_threads,
-    ))
-
-
-def _zeros(n: int, k: int) -> FloatArray:
-    return np.zeros((n, k))
-
-
-def _exact_parts(values: FloatArray) -> tuple[float, float]:
-    """``(hi, lo)``: the exactly rounded sum and the exactly rounded rest (``math.fsum``), so
-    that adding the parts of several chunks with ``fsum`` does not depend on the chunking."""
-    listed = values.tolist()
-    hi = math.fsum(listed)
-    return hi, math.fsum(itertools.chain(listed, (-hi,)))
-
-
-def _column_parts(block: Any) -> list[tuple[float, float]]:
-    """The exact parts (:func:`_exact_parts`) of every column sum of a block."""
-    values = np.asarray(block, dtype=np.float64)
-    return [_exact_parts(np.ascontiguousarray(values[:, c])) for c in range(values.shape[1])]
-
-
-def _spread_parts(block: Any, mean: FloatArray) -> tuple[float, float]:
-    """The exact parts of ``sum_i ||x_i - mean||^2`` over a block."""
-    return _exact_parts(((np.asarray(block, dtype=np.float64) - mean) ** 2).sum(axis=1))
-
-
-def _chunk_totals(
-    state: tuple[IntArray, FloatArray], weights: FloatArray, diagonal: FloatArray, k: int
-) -> tuple[IntArray, list[tuple[float, float]], list[tuple[float, float]], tuple[float, float]]:
-    """A chunk's counts, and the exact parts of its cluster weights, terms and trace."""
-    labels, sums = state
-    counts = np.bincount(labels, minlength=k).astype(np.int64)
-    own = sums[np.arange(labels.shape[0]), labels] * weights if labels.shape[0] else np.zeros(0)
-    weight_parts = [_exact_parts(weights[labels == c]) for c in range(k)]
-    term_parts = [_exact_parts(own[labels == c]) for c in range(k)]
-    return counts, weight_parts, term_parts, _exact_parts(weights * diagonal)
-
-
-def _state(labels: Any, sums: FloatArray) -> tuple[IntArray, FloatArray]:
-    return np.array(labels, dtype=np.int64), sums
-
-
-def _nearest_means(
-    x: FloatArray, diagonal: FloatArray, sample: FloatArray, sample_labels: IntArray,
-    sample_weights: FloatArray, terms: FloatArray, cluster_weights: FloatArray, k: int,
-    spec: KernelSpec, n_threads: Optional[int],
-) -> IntArray:
-    """The nearest of the sample's cluster means in feature space for every row of ``x``:
-    ``argmin_l G_ii - 2 m_l(i) / s_l + Q_l / s_l^2`` (ties to the lowest index)."""
-    if x.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64)
-    sums = _add_sums(x, _zeros(x.shape[0], k), sample, sample_labels, sample_weights, k, spec, n_threads)
-    cost = (diagonal[:, None] - 2.0 * sums / cluster_weights) + terms / cluster_weights**2
-    return np.asarray(np.argmin(cost, axis=1), dtype=np.int64)
-
-
-def _commit_and_propose(
-    x: FloatArray, weights: FloatArray, diagonal: FloatArray, state: tuple[IntArray, FloatArray],
-    commit: Optional[Moves], totals: tuple[IntArray, FloatArray, FloatArray], offset: int,
-    cursor: int, max_moves: int, k: int, spec: KernelSpec, n_threads: Optional[int],
-) -> tuple[tuple[IntArray, FloatArray], Proposals]:
-    """Wave A of a round on a chunk: settle the previous round (its dropped moves taken back
-    from the sums, the row that ended it moved, the labels of the kept moves set), then list
-    the rows' improving moves against the totals, the first ``max_moves`` in sweep order
-    from ``cursor``."""
-    labels, sums = state
-    n_b = labels.shape[0]
-    if commit is not None and n_b:
-        if commit.weights.size:
-            sums = _add_sums(x, sums, commit.points, commit.labels, commit.weights, k, spec, n_threads)
-        mine = (commit.rows >= offset) & (commit.rows < offset + n_b)
-        if np.any(mine):
-            labels = labels.copy()
-            labels[commit.rows[mine] - offset] = commit.to[mine]
-    if n_b == 0 or max_moves == 0:
-        rows = np.zeros(0, dtype=np.int64)
-    else:
-        counts, cluster_weights, terms = totals
-        rows = np.asarray(_core.exact_propose(
-            _aligned(sums, np.float64), _aligned(labels, np.int64), _aligned(weights, np.float64),
-            _aligned(diagonal, np.float64), _aligned(counts, np.int64),
-            _aligned(cluster_weights, np.float64), _aligned(terms, np.float64),
-        )[0])
-        rows = rows[_order(rows + offset, cursor)[:max_moves]]
-    proposals = Proposals(
-        rows=rows + offset, points=np.ascontiguousarray(x[rows]),
-        weights=np.ascontiguousarray(weights[rows]), diagonal=np.ascontiguousarray(diagonal[rows]),
-        labels=np.ascontiguousarray(labels[rows]), sums=np.ascontiguousarray(sums[rows]),
-    )
-    return (labels, sums), proposals
-
-
-@dataclass(frozen=True)
-class RoundMoves:
-    """The moves the client made in a round, in sweep order, and the totals before each
-    (and after the last), with the window of the sweep the round covered."""
-
-    rows: IntArray
-    points: FloatArray
-    weights: FloatArray
-    from_: IntArray
-    to: IntArray
-    positions: IntArray
-    counts: IntArray  # (m + 1) x k
-    cluster_weights: FloatArray
-    terms: FloatArray
-    considered: IntArray  # the candidates' global rows
-    cursor: int
-    window: int
-    n: int
-
-    @property
-    def nbytes(self) -> int:
-        return sum(int(a.nbytes) for a in (
-            self.rows, self.points, self.weights, self.from_, self.to, self.positions,
-            self.counts, self.cluster_weights, self.terms, self.considered,
-        ))
-
-
-@dataclass(frozen=True)
-class Violation:
-    """The earliest row a sequential sweep would have moved but the round did not consider."""
-
-    row: int
-    position: int
-    point: FloatArray
-    weight: float
-    diagonal: float
-    label: int
-    sums: FloatArray
-
-
-def _apply_and_check(
-    x: FloatArray, weights: FloatArray, diagonal: FloatArray, state: tuple[IntArray, FloatArray],
-    moves: RoundMoves, offset: int, k: int, spec: KernelSpec, n_threads: Optional[int],
-) -> tuple[tuple[IntArray, FloatArray], Optional[Violation]]:
-    """Wave B of a round on a chunk: apply the client's moves to the sums, and find the
-    earliest row of the round's window that the sweep would have moved at its position."""
-    labels, sums = state
-    n_b = labels.shape[0]
-    if n_b == 0:
-        return state, None
-    rows = np.arange(offset, offset + n_b)
-    positions = (rows - moves.cursor) % moves.n
-    checked = (positions < moves.window) & ~np.isin(rows, moves.considered)
-    positions = np.where(checked, positions, -1).astype(np.int64)
-    f, i = np.float64, np.int64
-    new_sums, found = _core.exact_apply_and_check(
-        _aligned(x, f), _aligned(sums, f), _aligned(labels, i), _aligned(weights, f),
-        _aligned(diagonal, f), positions, _aligned(moves.points, f), _aligned(moves.weights, f),
-        _aligned(moves.from_, i), _aligned(moves.to, i), _aligned(moves.positions, i),
-        _aligned(moves.counts, i), _aligned(moves.cluster_weights, f), _aligned(moves.terms, f),
-        spec.semimetric, spec.alpha, spec.sigma, n_threads=n_threads,
-    )
-    violation = None
-    if found is not None:
-        row, position, _, _, _, row_sums = found
-        violation = Violation(
-            row=offset + int(row), position=int(position), point=np.ascontiguousarray(x[row]),
-            weight=float(weights[row]), diagonal=float(diagonal[row]), label=int(labels[row]),
-            sums=np.asarray(row_sums),
-        )
-    return (labels, np.asarray(new_sums)), violation
-
-
-def _order(rows: IntArray, cursor: int) -> IntArray:
-    """The order of a sweep from row ``cursor`` on, wrapping round to row 0."""
-    return np.lexsort((rows, rows < cursor))
 
 
 # ------------------------------------------------------------------------ the client's side

@@ -18,6 +18,7 @@ __all__ = [
     "SelectionResult",
     "SigmaSelectionResult",
     "choose_sigma",
+    "select_defaults",
     "select_k",
     "select_k_precomputed",
     "knn_affinity",
@@ -34,6 +35,11 @@ __all__ = [
     "dask_chunk_sums",
     "dask_chunk_round",
     "dask_feature_objective",
+    "exact_accept",
+    "exact_apply_and_check",
+    "exact_cluster_sums",
+    "exact_diagonal",
+    "exact_propose",
     "__version__",
 ]
 

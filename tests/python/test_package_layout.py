@@ -34,7 +34,14 @@ PUBLIC = {
         "KernelKMeans", "MATRIX_FREE_MAX_DIM", "expected_failed_checks",
     ],
     "plotting": ["match_labels", "plot_clusters", "save_clusters_figure", "save_figure"],
-    "dask": ["DaskClusteringResult", "KernelKGroups", "kernel_kgroups_features", "kernel_kgroups_nystrom"],
+    "dask": [
+        "DaskClusteringResult",
+        "DaskExactResult",
+        "KernelKGroups",
+        "kernel_kgroups_exact",
+        "kernel_kgroups_features",
+        "kernel_kgroups_nystrom",
+    ],
 }
 
 #: The longest a source file of the package may be.

@@ -55,20 +55,6 @@ pub const RETRY_MAX_RESTARTS: usize = 100;
 /// not converge, once more with [`RETRY_MAX_RESTARTS`] restarts (the same start, so the
 /// retry goes on where the first try stopped). The retry's result is returned whether it
 /// converged or not: [`resolved_relative_eigengap`] reads an unconverged result.
-///
-/// ```
-/// use kgroups::select::eigengap::{selection_eigenpairs, SELECTION_EIGEN_OPTIONS};
-/// use kgroups::{Control, DenseKernel};
-/// // Two disconnected pairs: A = [[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]],
-/// // degrees 1, G = D⁻¹ A D⁻¹ = A: eigenvalues 1, 1, −1, −1.
-/// let a = [0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0];
-/// let kernel = DenseKernel::new(&a, 4)?;
-/// let pairs =
-///     selection_eigenpairs(&kernel, &[1.0; 4], 3, 0, &SELECTION_EIGEN_OPTIONS, &Control::new())?;
-/// assert!(pairs.converged);
-/// assert!((pairs.values[0] - 1.0).abs() < 1e-9 && (pairs.values[2] + 1.0).abs() < 1e-9);
-/// # Ok::<(), kgroups::KGroupsError>(())
-/// ```
 pub fn selection_eigenpairs<K: Kernel>(
     kernel: &K,
     degrees: &[f64],
@@ -93,27 +79,6 @@ pub fn selection_eigenpairs<K: Kernel>(
 /// within its residual `r_j`, so a gap `λ_{k+1} − λ_k` larger than `r_k + r_{k+1}` is a gap
 /// of the spectrum, and a smaller one may be an artefact of the unfinished iteration; those
 /// are NaN (they never win [`relative_eigengap_k`]). A converged result is taken as it is.
-///
-/// ```
-/// use kgroups::select::eigengap::resolved_relative_eigengap;
-/// use kgroups::spectral::Eigenpairs;
-/// let mut pairs = Eigenpairs {
-///     values: vec![1.0, 0.99, 0.5, 0.45],
-///     vectors: vec![0.0; 16],
-///     n: 4,
-///     count: 4,
-///     residuals: vec![1e-3, 1e-3, 0.1, 0.1],
-///     converged: false,
-///     n_restarts: 25,
-///     n_products: 25,
-/// };
-/// let gaps = resolved_relative_eigengap(&pairs);
-/// assert!(gaps[0].is_nan()); // k = 1 says nothing
-/// assert!((gaps[1] - 0.98).abs() < 1e-12); // 0.49 > 0.001 + 0.1: resolved
-/// assert!(gaps[2].is_nan()); // 0.05 < 0.1 + 0.1: not resolved
-/// pairs.converged = true;
-/// assert!(resolved_relative_eigengap(&pairs)[2].is_finite());
-/// ```
 pub fn resolved_relative_eigengap(pairs: &Eigenpairs) -> Vec<f64> {
     let lambda = laplacian_eigenvalues(&pairs.values);
     let mut gaps = relative_eigengap(&lambda);
@@ -136,14 +101,6 @@ pub fn laplacian_eigenvalues(mu: &[f64]) -> Vec<f64> {
 /// The relative eigen-gap `(λ_{k+1} − λ_k) / λ_{k+1}` at index `k − 1` for `k = 1 … K`
 /// (`K = λ.len() − 1`), with `λ_{k+1}` floored at 10⁻¹² (a graph with more than k
 /// components); NaN at `k = 1`, where it is always 1 (`λ_1 = 0`) and says nothing.
-///
-/// ```
-/// use kgroups::select::eigengap::relative_eigengap;
-/// let gaps = relative_eigengap(&[0.0, 0.01, 0.5, 0.6]);
-/// assert!(gaps[0].is_nan());
-/// assert!((gaps[1] - 0.98).abs() < 1e-12);
-/// assert_eq!(gaps.len(), 3);
-/// ```
 pub fn relative_eigengap(lambda: &[f64]) -> Vec<f64> {
     let count = lambda.len().saturating_sub(1);
     (0..count)
@@ -169,4 +126,62 @@ pub fn relative_eigengap_k(gaps: &[f64], k_min: usize, k_max: usize) -> usize {
         }
     }
     best.map_or(first, |(k, _)| k)
+}
+
+/// The examples of the items above, run as tests (the module is private to the crate).
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn selection_eigenpairs_example() -> crate::error::Result<()> {
+        use crate::select::eigengap::{selection_eigenpairs, SELECTION_EIGEN_OPTIONS};
+        use crate::{Control, DenseKernel};
+        // Two disconnected pairs: A = [[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]],
+        // degrees 1, G = D⁻¹ A D⁻¹ = A: eigenvalues 1, 1, −1, −1.
+        let a = [
+            0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0,
+        ];
+        let kernel = DenseKernel::new(&a, 4)?;
+        let pairs = selection_eigenpairs(
+            &kernel,
+            &[1.0; 4],
+            3,
+            0,
+            &SELECTION_EIGEN_OPTIONS,
+            &Control::new(),
+        )?;
+        assert!(pairs.converged);
+        assert!((pairs.values[0] - 1.0).abs() < 1e-9 && (pairs.values[2] + 1.0).abs() < 1e-9);
+        Ok(())
+    }
+
+    #[test]
+    fn resolved_relative_eigengap_example() {
+        use crate::select::eigengap::resolved_relative_eigengap;
+        use crate::spectral::Eigenpairs;
+        let mut pairs = Eigenpairs {
+            values: vec![1.0, 0.99, 0.5, 0.45],
+            vectors: vec![0.0; 16],
+            n: 4,
+            count: 4,
+            residuals: vec![1e-3, 1e-3, 0.1, 0.1],
+            converged: false,
+            n_restarts: 25,
+            n_products: 25,
+        };
+        let gaps = resolved_relative_eigengap(&pairs);
+        assert!(gaps[0].is_nan()); // k = 1 says nothing
+        assert!((gaps[1] - 0.98).abs() < 1e-12); // 0.49 > 0.001 + 0.1: resolved
+        assert!(gaps[2].is_nan()); // 0.05 < 0.1 + 0.1: not resolved
+        pairs.converged = true;
+        assert!(resolved_relative_eigengap(&pairs)[2].is_finite());
+    }
+
+    #[test]
+    fn relative_eigengap_example() {
+        use crate::select::eigengap::relative_eigengap;
+        let gaps = relative_eigengap(&[0.0, 0.01, 0.5, 0.6]);
+        assert!(gaps[0].is_nan());
+        assert!((gaps[1] - 0.98).abs() < 1e-12);
+        assert_eq!(gaps.len(), 3);
+    }
 }

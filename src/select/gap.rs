@@ -19,17 +19,10 @@ pub struct GapCurve {
 }
 
 /// The gap curve of the data's `log_w` (length K) against `reference_log_w` (B rows of K).
-/// Errors when there is no reference or a row's length differs.
-///
-/// ```
-/// use kgroups::select::gap::gap_curve;
-/// let curve = gap_curve(&[1.0, 0.0], &[vec![1.0, 0.9], vec![1.0, 1.1]])?;
-/// assert!((curve.gap[1] - 1.0).abs() < 1e-12);
-/// assert!((curve.sd[1] - 0.1).abs() < 1e-12);
-/// assert!((curve.se[1] - 0.1 * 1.5f64.sqrt()).abs() < 1e-12);
-/// # Ok::<(), kgroups::KGroupsError>(())
-/// ```
-pub fn gap_curve(log_w: &[f64], reference_log_w: &[Vec<f64>]) -> Result<GapCurve> {
+/// Errors when there is no reference or a row's length differs. (The tests' form of
+/// [`gap_curve_of_rows`].)
+#[cfg(test)]
+fn gap_curve(log_w: &[f64], reference_log_w: &[Vec<f64>]) -> Result<GapCurve> {
     let k = log_w.len();
     if reference_log_w.iter().any(|r| r.len() != k) {
         return Err(no_reference());
@@ -37,15 +30,9 @@ pub fn gap_curve(log_w: &[f64], reference_log_w: &[Vec<f64>]) -> Result<GapCurve
     curve(log_w, reference_log_w.len(), |r| &reference_log_w[r])
 }
 
-/// [`gap_curve`] with the references' `log W` in one row-major buffer of B rows of K.
-///
-/// ```
-/// use kgroups::select::gap::{gap_curve, gap_curve_of_rows};
-/// let rows = [1.0, 0.9, 1.0, 1.1];
-/// let curve = gap_curve(&[1.0, 0.0], &[vec![1.0, 0.9], vec![1.0, 1.1]])?;
-/// assert_eq!(gap_curve_of_rows(&[1.0, 0.0], &rows)?, curve);
-/// # Ok::<(), kgroups::KGroupsError>(())
-/// ```
+/// The gap curve of the data's `log_w` (length K) against the references' `log W` in one
+/// row-major buffer of B rows of K. Errors when there is no reference or a row's length
+/// differs.
 pub fn gap_curve_of_rows(log_w: &[f64], reference_rows: &[f64]) -> Result<GapCurve> {
     let k = log_w.len();
     if k == 0 || !reference_rows.len().is_multiple_of(k) {
@@ -104,18 +91,6 @@ pub const STRUCTURE_MIN_SE: f64 = 3.0;
 /// The structure score of a gap curve: `max over k ≥ 2 of Gap(k) − Gap(1) −
 /// max(`[`STRUCTURE_MIN_GAIN`]`, `[`STRUCTURE_MIN_SE`]` · s_k)`; positive means the kernel
 /// sees more than one group. NaN for a curve of one k. It is [`gain_beyond`] at k = 1.
-///
-/// ```
-/// use kgroups::select::gap::{structure_score, GapCurve};
-/// let curve = GapCurve {
-///     expected: vec![0.0; 3],
-///     gap: vec![0.40, 0.42, 0.60],
-///     sd: vec![0.01; 3],
-///     se: vec![0.01; 3],
-/// };
-/// // k = 3 gains 0.20 over one group, more than 0.1 and than 3 · 0.01.
-/// assert!((structure_score(&curve) - 0.10).abs() < 1e-12);
-/// ```
 pub fn structure_score(curve: &GapCurve) -> f64 {
     gain_beyond(&curve.gap, &curve.se, 1)
 }
@@ -135,14 +110,6 @@ pub fn gain_beyond(gap: &[f64], se: &[f64], k: usize) -> f64 {
 /// Tibshirani et al.'s rule from `k_from` on: the smallest `k ≥ k_from` with
 /// `Gap(k) ≥ Gap(k+1) − s_{k+1}`, or the last k of the curve when none qualifies (the curve
 /// still rises at its end). `k_from ≥ 1`; the curve starts at k = 1.
-///
-/// ```
-/// use kgroups::select::gap::tibshirani_k;
-/// let gap = [0.0, 1.0, 1.05, 2.0];
-/// let se = [0.1, 0.1, 0.1, 0.1];
-/// assert_eq!(tibshirani_k(&gap, &se, 1), 2); // 1.0 ≥ 1.05 − 0.1
-/// assert_eq!(tibshirani_k(&gap, &se, 3), 4); // rises to the end
-/// ```
 pub fn tibshirani_k(gap: &[f64], se: &[f64], k_from: usize) -> usize {
     let last = gap.len().min(se.len());
     (k_from.max(1)..last)
@@ -156,17 +123,6 @@ pub fn tibshirani_k(gap: &[f64], se: &[f64], k_from: usize) -> usize {
 /// (`Gap(j) − Gap(k) > 2 (Gap(k) − Gap(1))`): groups of groups (evenly spaced blobs, say)
 /// give the gap small local maxima before its steep rise at the true k, and those are not
 /// where it stops; the slower rise past the true k of elongated groups is.
-///
-/// ```
-/// use kgroups::select::gap::{gap_k, tibshirani_k};
-/// let gap = [-0.1, -0.06, -0.03, 0.11, 0.13, 0.25, 0.55, 1.26, 1.19];
-/// let se = [0.02; 9];
-/// assert_eq!(tibshirani_k(&gap, &se, 2), 4); // a small local maximum
-/// assert_eq!(gap_k(&gap, &se, 2), 8);
-/// // Past a clear first rise, a slower one does not move it.
-/// let gap = [0.0, 0.6, 0.9, 0.85, 0.95, 1.05, 1.15];
-/// assert_eq!(gap_k(&gap, &se, 2), 3);
-/// ```
 pub fn gap_k(gap: &[f64], se: &[f64], k_from: usize) -> usize {
     let last = gap.len().min(se.len());
     let mut k = tibshirani_k(gap, se, k_from);
@@ -261,5 +217,62 @@ mod tests {
         }
         assert!(gap_curve(&log_w, &[]).is_err());
         assert!(gap_curve(&log_w, &[vec![1.0]]).is_err());
+    }
+}
+
+/// The examples of the items above, run as tests (the module is private to the crate).
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn gap_curve_example() -> crate::error::Result<()> {
+        use crate::select::gap::gap_curve;
+        let curve = gap_curve(&[1.0, 0.0], &[vec![1.0, 0.9], vec![1.0, 1.1]])?;
+        assert!((curve.gap[1] - 1.0).abs() < 1e-12);
+        assert!((curve.sd[1] - 0.1).abs() < 1e-12);
+        assert!((curve.se[1] - 0.1 * 1.5f64.sqrt()).abs() < 1e-12);
+        Ok(())
+    }
+
+    #[test]
+    fn gap_curve_of_rows_example() -> crate::error::Result<()> {
+        use crate::select::gap::{gap_curve, gap_curve_of_rows};
+        let rows = [1.0, 0.9, 1.0, 1.1];
+        let curve = gap_curve(&[1.0, 0.0], &[vec![1.0, 0.9], vec![1.0, 1.1]])?;
+        assert_eq!(gap_curve_of_rows(&[1.0, 0.0], &rows)?, curve);
+        Ok(())
+    }
+
+    #[test]
+    fn structure_score_example() {
+        use crate::select::gap::{structure_score, GapCurve};
+        let curve = GapCurve {
+            expected: vec![0.0; 3],
+            gap: vec![0.40, 0.42, 0.60],
+            sd: vec![0.01; 3],
+            se: vec![0.01; 3],
+        };
+        // k = 3 gains 0.20 over one group, more than 0.1 and than 3 · 0.01.
+        assert!((structure_score(&curve) - 0.10).abs() < 1e-12);
+    }
+
+    #[test]
+    fn tibshirani_k_example() {
+        use crate::select::gap::tibshirani_k;
+        let gap = [0.0, 1.0, 1.05, 2.0];
+        let se = [0.1, 0.1, 0.1, 0.1];
+        assert_eq!(tibshirani_k(&gap, &se, 1), 2); // 1.0 ≥ 1.05 − 0.1
+        assert_eq!(tibshirani_k(&gap, &se, 3), 4); // rises to the end
+    }
+
+    #[test]
+    fn gap_k_example() {
+        use crate::select::gap::{gap_k, tibshirani_k};
+        let gap = [-0.1, -0.06, -0.03, 0.11, 0.13, 0.25, 0.55, 1.26, 1.19];
+        let se = [0.02; 9];
+        assert_eq!(tibshirani_k(&gap, &se, 2), 4); // a small local maximum
+        assert_eq!(gap_k(&gap, &se, 2), 8);
+        // Past a clear first rise, a slower one does not move it.
+        let gap = [0.0, 0.6, 0.9, 0.85, 0.95, 1.05, 1.15];
+        assert_eq!(gap_k(&gap, &se, 2), 3);
     }
 }

@@ -12,7 +12,7 @@
 //!   on the data's principal-component box (the kernel needs no fitting, so it is the same
 //!   for the references): `Gap(k) = E*[log W_k] − log W_k`, with standard error
 //!   `s_k = sd_k √(1 + 1/B)`;
-//! * **the structure test** of the energy kernel ([`gap::structure_score`]): some k ≥ 2 gains
+//! * **the structure test** of the energy kernel (`structure_score`): some k ≥ 2 gains
 //!   `Gap(k) − Gap(1)` of more than 0.1 and more than `3 s_k`. The self-tuning probe sees
 //!   structure when `Gap(2) − s_2 − Gap(1)` of its normalised cut plus one (each reference
 //!   put through the same construction) exceeds [`PROBE_MIN_SCORE`];
@@ -25,7 +25,7 @@
 //!
 //! The rule (`kernel = Auto`): when the energy kernel sees structure, k by Tibshirani's 1-SE
 //! rule from k = 2, passing over a k that a larger k beats by the structure margin
-//! ([`gap::gap_k`]) and, at that k, the kNN graph's partition when the
+//! (`gap_k`) and, at that k, the kNN graph's partition when the
 //! cut ratio is below [`GRAPH_CUT_RATIO`], else the energy kernel's. When the energy kernel
 //! sees no structure or its gap still rises at `k_max`: the kNN graph with k at its largest
 //! relative eigen-gap when the probe sees structure and the cut ratio there is below
@@ -47,20 +47,20 @@
 
 pub mod bandwidth;
 mod cut;
-pub mod eigengap;
+mod eigengap;
 mod every_point;
-pub mod fits;
-pub mod gap;
+mod fits;
+mod gap;
 mod given_k;
 pub mod neighbors;
 mod precomputed;
-pub mod references;
-pub mod stability;
+mod references;
+mod stability;
 mod steps;
 mod table;
 #[cfg(test)]
 mod tests;
-pub mod warm;
+mod warm;
 
 pub use table::{SelectionTable, StructureScores};
 
@@ -78,7 +78,7 @@ use neighbors::{
 };
 pub use precomputed::select_k_precomputed;
 use rayon::prelude::*;
-use references::{ReferenceBox, ReferenceFrame};
+use references::ReferenceFrame;
 use std::sync::atomic::AtomicUsize;
 use steps::Steps;
 
@@ -142,7 +142,7 @@ pub enum SelectionRule {
     NoStructure,
     /// The most stable k over subsamples (a precomputed kernel).
     Stability,
-    /// k was given; only the kernel was chosen ([`select_kernel`]).
+    /// k was given; only the kernel was chosen (the kernel alone).
     GivenK,
 }
 
@@ -179,7 +179,7 @@ pub struct SelectOptions {
     pub n_pairs: usize,
     /// Every fit over k (the data's, each reference set's, each subsample's) gives each k
     /// that follows k − 1 one more start: the best partition into k − 1 with its most
-    /// dispersed cluster split in two ([`warm::split_most_dispersed`]). On by default.
+    /// dispersed cluster split in two (its most dispersed cluster split by a 2-means). On by default.
     pub warm_start: bool,
     /// The statistics are computed on a seeded subsample of this many points when n is
     /// larger (≥ 2); the final partition always covers every point.
@@ -463,7 +463,7 @@ fn select_k_of(x: &Points, options: &SelectOptions, control: &Control) -> Result
     // The energy kernel's gap: B references, in parallel.
     let (energy, log_w) = energy_log_w(&points, &ks, options.n_init, warm, seeds[1], &quiet)?;
     steps.step()?;
-    let frame = ReferenceFrame::new_with(&points, ReferenceBox::Principal, &quiet)?;
+    let frame = ReferenceFrame::new_with(&points, &quiet)?;
     let ref_init = options.n_init.min(REFERENCE_STARTS);
     reference_log_w
         .par_chunks_mut(ks.len())

@@ -1,31 +1,21 @@
 //! Reference data sets for the gap statistic (Tibshirani, Walther & Hastie 2001): points
-//! drawn uniformly on the data's bounding box, or on the box of its principal components
-//! (the data rotated onto the eigenvectors of its covariance, boxed there, and rotated back).
+//! drawn uniformly on the box of the data's principal components (the data rotated onto the
+//! eigenvectors of its covariance, boxed there, and rotated back: Tibshirani et al.'s
+//! recommended reference, which follows the data's shape).
 
 use crate::error::{try_filled, Result};
 use crate::linalg::{symmetric_eigen_tridiagonal_with, symmetric_eigen_with};
 use crate::rng::Rng;
 use crate::{Control, Points};
 
-/// Where the reference points are drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReferenceBox {
-    /// Uniform on `[min_j, max_j]` of every coordinate `j` of the data.
-    Data,
-    /// Uniform on the box of the data's principal-component scores, rotated back to the data's
-    /// coordinates (Tibshirani et al.'s recommended reference: it follows the data's shape).
-    Principal,
-}
-
 /// A frame in which to draw uniform points: `x = mean + R u`, `u` uniform on `[low, high]`
-/// coordinate-wise (`R` the identity for [`ReferenceBox::Data`], the principal axes for
-/// [`ReferenceBox::Principal`]).
+/// coordinate-wise, `R` the principal axes.
 #[derive(Debug, Clone)]
 pub struct ReferenceFrame {
     dim: usize,
     mean: Vec<f64>,
     /// Row-major `dim × axes`; column `j` is axis `j` (`None`: the identity).
-    rotation: Option<Vec<f64>>,
+    rotation: Vec<f64>,
     /// The number of axes: `dim`, or fewer for the principal box of data with fewer points
     /// than dimensions (the data spans at most `n` of them; `low = high = 0` past `axes`).
     axes: usize,
@@ -34,30 +24,14 @@ pub struct ReferenceFrame {
 }
 
 impl ReferenceFrame {
-    /// The frame of `x` for the reference `kind`.
-    ///
-    /// ```
-    /// use kgroups::select::references::{ReferenceBox, ReferenceFrame};
-    /// use kgroups::Points;
-    /// // Points on the line y = x: the principal box is a thin segment along it.
-    /// let x = Points::new(&[0.0, 0.0, 1.0, 1.0, 2.0, 2.0], 3, 2)?;
-    /// let frame = ReferenceFrame::new(&x, ReferenceBox::Principal)?;
-    /// let r = frame.draw(3, 5)?;
-    /// assert!(r.chunks(2).all(|p| (p[0] - p[1]).abs() < 1e-9));
-    /// # Ok::<(), kgroups::KGroupsError>(())
-    /// ```
-    pub fn new(x: &Points, kind: ReferenceBox) -> Result<Self> {
-        ReferenceFrame::new_with(x, kind, &Control::new())
-    }
-
-    /// [`ReferenceFrame::new`], checking `control` for cancellation after every row of the
+    /// The principal box of `x`, checking `control` for cancellation after every row of the
     /// covariance and of the projection (each `O(D · min(n, D))` for the principal box) and
     /// during the eigen-decomposition.
     ///
     /// The principal axes come from the `D × D` covariance when `n ≥ D`, and from the
     /// `n × n` Gram matrix of the centred data when `n < D` (the same nonzero eigenvalues,
     /// the axes recovered from its eigenvectors; `O(n² D)` instead of `O(D³)`).
-    pub fn new_with(x: &Points, kind: ReferenceBox, control: &Control) -> Result<Self> {
+    pub fn new_with(x: &Points, control: &Control) -> Result<Self> {
         let (n, dim) = (x.n(), x.dim());
         let data = x.data();
         let mut mean = try_filled(dim, 0.0, "X", "the data's mean")?;
@@ -69,14 +43,8 @@ impl ReferenceFrame {
         for m in &mut mean {
             *m /= n as f64;
         }
-        let (rotation, axes) = match kind {
-            ReferenceBox::Data => (None, dim),
-            ReferenceBox::Principal => {
-                let gram = n < dim && !scatter_forced();
-                let (_, rotation, axes) = principal_axes(data, &mean, n, dim, gram, control)?;
-                (Some(rotation), axes)
-            }
-        };
+        let gram = n < dim && !scatter_forced();
+        let (_, rotation, axes) = principal_axes(data, &mean, n, dim, gram, control)?;
         // Coordinates past `axes` (the Gram form's null directions) have an empty range:
         // the data has no extent along them.
         let mut low = vec![0.0; dim];
@@ -86,7 +54,7 @@ impl ReferenceFrame {
         let mut scores = vec![0.0; axes];
         for row in data.chunks_exact(dim) {
             control.checkpoint()?;
-            project(row, &mean, rotation.as_deref(), &mut scores);
+            project(row, &mean, &rotation, &mut scores);
             for j in 0..axes {
                 low[j] = low[j].min(scores[j]);
                 high[j] = high[j].max(scores[j]);
@@ -102,12 +70,8 @@ impl ReferenceFrame {
         })
     }
 
-    /// `n` points drawn uniformly in the frame's box from `seed`, row-major `n × dim`.
-    pub fn draw(&self, n: usize, seed: u64) -> Result<Vec<f64>> {
-        self.draw_with(n, seed, &Control::new())
-    }
-
-    /// [`ReferenceFrame::draw`], checking `control` for cancellation after every point (each
+    /// `n` points drawn uniformly in the frame's box from `seed`, row-major `n × dim`,
+    /// checking `control` for cancellation after every point (each
     /// `O(D · min(n, D))` in the principal box).
     pub fn draw_with(&self, n: usize, seed: u64, control: &Control) -> Result<Vec<f64>> {
         let dim = self.dim;
@@ -119,26 +83,17 @@ impl ReferenceFrame {
             for ((u, low), high) in u.iter_mut().zip(&self.low).zip(&self.high) {
                 *u = low + (high - low) * rng.next_f64();
             }
-            match &self.rotation {
-                None => {
-                    for j in 0..dim {
-                        row[j] = self.mean[j] + u[j];
-                    }
-                }
-                Some(r) => {
-                    // All `dim` uniforms are drawn (the same stream for any number of axes);
-                    // those past `axes` are 0 (an empty range).
-                    let axes = self.axes;
-                    for (a, value) in row.iter_mut().enumerate() {
-                        let along = &r[a * axes..(a + 1) * axes];
-                        *value = self.mean[a]
-                            + along
-                                .iter()
-                                .zip(&u[..axes])
-                                .map(|(r, u)| r * u)
-                                .sum::<f64>();
-                    }
-                }
+            // All `dim` uniforms are drawn (the same stream for any number of axes); those
+            // past `axes` are 0 (an empty range).
+            let axes = self.axes;
+            for (a, value) in row.iter_mut().enumerate() {
+                let along = &self.rotation[a * axes..(a + 1) * axes];
+                *value = self.mean[a]
+                    + along
+                        .iter()
+                        .zip(&u[..axes])
+                        .map(|(r, u)| r * u)
+                        .sum::<f64>();
             }
         }
         Ok(out)
@@ -152,21 +107,6 @@ impl ReferenceFrame {
     /// Returns the coordinates, row-major, and their number per point. For statistics of
     /// the distances alone (the gap statistic's `W_k`), at `O(axes)` per point instead of
     /// `O(D · axes)`.
-    ///
-    /// ```
-    /// use kgroups::select::references::{ReferenceBox, ReferenceFrame};
-    /// use kgroups::{Control, Points};
-    /// // 3 points in 4 dimensions span a plane: the principal box has 2 axes.
-    /// let x = Points::new(&[0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 2.0, 0.0, 0.0, 3.0, 0.0, 1.0], 3, 4)?;
-    /// let frame = ReferenceFrame::new(&x, ReferenceBox::Principal)?;
-    /// let (u, width) = frame.draw_compact_with(5, 1, &Control::new())?;
-    /// let points = frame.draw(5, 1)?;
-    /// assert_eq!((width, u.len()), (2, 10));
-    /// let d = |p: &[f64], q: &[f64]| p.iter().zip(q).map(|(a, b)| (a - b).powi(2)).sum::<f64>();
-    /// let (d_u, d_x) = (d(&u[0..2], &u[2..4]), d(&points[0..4], &points[4..8]));
-    /// assert!((d_u - d_x).abs() < 1e-9);
-    /// # Ok::<(), kgroups::KGroupsError>(())
-    /// ```
     pub fn draw_compact_with(
         &self,
         n: usize,
@@ -174,7 +114,7 @@ impl ReferenceFrame {
         control: &Control,
     ) -> Result<(Vec<f64>, usize)> {
         let (dim, axes) = (self.dim, self.axes);
-        if self.rotation.is_none() || axes == 0 || axes == dim {
+        if axes == 0 || axes == dim {
             return Ok((self.draw_with(n, seed, control)?, dim));
         }
         let mut out = try_filled(n * axes, 0.0, "X", "a reference data set")?;
@@ -194,23 +134,14 @@ impl ReferenceFrame {
 }
 
 /// The coordinates of `row − mean` along the frame's `out.len()` axes (`rotation` row-major
-/// `dim × out.len()`, `None`: the identity).
-fn project(row: &[f64], mean: &[f64], rotation: Option<&[f64]>, out: &mut [f64]) {
+/// `dim × out.len()`).
+fn project(row: &[f64], mean: &[f64], rotation: &[f64], out: &mut [f64]) {
     let axes = out.len();
-    match rotation {
-        None => {
-            for ((o, v), m) in out.iter_mut().zip(row).zip(mean) {
-                *o = v - m;
-            }
-        }
-        Some(r) => {
-            out.fill(0.0);
-            for ((v, m), along) in row.iter().zip(mean).zip(r.chunks_exact(axes.max(1))) {
-                let c = v - m;
-                for (o, a) in out.iter_mut().zip(along) {
-                    *o += c * a;
-                }
-            }
+    out.fill(0.0);
+    for ((v, m), along) in row.iter().zip(mean).zip(rotation.chunks_exact(axes.max(1))) {
+        let c = v - m;
+        for (o, a) in out.iter_mut().zip(along) {
+            *o += c * a;
         }
     }
 }

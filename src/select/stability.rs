@@ -13,12 +13,6 @@ pub const SUBSAMPLE_FRACTION: f64 = 0.8;
 /// The adjusted Rand index (Hubert & Arabie) of two labelings of the same points (labels
 /// any `usize`); 1 for identical partitions up to renaming, about 0 for independent ones.
 /// Two partitions that both put every point in one group (or both in singletons) score 1.
-///
-/// ```
-/// use kgroups::select::stability::adjusted_rand_index;
-/// assert_eq!(adjusted_rand_index(&[0, 0, 1, 1], &[5, 5, 2, 2]), 1.0);
-/// assert!(adjusted_rand_index(&[0, 0, 1, 1], &[0, 1, 0, 1]) < 0.0);
-/// ```
 pub fn adjusted_rand_index(a: &[usize], b: &[usize]) -> f64 {
     let n = a.len().min(b.len());
     if n < 2 {
@@ -157,5 +151,16 @@ mod tests {
         let v = adjusted_rand_index(&[0, 0, 0, 1, 1, 1], &[0, 0, 1, 1, 2, 2]);
         assert!((v - 0.242_424_242_424_242_4).abs() < 1e-12, "{v}");
         assert_eq!(adjusted_rand_index(&[0; 5], &[3; 5]), 1.0);
+    }
+}
+
+/// The examples of the items above, run as tests (the module is private to the crate).
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn adjusted_rand_index_example() {
+        use crate::select::stability::adjusted_rand_index;
+        assert_eq!(adjusted_rand_index(&[0, 0, 1, 1], &[5, 5, 2, 2]), 1.0);
+        assert!(adjusted_rand_index(&[0, 0, 1, 1], &[0, 1, 0, 1]) < 0.0);
     }
 }

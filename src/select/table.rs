@@ -47,8 +47,8 @@ impl SelectionTable {
 /// The scores the rule of [`select_k`](super::select_k) read.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StructureScores {
-    /// The energy kernel's [`structure_score`](super::gap::structure_score): positive when it
-    /// sees more than one group (NaN when not computed).
+    /// The energy kernel's structure score, `Gap(k) − Gap(1) − max(0.1, 3 s_k)` maximised
+    /// over k ≥ 2: positive when it sees more than one group (NaN when not computed).
     pub energy: f64,
     /// The self-tuning probe's `Gap(2) − s_2 − Gap(1)`, when it was run.
     pub self_tuning: Option<f64>,

@@ -107,20 +107,23 @@ fn the_wide_principal_box_draws_the_same_points_either_way() {
     let (n, dim) = (15, 40);
     let data = random_data(n, dim, 3);
     let x = Points::new(&data, n, dim).unwrap();
-    let fast = ReferenceFrame::new(&x, ReferenceBox::Principal).unwrap();
-    let slow = with_scatter_forced(|| ReferenceFrame::new(&x, ReferenceBox::Principal)).unwrap();
+    let fast = ReferenceFrame::new_with(&x, &Control::new()).unwrap();
+    let slow = with_scatter_forced(|| ReferenceFrame::new_with(&x, &Control::new())).unwrap();
     assert_eq!((fast.axes, slow.axes), (n - 1, dim));
-    let (a, b) = (fast.draw(50, 7).unwrap(), slow.draw(50, 7).unwrap());
+    let (a, b) = (
+        fast.draw_with(50, 7, &Control::new()).unwrap(),
+        slow.draw_with(50, 7, &Control::new()).unwrap(),
+    );
     let spread = data.iter().fold(0.0f64, |m, v| m.max((v - 3.0).abs()));
     for (p, q) in a.iter().zip(&b) {
         assert!((p - q).abs() <= 1e-9 * spread, "{p} vs {q}");
     }
     // Every drawn point lies in the data's affine span: its Gram-form coordinates recover it.
     let mean = mean_of(&data, n, dim);
-    let rotation = fast.rotation.as_deref().unwrap();
+    let rotation = &fast.rotation;
     for point in a.chunks_exact(dim) {
         let mut coordinates = vec![0.0; n - 1];
-        project(point, &mean, Some(rotation), &mut coordinates);
+        project(point, &mean, rotation, &mut coordinates);
         for (i, v) in point.iter().enumerate() {
             let back: f64 = (0..n - 1)
                 .map(|j| rotation[i * (n - 1) + j] * coordinates[j])
@@ -135,9 +138,13 @@ fn the_gram_form_handles_a_single_point_and_repeated_points() {
     for (n, dim) in [(1, 5), (4, 10)] {
         let data = vec![2.5; n * dim];
         let x = Points::new(&data, n, dim).unwrap();
-        let frame = ReferenceFrame::new(&x, ReferenceBox::Principal).unwrap();
+        let frame = ReferenceFrame::new_with(&x, &Control::new()).unwrap();
         assert_eq!(frame.axes, 0);
-        assert!(frame.draw(3, 1).unwrap().iter().all(|&v| v == 2.5));
+        assert!(frame
+            .draw_with(3, 1, &Control::new())
+            .unwrap()
+            .iter()
+            .all(|&v| v == 2.5));
     }
 }
 
@@ -148,29 +155,20 @@ fn a_cancelled_gram_form_stops_with_interrupted() {
     let cancel = std::sync::atomic::AtomicBool::new(true);
     let control = Control::new().with_cancel(&cancel);
     assert_eq!(
-        ReferenceFrame::new_with(&x, ReferenceBox::Principal, &control).unwrap_err(),
+        ReferenceFrame::new_with(&x, &control).unwrap_err(),
         crate::KGroupsError::Interrupted
     );
 }
 
 #[test]
 fn compact_draws_keep_the_distances_of_the_drawn_points() {
-    for (n, dim, kind) in [
-        (12, 30, ReferenceBox::Principal),
-        (30, 5, ReferenceBox::Principal),
-        (12, 30, ReferenceBox::Data),
-    ] {
+    for (n, dim) in [(12, 30), (30, 5)] {
         let data = random_data(n, dim, 9);
         let x = Points::new(&data, n, dim).unwrap();
-        let frame = ReferenceFrame::new(&x, kind).unwrap();
-        let points = frame.draw(20, 4).unwrap();
+        let frame = ReferenceFrame::new_with(&x, &Control::new()).unwrap();
+        let points = frame.draw_with(20, 4, &Control::new()).unwrap();
         let (u, width) = frame.draw_compact_with(20, 4, &Control::new()).unwrap();
-        let want = if kind == ReferenceBox::Principal {
-            dim.min(n - 1)
-        } else {
-            dim
-        };
-        assert_eq!(width, want);
+        assert_eq!(width, dim.min(n - 1));
         let distance = |p: &[f64], q: &[f64]| -> f64 {
             p.iter()
                 .zip(q)

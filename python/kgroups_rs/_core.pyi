@@ -36,7 +36,7 @@ __all__ = [
     "dask_chunk_round",
     "dask_feature_objective",
     "exact_accept",
-    "exact_apply_and_check",
+    "exact_apply_moves",
     "exact_cluster_sums",
     "exact_diagonal",
     "exact_propose",
@@ -286,29 +286,18 @@ def exact_accept(
     npt.NDArray[np.float64],
     npt.NDArray[np.float64],
 ]: ...
-def exact_apply_and_check(
+def exact_apply_moves(
     x: npt.NDArray[np.float64],
     sums: npt.NDArray[np.float64],
-    labels: npt.NDArray[np.int64],
+    moved: npt.NDArray[np.float64],
     weights: npt.NDArray[np.float64],
-    diagonal: npt.NDArray[np.float64],
-    positions: npt.NDArray[np.int64],
-    move_points: npt.NDArray[np.float64],
-    move_weights: npt.NDArray[np.float64],
-    move_from: npt.NDArray[np.int64],
-    move_to: npt.NDArray[np.int64],
-    move_positions: npt.NDArray[np.int64],
-    counts: npt.NDArray[np.int64],
-    cluster_weights: npt.NDArray[np.float64],
-    terms: npt.NDArray[np.float64],
+    from_: npt.NDArray[np.int64],
+    to: npt.NDArray[np.int64],
     semimetric: str,
     alpha: float,
     sigma: Optional[float],
     n_threads: Optional[int] = None,
-) -> tuple[
-    npt.NDArray[np.float64],
-    Optional[tuple[int, int, int, float, float, npt.NDArray[np.float64]]],
-]: ...
+) -> npt.NDArray[np.float64]: ...
 
 # Choosing k and the kernel (kgroups_rs.select_k).
 @final

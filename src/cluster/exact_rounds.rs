@@ -3,19 +3,18 @@
 //!
 //! Every chunk `b` keeps, for its own rows, the point-to-cluster kernel sums
 //! `S_b[i, l] = m_l(i) = Σ_{y∈C_l} w_y G_iy` (n_b × k, point-major), built by
-//! [`add_cluster_sums`] against all the points and kept up to date by the same function
-//! applied to the moved points (weight `−w` under the cluster a point left, `+w` under the one
-//! it joined). A coordinator holds only the k cluster totals ([`ClusterTotals`]: the member
-//! counts, the weights `s_l` and the terms `Q_l`). A round is:
+//! [`add_cluster_sums`] against all the points and kept up to date by [`apply_moves`]. A
+//! coordinator holds only the k cluster totals ([`ClusterTotals`]: the member counts, the
+//! weights `s_l` and the terms `Q_l`). A round is:
 //!
 //! 1. every chunk lists its rows' improving moves against the round's totals ([`propose`]),
 //!    each by the single-machine Hartigan gain and rounding tolerance;
-//! 2. the coordinator takes the best candidates, with their coordinates and sums, and runs
-//!    one sequential Hartigan pass over them ([`accept`]): each is re-evaluated exactly
-//!    against the totals and its sums as changed by the moves accepted before it (their
-//!    kernel values to it are computed from the coordinates), and moved only if its gain
-//!    still exceeds the tolerance. Every accepted move is one exact Hartigan move, so the
-//!    objective `Q = Σ_l Q_l / s_l` rises with each;
+//! 2. the coordinator takes the first candidates in sweep order, with their coordinates and
+//!    sums, and runs one sequential Hartigan pass over them ([`accept`]):
+//!    each is re-evaluated exactly against the totals and its sums as changed by the moves
+//!    accepted before it (their kernel values to it computed from the coordinates), and
+//!    moved only if its gain still exceeds the tolerance. Every accepted move is one exact
+//!    Hartigan move, so the objective `Q = Σ_l Q_l / s_l` rises with each;
 //! 3. the accepted moves go to every chunk, which updates its sums in O(n_b · moves · D).
 //!
 //! A fit ends when no chunk proposes a move: a Hartigan local optimum.
@@ -25,6 +24,8 @@
 //! the order of the other points' global index, one value at a time, so a row's sums do not
 //! depend on how the points are split into chunks (for data whose spread lies in
 //! [2^-256, 2^257), where kernel values are computed without scaling).
+
+use std::ops::Range;
 
 use rayon::prelude::*;
 
@@ -130,8 +131,6 @@ pub struct Accepted {
     pub from: usize,
     /// The cluster the point joined.
     pub to: usize,
-    /// The totals after this move.
-    pub totals_after: ClusterTotals,
 }
 
 fn same_dim(rows: &Points, other: &Points) -> Result<()> {
@@ -153,8 +152,7 @@ fn same_dim(rows: &Points, other: &Points) -> Result<()> {
 /// with `G` the energy kernel of `semimetric` with base point 0 ([`Base::Origin`]), the
 /// entries of [`crate::DataKernel`]. Each row's sums are added one other point at a time in
 /// the order of `other`, so continuing with further points in another call gives the same
-/// numbers as one call over all of them. `weights` may be negative (a move is applied as
-/// `−w` under the cluster left and `+w` under the one joined).
+/// numbers as one call over all of them. Moves are applied by [`apply_moves`].
 ///
 /// Errors: columns that differ, `labels`/`weights` of another length than `other` or labels
 /// not below `k`, non-finite weights, `out` of the wrong length, kernel values too large
@@ -183,9 +181,92 @@ pub fn add_cluster_sums(
     out: &mut [f64],
     control: &Control,
 ) -> Result<()> {
+    validate::labels_below_k(labels, other.n(), k, "labels")?;
+    check_sum_arguments(rows, other, weights, k, out, semimetric)?;
+    add_kernel_blocks(
+        rows,
+        other,
+        k,
+        semimetric,
+        out,
+        control,
+        |acc, values, cols| {
+            let by = labels[cols.clone()].iter().zip(&weights[cols]);
+            for (&v, (&l, &w)) in values.iter().zip(by) {
+                acc[l] += w * v;
+            }
+        },
+    )
+}
+
+/// Applies moved points to the kernel sums of every row (`sums` n_rows × k, row-major): for
+/// move `j` (coordinates `moved.row(j)`, weight `weights[j]`, from cluster `from[j]` to
+/// `to[j]`), `sums[i, from[j]] −= weights[j]·G(x_i, y_j)` and `sums[i, to[j]] += …`, the moves
+/// in order, one kernel value per row and move (the kernel of [`add_cluster_sums`]).
+///
+/// Errors: as [`add_cluster_sums`], and `from`/`to` of another length than `moved` or not
+/// below `k`.
+///
+/// ```
+/// use kgroups::exact_rounds::{add_cluster_sums, apply_moves};
+/// use kgroups::{Control, Points, Semimetric};
+/// let x = Points::new(&[1.0, 4.0, -2.0], 3, 1)?;
+/// let power = Semimetric::Power { alpha: 1.0 };
+/// let control = Control::new();
+/// let mut sums = vec![0.0; 6];
+/// add_cluster_sums(&x, &x, &[0, 0, 1], &[1.0; 3], 2, power, &mut sums, &control)?;
+/// // The point 4 moves from cluster 0 to cluster 1: the same as sums of the new labels.
+/// apply_moves(&x, &mut sums, &Points::new(&[4.0], 1, 1)?, &[1.0], &[0], &[1], 2, power, &control)?;
+/// let mut fresh = vec![0.0; 6];
+/// add_cluster_sums(&x, &x, &[0, 1, 1], &[1.0; 3], 2, power, &mut fresh, &control)?;
+/// assert_eq!(sums, fresh);
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn apply_moves(
+    rows: &Points,
+    sums: &mut [f64],
+    moved: &Points,
+    weights: &[f64],
+    from: &[usize],
+    to: &[usize],
+    k: usize,
+    semimetric: Semimetric,
+    control: &Control,
+) -> Result<()> {
+    validate::labels_below_k(from, moved.n(), k, "from")?;
+    validate::labels_below_k(to, moved.n(), k, "to")?;
+    check_sum_arguments(rows, moved, weights, k, sums, semimetric)?;
+    add_kernel_blocks(
+        rows,
+        moved,
+        k,
+        semimetric,
+        sums,
+        control,
+        |acc, values, cols| {
+            let by = from[cols.clone()]
+                .iter()
+                .zip(&to[cols.clone()])
+                .zip(&weights[cols]);
+            for (&v, ((&f, &t), &w)) in values.iter().zip(by) {
+                acc[f] -= w * v;
+                acc[t] += w * v;
+            }
+        },
+    )
+}
+
+fn check_sum_arguments(
+    rows: &Points,
+    other: &Points,
+    weights: &[f64],
+    k: usize,
+    out: &[f64],
+    semimetric: Semimetric,
+) -> Result<()> {
     semimetric.validate()?;
     same_dim(rows, other)?;
-    validate::labels_below_k(labels, other.n(), k, "labels")?;
     validate::weights_len(weights, other.n(), "weights")?;
     if let Some(j) = weights.iter().position(|w| !w.is_finite()) {
         return Err(KGroupsError::invalid(
@@ -203,6 +284,22 @@ pub fn add_cluster_sums(
             ),
         ));
     }
+    Ok(())
+}
+
+/// For every row `a` of `rows` (its k sums `out[a·k..(a+1)·k]`) and every block `cols` of the
+/// other points in order, `add(sums, values, cols)` with `values[c] = G(x_a, y_{cols.start + c})`;
+/// rows in parallel tasks, each row's blocks in order. Then checks the sums are finite.
+#[allow(clippy::too_many_arguments)]
+fn add_kernel_blocks(
+    rows: &Points,
+    other: &Points,
+    k: usize,
+    semimetric: Semimetric,
+    out: &mut [f64],
+    control: &Control,
+    add: impl Fn(&mut [f64], &[f64], Range<usize>) + Sync,
+) -> Result<()> {
     let ny = other.n();
     if rows.n() == 0 || ny == 0 {
         return Ok(());
@@ -226,10 +323,7 @@ pub fn add_cluster_sums(
                         let cols = block_range(q, BLOCK, ny);
                         let values = &mut buffer[..cols.len()];
                         reference.rho_point_then(rows.row(a), cols.start, values, &epilogue);
-                        let by = labels[cols.clone()].iter().zip(&weights[cols]);
-                        for (&v, (&l, &w)) in values.iter().zip(by) {
-                            acc[l] += w * v;
-                        }
+                        add(acc, values, cols);
                     }
                 }
                 Ok(())
@@ -483,7 +577,6 @@ pub fn accept(
             candidate: p,
             from,
             to,
-            totals_after: totals.clone(),
         });
         // The later candidates' sums: m_from −= w·G(·, p), m_to += w·G(·, p).
         if p + 1 < c {
@@ -505,212 +598,6 @@ pub fn accept(
         }
     }
     Ok(accepted)
-}
-
-/// The moves a coordinator accepted in one round, in sweep order, with the totals they
-/// were made from: `totals[p]` holds the totals before move `p` (`totals[m]` after the last).
-#[derive(Debug, Clone, Copy)]
-pub struct RoundMoves<'a> {
-    /// The moved points (m × D).
-    pub points: Points<'a>,
-    /// Their weights.
-    pub weights: &'a [f64],
-    /// The clusters they left.
-    pub from: &'a [usize],
-    /// The clusters they joined.
-    pub to: &'a [usize],
-    /// Their positions in the sweep, increasing.
-    pub positions: &'a [usize],
-    /// The totals before each move and after the last (m + 1 entries).
-    pub totals: &'a [ClusterTotals],
-}
-
-/// A point that a sequential sweep would have moved but a round did not consider: its row,
-/// its position in the sweep, its best move and its cluster sums at that position.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Violation {
-    /// The row within the chunk.
-    pub row: usize,
-    /// The row's position in the sweep.
-    pub position: usize,
-    /// The cluster it would join.
-    pub to: usize,
-    /// `ΔQ` of that move.
-    pub gain: f64,
-    /// The rounding tolerance it exceeds.
-    pub tolerance: f64,
-    /// The row's cluster sums just before its position (k values).
-    pub sums: Vec<f64>,
-}
-
-/// Applies a round's moves to a chunk's sums (`sums` n × k, row-major: per row, the moves in
-/// order, each as `−w·G` under the cluster left and `+w·G` under the one joined) and checks
-/// that a sequential Hartigan sweep would have moved none of the rows it did not consider:
-/// each row with a position `positions[i] != usize::MAX` in the sweep is evaluated against
-/// its sums and the totals as they were at that position (after the moves of earlier
-/// positions). Returns the earliest row (by position) whose best move gains more than the
-/// tolerance there, if any. Together with [`propose`] and [`accept`], this makes the rounds
-/// the very moves of the single-machine sweep in index order: the coordinator keeps the
-/// moves before the first such row, moves that row, and drops the moves after it.
-///
-/// Errors: as [`propose`], moves whose lengths differ, positions that do not increase,
-/// totals that are not m + 1, columns that differ, cancellation.
-///
-/// ```
-/// use kgroups::exact_rounds::{apply_and_check, ClusterTotals, RoundMoves};
-/// use kgroups::{Control, Points, Semimetric};
-/// // No moves: the row at position 0 is evaluated against the totals as they are.
-/// let x = Points::new(&[0.0, 1.0], 2, 1)?;
-/// let totals = vec![ClusterTotals { counts: vec![1, 1], cluster_weights: vec![1.0, 1.0], terms: vec![0.0, 1.0] }];
-/// let moves = RoundMoves { points: Points::new(&[0.0], 1, 1)?, weights: &[], from: &[], to: &[],
-///                          positions: &[], totals: &totals };
-/// let mut sums = vec![0.0, 0.0, 0.0, 1.0];
-/// let found = apply_and_check(&x, &mut sums, &[0, 1], &[1.0; 2], &[0.0, 1.0], &[0, 1],
-///                             &moves, Semimetric::Power { alpha: 1.0 }, &Control::new())?;
-/// assert!(found.is_none()); // both points are alone in their clusters
-/// # Ok::<(), kgroups::KGroupsError>(())
-/// ```
-#[allow(clippy::too_many_arguments)]
-pub fn apply_and_check(
-    rows: &Points,
-    sums: &mut [f64],
-    labels: &[usize],
-    weights: &[f64],
-    diagonal: &[f64],
-    positions: &[usize],
-    moves: &RoundMoves,
-    semimetric: Semimetric,
-    control: &Control,
-) -> Result<Option<Violation>> {
-    semimetric.validate()?;
-    let Some(first) = moves.totals.first() else {
-        return Err(KGroupsError::invalid(
-            "totals",
-            "the totals before the first move are needed",
-        ));
-    };
-    let k = first.check()?;
-    for totals in moves.totals {
-        if totals.check()? != k {
-            return Err(KGroupsError::invalid(
-                "totals",
-                "every totals needs k entries",
-            ));
-        }
-    }
-    let n = labels.len();
-    check_rows(n, k, sums, labels, weights, diagonal)?;
-    if positions.len() != n {
-        return Err(KGroupsError::invalid(
-            "positions",
-            format!("positions has length {} but n = {n}", positions.len()),
-        ));
-    }
-    let m = moves.weights.len();
-    let moved_points = if m == 0 { 0 } else { moves.points.n() };
-    if moved_points != m
-        || moves.from.len() != m
-        || moves.to.len() != m
-        || moves.positions.len() != m
-        || moves.totals.len() != m + 1
-    {
-        return Err(KGroupsError::invalid(
-            "moves",
-            format!("the {m} moves need as many points, clusters and positions, and m + 1 totals"),
-        ));
-    }
-    if moves.positions.windows(2).any(|p| p[0] >= p[1]) {
-        return Err(KGroupsError::invalid(
-            "moves",
-            "the moves' positions must increase",
-        ));
-    }
-    if moves.from.iter().chain(moves.to).any(|&l| l >= k) {
-        return Err(KGroupsError::invalid(
-            "moves",
-            format!("clusters must be below k = {k}"),
-        ));
-    }
-    if n == 0 {
-        return Ok(None);
-    }
-    let evaluate = |i: usize, at: usize, acc: &[f64]| -> Option<Violation> {
-        let totals = &moves.totals[at];
-        if totals.counts[labels[i]] == 0 {
-            return None;
-        }
-        let mut constants = MeanConstants::new(totals.view());
-        let (to, gain, tolerance) = best_move(
-            totals.view(),
-            &mut constants,
-            labels[i],
-            weights[i],
-            diagonal[i],
-            acc,
-        )?;
-        (gain > tolerance).then(|| Violation {
-            row: i,
-            position: positions[i],
-            to,
-            gain,
-            tolerance,
-            sums: acc.to_vec(),
-        })
-    };
-    let earliest = |a: Option<Violation>, b: Option<Violation>| match (a, b) {
-        (Some(a), Some(b)) => Some(if b.position < a.position { b } else { a }),
-        (a, None) => a,
-        (None, b) => b,
-    };
-    if m == 0 {
-        return Ok((0..n)
-            .filter(|&i| positions[i] != usize::MAX)
-            .map(|i| evaluate(i, 0, &sums[i * k..(i + 1) * k]))
-            .fold(None, earliest));
-    }
-    same_dim(rows, &moves.points)?;
-    let (to_base_rows, to_base_moves, factors, reference) =
-        kernel_parts(rows, &moves.points, semimetric, control)?;
-    let found = sums
-        .par_chunks_mut(ROWS_PER_TASK * k)
-        .enumerate()
-        .map_init(
-            || vec![0.0; m],
-            |column, (t, chunk)| -> Result<Option<Violation>> {
-                let mut found = None;
-                for (r, acc) in chunk.chunks_exact_mut(k).enumerate() {
-                    control.checkpoint()?;
-                    let i = t * ROWS_PER_TASK + r;
-                    let epilogue = BaseKernelRow {
-                        r_a: to_base_rows[i],
-                        to_base: &to_base_moves,
-                        factors,
-                    };
-                    for q in 0..m.div_ceil(BLOCK) {
-                        let cols = block_range(q, BLOCK, m);
-                        let start = cols.start;
-                        reference.rho_point_then(rows.row(i), start, &mut column[cols], &epilogue);
-                    }
-                    let at = (positions[i] != usize::MAX)
-                        .then(|| moves.positions.partition_point(|&p| p < positions[i]));
-                    for (p, &g) in column.iter().enumerate() {
-                        if at == Some(p) {
-                            found = earliest(found, evaluate(i, p, acc));
-                        }
-                        let w = moves.weights[p];
-                        acc[moves.from[p]] -= w * g;
-                        acc[moves.to[p]] += w * g;
-                    }
-                    if at == Some(m) {
-                        found = earliest(found, evaluate(i, m, acc));
-                    }
-                }
-                Ok(found)
-            },
-        )
-        .try_reduce(|| None, |a, b| Ok(earliest(a, b)))?;
-    finite_sums(sums, k)?;
-    Ok(found)
 }
 
 #[cfg(test)]

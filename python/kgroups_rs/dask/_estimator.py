@@ -116,8 +116,9 @@ class KernelKGroups:
     method : {"nystrom", "exact"}, default "nystrom"
         "nystrom": the Nyström approximation above. "exact": exact matrix-free kernel
         k-groups (:func:`kgroups_rs.dask.kernel_kgroups_exact`): every chunk keeps its rows'
-        kernel sums to every cluster, the rounds make exactly the moves of the single-machine
-        Hartigan sweep, and the result is a Hartigan local optimum of the exact kernel,
+        kernel sums to every cluster, each round makes a batch of exact Hartigan moves
+        (re-validated one by one on the client), and the result is a Hartigan local optimum
+        of the exact kernel,
         checked by an independent pass (``verified_``). Needs a number ``n_clusters`` and the
         kernel "energy", "exponential" or "gaussian"; ``init`` "k-means++" (on a sample of
         at most 4096 rows) or labels; ``n_components``, ``landmarks``, ``persist_features``

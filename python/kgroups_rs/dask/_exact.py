@@ -19,19 +19,19 @@ Passes and rounds
   not depend on the chunking. The totals come back as exactly rounded sums (``math.fsum``
   per chunk, with the residual), so they do not depend on the chunking either. Cost: n^2 D
   kernel evaluations on the workers, n D values sent to every worker.
-* **A round** replays the single machine's sequential Hartigan sweep over a window of it.
-  Wave A: every chunk settles the previous round in its sums (``O(n_b m D)`` for m moves)
-  and lists its rows' improving moves against the round's totals (the single-machine gain
-  and tolerance), the first ``max_moves_per_round`` in sweep order from the round's cursor,
-  with their coordinates, weights, kernel diagonals, labels and sums. The client takes the
-  first ``max_moves_per_round`` of all in sweep order (the same whatever the chunking) and
-  runs the sweep over them: each is re-evaluated exactly against the totals and its sums as
-  changed by the moves made before it (their kernel values computed from the coordinates)
-  and moved only if it still gains more than the rounding tolerance. Wave B: every chunk
-  applies those moves and finds the earliest row of the window, not among the candidates,
-  that the sweep would have moved at its place (a row whose gain the earlier moves
-  created); the client keeps the moves before it, moves that row, and takes the later ones
-  back. So the rounds make the single machine's moves, in its order.
+* **A round**: every chunk applies the previous round's moves to its sums (``O(n_b m D)``
+  for m moves) and lists its rows' improving moves against the round's totals (the
+  single-machine Hartigan gain and rounding tolerance), the first ``max_moves_per_round``
+  in sweep order from the round's cursor, with their coordinates, weights, kernel
+  diagonals, labels and sums. The client takes the first ``max_moves_per_round`` of all in
+  sweep order (the same whatever the chunking), runs one sequential Hartigan pass over
+  them and moves the cursor past the last it considered: each is re-evaluated exactly
+  against the totals and its sums as changed by the moves accepted before it (their
+  kernel values computed from the coordinates) and moved only if it still gains more than
+  the rounding tolerance. So every accepted move is an exact Hartigan move
+  and the objective rises with each; the accepted moves go to every chunk with the next
+  round. Moves whose gain an earlier move of the round created wait for the next round, so
+  the moves (and the local optimum reached) can differ from the single machine's sweep.
 * **The end**: when a round proposes no move, a fresh sums pass recomputes every ``S_b`` and
   the totals from the labels; if a move still improves (rounding drift of the kept sums),
   the rounds go on from the fresh state. Otherwise the result is a Hartigan local optimum
@@ -69,20 +69,17 @@ from ._exact_tasks import (
     KernelSpec,
     Moves,
     Proposals,
-    RoundMoves,
-    Violation,
     _add_sums,
-    _apply_and_check,
     _centred,
     _chunk_totals,
     _column_parts,
     _commit_and_propose,
     _diagonal,
     _nearest_means,
-    _order,
     _spread_parts,
     _state,
     _zeros,
+    sweep_order,
 )
 from ._features import FloatArray, IntArray, first_bad
 from ._inputs import as_row_chunked, as_row_vector, raise_first_bad, row_blocks
@@ -230,13 +227,14 @@ def _merge(proposals: list[Proposals], max_moves: int, cursor: int) -> Optional[
     rows = np.concatenate([p.rows for p in proposals])
     if rows.size == 0:
         return None
-    order = _order(rows, cursor)[:max_moves]
+    gains = np.concatenate([p.gains for p in proposals])
+    order = sweep_order(rows, cursor)[:max_moves]
 
     def pick(name: str) -> Any:
         return np.ascontiguousarray(np.concatenate([getattr(p, name) for p in proposals])[order])
 
     return Proposals(
-        rows=rows[order], points=pick("points"), weights=pick("weights"),
+        rows=rows[order], gains=gains[order], points=pick("points"), weights=pick("weights"),
         diagonal=pick("diagonal"), labels=pick("labels"), sums=pick("sums"),
     )
 
@@ -272,65 +270,14 @@ def _cancel(objects: list[Any]) -> None:
         pass
 
 
-def _settle(
-    data: _Data, run: _Run, moves: RoundMoves, violation: Optional[Violation],
-) -> tuple[Moves, int, int]:
-    """The client's end of a round: the moves kept (those before the earliest violation,
-    then the violating row's own move), the updates that settle the chunks' sums, the new
-    totals; returns ``(commit, moves kept, new cursor)``."""
-    m = moves.rows.size
-    if violation is None:
-        keep = m
-        cursor = (moves.cursor + moves.window) % moves.n
-    else:
-        keep = int(np.searchsorted(moves.positions, violation.position))
-        cursor = (moves.cursor + violation.position + 1) % moves.n
-    run.counts = moves.counts[keep].copy()
-    run.weights = moves.cluster_weights[keep].copy()
-    run.terms = moves.terms[keep].copy()
-    rows, to = moves.rows[:keep], moves.to[:keep]
-    # The dropped moves, taken back in reverse order.
-    drop = np.arange(m - 1, keep - 1, -1)
-    points = [np.repeat(moves.points[drop], 2, axis=0)]
-    labels = [np.stack([moves.to[drop], moves.from_[drop]], axis=1).ravel()]
-    weights = [np.stack([-moves.weights[drop], moves.weights[drop]], axis=1).ravel()]
-    if violation is not None:
-        accepted, _, new, counts, cluster_weights, terms = _core.exact_accept(
-            np.array(violation.point[None, :]), np.array([violation.weight]),
-            np.array([violation.diagonal]), np.array([violation.label], dtype=np.int64),
-            np.array(violation.sums[None, :]),
-            data.spec.semimetric, data.spec.alpha, data.spec.sigma,
-            run.counts, run.weights, run.terms,
-        )
-        if np.asarray(accepted).size != 1:  # pragma: no cover - the chunk found it improving
-            raise RuntimeError("the sweep's move of a row was not confirmed by the coordinator")
-        target = int(np.asarray(new)[0])
-        run.counts = np.asarray(counts)[0].copy()
-        run.weights = np.asarray(cluster_weights)[0].copy()
-        run.terms = np.asarray(terms)[0].copy()
-        rows = np.append(rows, violation.row)
-        to = np.append(to, target)
-        points.append(np.repeat(violation.point[None, :], 2, axis=0))
-        labels.append(np.array([violation.label, target]))
-        weights.append(np.array([-violation.weight, violation.weight]))
-    commit = Moves(
-        rows=rows.astype(np.int64), to=to.astype(np.int64),
-        points=np.ascontiguousarray(np.concatenate(points)),
-        labels=np.ascontiguousarray(np.concatenate(labels)).astype(np.int64),
-        weights=np.ascontiguousarray(np.concatenate(weights)),
-    )
-    return commit, int(rows.size), cursor
-
-
 def _rounds(
     data: _Data, run: _Run, start_index: int, max_iter: int, max_moves: int,
     progress: Optional[ProgressCallback],
 ) -> None:
-    """Rounds until one proposes no move (or ``max_iter``): the sequential Hartigan sweep in
-    index order, cyclically, as on one machine."""
+    """Rounds until one proposes no move (or ``max_iter``); the last round's moves are
+    applied to the chunks' states before returning."""
     commit: Optional[Moves] = None
     n_chunks = len(data.x_blocks)
-    n = data.x.shape[0]
     cursor = 0
     blocks = list(zip(data.x_blocks, data.weight_blocks, data.diagonal_blocks, data.offsets))
     while True:
@@ -352,49 +299,33 @@ def _rounds(
         sent = (commit.nbytes if commit is not None else 0) * n_chunks + sum(p.nbytes for p in proposals)
         run.n_iter += 1
         candidates = _merge(proposals, max_moves, cursor)
-        if candidates is None:
-            run.history.append(_objective(run.counts, run.weights, run.terms))
-            run.round_seconds.append(time.perf_counter() - began)
-            run.round_bytes.append(sent)
-            if progress is not None:
-                progress(start_index, run.n_iter, 0, run.history[-1])
-            return
-        accepted, from_, to, counts, cluster_weights, terms = _core.exact_accept(
-            candidates.points, candidates.weights, candidates.diagonal, candidates.labels,
-            candidates.sums, data.spec.semimetric, data.spec.alpha, data.spec.sigma,
-            run.counts, run.weights, run.terms,
-        )
-        truncated = sum(p.rows.size for p in proposals) > candidates.rows.size
-        window = int((candidates.rows[-1] - cursor) % n) + 1 if truncated else n
-        moves = RoundMoves(
-            rows=candidates.rows[accepted], points=np.ascontiguousarray(candidates.points[accepted]),
-            weights=np.ascontiguousarray(candidates.weights[accepted]), from_=from_, to=to,
-            positions=((candidates.rows[accepted] - cursor) % n).astype(np.int64),
-            counts=np.vstack([run.counts[None, :], counts]).astype(np.int64),
-            cluster_weights=np.vstack([run.weights[None, :], cluster_weights]),
-            terms=np.vstack([run.terms[None, :], terms]),
-            considered=np.sort(candidates.rows), cursor=cursor, window=window, n=n,
-        )
-        moves_d = dask.delayed(moves, pure=True)
-        outs = list(dask.persist(*[
-            dask.delayed(_apply_and_check, pure=True)(
-                x, w, d, state, moves_d, offset, data.k, data.spec, data.n_threads,
+        moved = 0
+        if candidates is not None:
+            truncated = sum(p.rows.size for p in proposals) > candidates.rows.size
+            cursor = int(candidates.rows[-1]) + 1 if truncated else 0
+            accepted, from_, to, counts, cluster_weights, terms = (
+                np.asarray(a) for a in _core.exact_accept(
+                    candidates.points, candidates.weights, candidates.diagonal, candidates.labels,
+                    candidates.sums, data.spec.semimetric, data.spec.alpha, data.spec.sigma,
+                    run.counts, run.weights, run.terms,
+                )
             )
-            for (x, w, d, offset), state in zip(blocks, run.states)
-        ]))
-        run.states = [dask.delayed(operator.getitem)(out, 0) for out in outs]
-        found = [v for v in dask.compute(*[dask.delayed(operator.getitem)(out, 1) for out in outs])
-                 if v is not None]
-        violation = min(found, key=lambda v: v.position) if found else None
-        commit, moved, cursor = _settle(data, run, moves, violation)
-        sent += moves.nbytes * n_chunks + sum(v.point.nbytes + v.sums.nbytes for v in found)
-        run.n_moves += moved
+            run.counts, run.weights, run.terms = counts.astype(np.int64), cluster_weights, terms
+            commit = Moves(
+                rows=candidates.rows[accepted], from_=from_.astype(np.int64), to=to.astype(np.int64),
+                points=np.ascontiguousarray(candidates.points[accepted]),
+                weights=np.ascontiguousarray(candidates.weights[accepted]),
+            )
+            moved = int(accepted.size)
+            run.n_moves += moved
         objective = _objective(run.counts, run.weights, run.terms)
         run.history.append(objective)
         run.round_seconds.append(time.perf_counter() - began)
         run.round_bytes.append(sent)
         if progress is not None:
             progress(start_index, run.n_iter, moved, objective)
+        if candidates is None:
+            return
 
 
 def _check(data: _Data, run: _Run) -> bool:
@@ -506,7 +437,7 @@ def kernel_kgroups_exact(
     See :mod:`kgroups_rs.dask._exact` for how the rounds work. The result is a Hartigan local
     optimum of the exact kernel (``verified=True``), like the single-machine
     :func:`kgroups_rs.kernel_kgroups_from_data` (``base="origin"`` on the centred data), but
-    reached by other moves: the rounds make the best moves first.
+    reached by other moves (a round defers the moves its own earlier moves made improving).
 
     Parameters
     ----------

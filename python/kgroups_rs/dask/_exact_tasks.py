@@ -26,9 +26,10 @@ class KernelSpec:
 
 @dataclass(frozen=True)
 class Proposals:
-    """A chunk's first candidate moves in sweep order (global rows)."""
+    """A chunk's candidate moves with the largest gains (global rows), best first."""
 
     rows: IntArray
+    gains: FloatArray
     points: FloatArray
     weights: FloatArray
     diagonal: FloatArray
@@ -37,24 +38,24 @@ class Proposals:
 
     @property
     def nbytes(self) -> int:
-        return sum(int(a.nbytes) for a in (self.rows, self.points, self.weights,
+        return sum(int(a.nbytes) for a in (self.rows, self.gains, self.points, self.weights,
                                            self.diagonal, self.labels, self.sums))
 
 
 @dataclass(frozen=True)
 class Moves:
-    """How every chunk settles a round: the kept moves' global rows and new labels, and the
-    sums' updates (points with signed weights under clusters, in order)."""
+    """A round's accepted moves, in the order they were made: global rows, the clusters left
+    and joined, the points and their weights."""
 
     rows: IntArray
+    from_: IntArray
     to: IntArray
     points: FloatArray
-    labels: IntArray
     weights: FloatArray
 
     @property
     def nbytes(self) -> int:
-        return sum(int(a.nbytes) for a in (self.rows, self.to, self.points, self.labels, self.weights))
+        return sum(int(a.nbytes) for a in (self.rows, self.from_, self.to, self.points, self.weights))
 
 
 def _aligned(array: Any, dtype: Any) -> Any:
@@ -139,115 +140,45 @@ def _nearest_means(
     return np.asarray(np.argmin(cost, axis=1), dtype=np.int64)
 
 
+def sweep_order(rows: IntArray, cursor: int) -> IntArray:
+    """The order of a sweep over global rows from row ``cursor`` on, wrapping round to row 0."""
+    return np.lexsort((rows, rows < cursor))
+
+
 def _commit_and_propose(
     x: FloatArray, weights: FloatArray, diagonal: FloatArray, state: tuple[IntArray, FloatArray],
     commit: Optional[Moves], totals: tuple[IntArray, FloatArray, FloatArray], offset: int,
     cursor: int, max_moves: int, k: int, spec: KernelSpec, n_threads: Optional[int],
 ) -> tuple[tuple[IntArray, FloatArray], Proposals]:
-    """Wave A of a round on a chunk: settle the previous round (its dropped moves taken back
-    from the sums, the row that ended it moved, the labels of the kept moves set), then list
-    the rows' improving moves against the totals, the first ``max_moves`` in sweep order
-    from ``cursor``."""
+    """A round on a chunk: apply the previous round's moves to the sums and labels, then list
+    the ``max_moves`` improving moves of the rows with the largest gains against the totals."""
     labels, sums = state
     n_b = labels.shape[0]
-    if commit is not None and n_b:
-        if commit.weights.size:
-            sums = _add_sums(x, sums, commit.points, commit.labels, commit.weights, k, spec, n_threads)
+    if commit is not None and n_b and commit.rows.size:
+        f, i = np.float64, np.int64
+        sums = np.asarray(_core.exact_apply_moves(
+            _aligned(x, f), _aligned(sums, f), _aligned(commit.points, f), _aligned(commit.weights, f),
+            _aligned(commit.from_, i), _aligned(commit.to, i), spec.semimetric, spec.alpha, spec.sigma,
+            n_threads=n_threads,
+        ))
         mine = (commit.rows >= offset) & (commit.rows < offset + n_b)
         if np.any(mine):
             labels = labels.copy()
             labels[commit.rows[mine] - offset] = commit.to[mine]
     if n_b == 0 or max_moves == 0:
-        rows = np.zeros(0, dtype=np.int64)
+        rows, gains = np.zeros(0, dtype=np.int64), np.zeros(0)
     else:
         counts, cluster_weights, terms = totals
-        rows = np.asarray(_core.exact_propose(
+        rows, _, gains, _ = (np.asarray(a) for a in _core.exact_propose(
             _aligned(sums, np.float64), _aligned(labels, np.int64), _aligned(weights, np.float64),
             _aligned(diagonal, np.float64), _aligned(counts, np.int64),
             _aligned(cluster_weights, np.float64), _aligned(terms, np.float64),
-        )[0])
-        rows = rows[_order(rows + offset, cursor)[:max_moves]]
+        ))
+        order = sweep_order(rows + offset, cursor)[:max_moves]
+        rows, gains = rows[order], gains[order]
     proposals = Proposals(
-        rows=rows + offset, points=np.ascontiguousarray(x[rows]),
+        rows=rows + offset, gains=gains, points=np.ascontiguousarray(x[rows]),
         weights=np.ascontiguousarray(weights[rows]), diagonal=np.ascontiguousarray(diagonal[rows]),
         labels=np.ascontiguousarray(labels[rows]), sums=np.ascontiguousarray(sums[rows]),
     )
     return (labels, sums), proposals
-
-
-@dataclass(frozen=True)
-class RoundMoves:
-    """The moves the client made in a round, in sweep order, and the totals before each
-    (and after the last), with the window of the sweep the round covered."""
-
-    rows: IntArray
-    points: FloatArray
-    weights: FloatArray
-    from_: IntArray
-    to: IntArray
-    positions: IntArray
-    counts: IntArray  # (m + 1) x k
-    cluster_weights: FloatArray
-    terms: FloatArray
-    considered: IntArray  # the candidates' global rows
-    cursor: int
-    window: int
-    n: int
-
-    @property
-    def nbytes(self) -> int:
-        return sum(int(a.nbytes) for a in (
-            self.rows, self.points, self.weights, self.from_, self.to, self.positions,
-            self.counts, self.cluster_weights, self.terms, self.considered,
-        ))
-
-
-@dataclass(frozen=True)
-class Violation:
-    """The earliest row a sequential sweep would have moved but the round did not consider."""
-
-    row: int
-    position: int
-    point: FloatArray
-    weight: float
-    diagonal: float
-    label: int
-    sums: FloatArray
-
-
-def _apply_and_check(
-    x: FloatArray, weights: FloatArray, diagonal: FloatArray, state: tuple[IntArray, FloatArray],
-    moves: RoundMoves, offset: int, k: int, spec: KernelSpec, n_threads: Optional[int],
-) -> tuple[tuple[IntArray, FloatArray], Optional[Violation]]:
-    """Wave B of a round on a chunk: apply the client's moves to the sums, and find the
-    earliest row of the round's window that the sweep would have moved at its position."""
-    labels, sums = state
-    n_b = labels.shape[0]
-    if n_b == 0:
-        return state, None
-    rows = np.arange(offset, offset + n_b)
-    positions = (rows - moves.cursor) % moves.n
-    checked = (positions < moves.window) & ~np.isin(rows, moves.considered)
-    positions = np.where(checked, positions, -1).astype(np.int64)
-    f, i = np.float64, np.int64
-    new_sums, found = _core.exact_apply_and_check(
-        _aligned(x, f), _aligned(sums, f), _aligned(labels, i), _aligned(weights, f),
-        _aligned(diagonal, f), positions, _aligned(moves.points, f), _aligned(moves.weights, f),
-        _aligned(moves.from_, i), _aligned(moves.to, i), _aligned(moves.positions, i),
-        _aligned(moves.counts, i), _aligned(moves.cluster_weights, f), _aligned(moves.terms, f),
-        spec.semimetric, spec.alpha, spec.sigma, n_threads=n_threads,
-    )
-    violation = None
-    if found is not None:
-        row, position, _, _, _, row_sums = found
-        violation = Violation(
-            row=offset + int(row), position=int(position), point=np.ascontiguousarray(x[row]),
-            weight=float(weights[row]), diagonal=float(diagonal[row]), label=int(labels[row]),
-            sums=np.asarray(row_sums),
-        )
-    return (labels, np.asarray(new_sums)), violation
-
-
-def _order(rows: IntArray, cursor: int) -> IntArray:
-    """The order of a sweep from row ``cursor`` on, wrapping round to row 0."""
-    return np.lexsort((rows, rows < cursor))

@@ -107,27 +107,25 @@ fn rounds_reach_a_local_optimum_and_the_sums_stay_exact() {
         .unwrap();
         assert!(!accepted.is_empty());
         assert!(totals.objective() > before);
-        // Broadcast: −w under the cluster left, +w under the one joined, move by move.
-        let mut moved = Vec::new();
-        let (mut moved_labels, mut moved_weights) = (Vec::new(), Vec::new());
-        for a in &accepted {
-            let i = rows[a.candidate];
-            for (l, w) in [(a.from, -weights[i]), (a.to, weights[i])] {
-                moved.extend_from_slice(x.row(i));
-                moved_labels.push(l);
-                moved_weights.push(w);
-            }
-            labels[i] = a.to;
+        // Broadcast the accepted moves, in order.
+        let moved_rows: Vec<usize> = accepted.iter().map(|a| rows[a.candidate]).collect();
+        let moved: Vec<f64> = moved_rows.iter().flat_map(|&i| x.row(i).to_vec()).collect();
+        let from: Vec<usize> = accepted.iter().map(|a| a.from).collect();
+        let to: Vec<usize> = accepted.iter().map(|a| a.to).collect();
+        let moved_weights: Vec<f64> = moved_rows.iter().map(|&i| weights[i]).collect();
+        for (&i, &t) in moved_rows.iter().zip(&to) {
+            labels[i] = t;
         }
-        let m = Points::new(&moved, moved_labels.len(), dim).unwrap();
-        add_cluster_sums(
+        let m = Points::new(&moved, moved_rows.len(), dim).unwrap();
+        apply_moves(
             &x,
+            &mut sums,
             &m,
-            &moved_labels,
             &moved_weights,
+            &from,
+            &to,
             k,
             POWER,
-            &mut sums,
             &control,
         )
         .unwrap();
@@ -168,6 +166,22 @@ fn bad_arguments_are_errors() {
     assert_invalid(r, "weights", "not finite");
     let r = add_cluster_sums(&x, &x, &[0, 1, 1], &[1.0; 3], 3, POWER, &mut out, &control);
     assert_invalid(r, "out", "n·k");
+    let mut sums = vec![0.0; 6];
+    let one = Points::new(&[1.0], 1, 1).unwrap();
+    let r = apply_moves(&x, &mut sums, &one, &[1.0], &[0], &[2], 2, POWER, &control);
+    assert_invalid(r, "to", "below k");
+    let r = apply_moves(
+        &x,
+        &mut sums,
+        &one,
+        &[1.0, 1.0],
+        &[0],
+        &[1],
+        2,
+        POWER,
+        &control,
+    );
+    assert_invalid(r, "weights", "length");
     let totals = ClusterTotals {
         counts: vec![3, 0],
         cluster_weights: vec![3.0, 0.0],

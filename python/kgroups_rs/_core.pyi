@@ -38,8 +38,10 @@ __all__ = [
     "exact_accept",
     "exact_apply_moves",
     "exact_cluster_sums",
+    "exact_cross_sums",
     "exact_diagonal",
     "exact_propose",
+    "exact_within_sums",
     "__version__",
 ]
 
@@ -251,6 +253,28 @@ def exact_cluster_sums(
     start: Optional[npt.NDArray[np.float64]] = None,
     n_threads: Optional[int] = None,
 ) -> npt.NDArray[np.float64]: ...
+def exact_within_sums(
+    x: npt.NDArray[np.float64],
+    labels: npt.NDArray[np.int64],
+    weights: npt.NDArray[np.float64],
+    k: int,
+    semimetric: str,
+    alpha: float,
+    sigma: Optional[float],
+    n_threads: Optional[int] = None,
+) -> npt.NDArray[np.float64]: ...
+def exact_cross_sums(
+    a: npt.NDArray[np.float64],
+    labels_a: npt.NDArray[np.int64],
+    weights_a: npt.NDArray[np.float64],
+    b: npt.NDArray[np.float64],
+    labels_b: npt.NDArray[np.int64],
+    weights_b: npt.NDArray[np.float64],
+    k: int,
+    semimetric: str,
+    alpha: float,
+    sigma: Optional[float],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def exact_diagonal(
     x: npt.NDArray[np.float64], semimetric: str, alpha: float, sigma: Optional[float]
 ) -> npt.NDArray[np.float64]: ...

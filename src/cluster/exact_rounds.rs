@@ -34,7 +34,9 @@ use crate::control::Control;
 use crate::distance::{block_range, DataRows, Points, Semimetric, BLOCK};
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::gram::{Base, BaseKernelRow, Frame};
+use crate::kernel::cluster_sums;
 use crate::validate;
+use crate::DataKernel;
 
 /// Rows of `out` per parallel task of [`add_cluster_sums`].
 const ROWS_PER_TASK: usize = 16;
@@ -267,13 +269,7 @@ fn check_sum_arguments(
 ) -> Result<()> {
     semimetric.validate()?;
     same_dim(rows, other)?;
-    validate::weights_len(weights, other.n(), "weights")?;
-    if let Some(j) = weights.iter().position(|w| !w.is_finite()) {
-        return Err(KGroupsError::invalid(
-            "weights",
-            format!("weights[{j}] = {} is not finite", weights[j]),
-        ));
-    }
+    check_finite_weights(weights, other.n())?;
     if rows.n().checked_mul(k) != Some(out.len()) {
         return Err(KGroupsError::invalid(
             "out",
@@ -330,6 +326,119 @@ fn add_kernel_blocks(
             },
         )?;
     finite_sums(out, k)
+}
+
+/// The kernel sums of a block of points against itself, by its labels: `n × k`, point-major,
+/// `Σ_{j: labels[j] = l} weights[j]·G(x_i, x_j)` (the kernel of [`add_cluster_sums`]), each
+/// pair computed once, in tiles (the same sums for any number of threads). With
+/// [`cross_sums`] for every other block, a pass over all pairs of blocks builds every
+/// point's sums with each pair of points computed once.
+///
+/// Errors: `labels`/`weights` of another length than `x` or labels not below `k`, kernel
+/// values too large for f64 or sums that are not finite (argument `"X"`), cancellation.
+///
+/// ```
+/// use kgroups::exact_rounds::{add_cluster_sums, within_sums};
+/// use kgroups::{Control, Points, Semimetric};
+/// let x = Points::new(&[1.0, 4.0, -2.0], 3, 1)?;
+/// let power = Semimetric::Power { alpha: 1.0 };
+/// let sums = within_sums(&x, &[0, 1, 1], &[1.0, 2.0, 1.0], 2, power, &Control::new())?;
+/// let mut rowwise = vec![0.0; 6];
+/// add_cluster_sums(&x, &x, &[0, 1, 1], &[1.0, 2.0, 1.0], 2, power, &mut rowwise, &Control::new())?;
+/// assert_eq!(sums, rowwise);
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+pub fn within_sums(
+    x: &Points,
+    labels: &[usize],
+    weights: &[f64],
+    k: usize,
+    semimetric: Semimetric,
+    control: &Control,
+) -> Result<Vec<f64>> {
+    validate::labels_below_k(labels, x.n(), k, "labels")?;
+    check_finite_weights(weights, x.n())?;
+    let n = x.n();
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let kernel = DataKernel::new(*x, semimetric, Base::Origin)?;
+    let cluster_major = cluster_sums(&kernel, labels, weights, k, control)?;
+    let mut sums = try_filled(n * k, 0.0, "k", "the n × k cluster sums")?;
+    for (l, run) in cluster_major.chunks_exact(n).enumerate() {
+        for (i, &v) in run.iter().enumerate() {
+            sums[i * k + l] = v;
+        }
+    }
+    finite_sums(&sums, k)?;
+    Ok(sums)
+}
+
+/// The kernel sums between two blocks of points, each pair computed once: `a`'s sums against
+/// `b` by `b`'s labels and `b`'s against `a` by `a`'s labels (`n_a × k` and `n_b × k`,
+/// point-major; the kernel of [`add_cluster_sums`]). The tiles run in a fixed order on the
+/// calling thread: a pass runs one such pair per task, many at once.
+///
+/// Errors: as [`within_sums`] for either block, and columns that differ.
+///
+/// ```
+/// use kgroups::exact_rounds::{add_cluster_sums, cross_sums};
+/// use kgroups::{Control, Points, Semimetric};
+/// let (a, b) = (Points::new(&[1.0, 4.0], 2, 1)?, Points::new(&[-2.0, 3.0, 0.5], 3, 1)?);
+/// let power = Semimetric::Power { alpha: 1.0 };
+/// let control = Control::new();
+/// let (sums_a, sums_b) = cross_sums(&a, &b, &[0, 1], &[1.0; 2], &[1, 1, 0], &[1.0; 3], 2, power, &control)?;
+/// let mut rowwise = vec![0.0; 4];
+/// add_cluster_sums(&a, &b, &[1, 1, 0], &[1.0; 3], 2, power, &mut rowwise, &control)?;
+/// assert!(sums_a.iter().zip(&rowwise).all(|(s, r)| (s - r).abs() < 1e-12));
+/// assert_eq!(sums_b.len(), 6);
+/// # Ok::<(), kgroups::KGroupsError>(())
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn cross_sums(
+    a: &Points,
+    b: &Points,
+    labels_a: &[usize],
+    weights_a: &[f64],
+    labels_b: &[usize],
+    weights_b: &[f64],
+    k: usize,
+    semimetric: Semimetric,
+    control: &Control,
+) -> Result<(Vec<f64>, Vec<f64>)> {
+    same_dim(a, b)?;
+    validate::labels_below_k(labels_a, a.n(), k, "labels")?;
+    validate::labels_below_k(labels_b, b.n(), k, "labels")?;
+    check_finite_weights(weights_a, a.n())?;
+    check_finite_weights(weights_b, b.n())?;
+    let (na, nb) = (a.n(), b.n());
+    if na == 0 || nb == 0 {
+        let zeros = |n: usize| try_filled(n * k, 0.0, "k", "the n × k cluster sums");
+        return Ok((zeros(na)?, zeros(nb)?));
+    }
+    let dim = a.dim();
+    let mut both = try_filled((na + nb) * dim, 0.0, "X", "the two blocks of points")?;
+    both[..na * dim].copy_from_slice(a.data());
+    both[na * dim..].copy_from_slice(b.data());
+    let labels = [labels_a, labels_b].concat();
+    let weights = [weights_a, weights_b].concat();
+    let points = Points::new(&both, na + nb, dim)?;
+    let kernel = DataKernel::new(points, semimetric, Base::Origin)?;
+    let (sums_a, sums_b) = kernel.cross_cluster_sums(na, &labels, &weights, k, control)?;
+    finite_sums(&sums_a, k)?;
+    finite_sums(&sums_b, k)?;
+    Ok((sums_a, sums_b))
+}
+
+fn check_finite_weights(weights: &[f64], n: usize) -> Result<()> {
+    validate::weights_len(weights, n, "weights")?;
+    if let Some(j) = weights.iter().position(|w| !w.is_finite()) {
+        return Err(KGroupsError::invalid(
+            "weights",
+            format!("weights[{j}] = {} is not finite", weights[j]),
+        ));
+    }
+    Ok(())
 }
 
 /// An error (argument `"X"`) naming the first row of `sums` (n × k) with a sum that is not

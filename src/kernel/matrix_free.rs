@@ -11,7 +11,7 @@
 
 use crate::control::Control;
 use crate::distance::{DataRows, PairwiseRows, Points, RunEpilogue, Semimetric, BLOCK};
-use crate::error::{KGroupsError, Result};
+use crate::error::{try_filled, KGroupsError, Result};
 use crate::gram::{base_kernel_value, for_each_tile, refuse_base, Base, BaseKernelRow, Frame};
 use crate::kernel::tile_sums::{add_tile, Labelled, TiledSums};
 use crate::kernel::{check_cluster_sums_args, Kernel, KernelAccess, Visit};
@@ -128,6 +128,77 @@ impl<'a> DataKernel<'a> {
     #[inline]
     fn row_chunk(&self, i: usize, start: usize, out: &mut [f64]) {
         self.rows.rho_row_then(i, start, out, &self.to_kernel(i));
+    }
+}
+
+impl DataKernel<'_> {
+    /// The kernel sums across a split of the points, each pair of points on either side
+    /// computed once: with A the points before `split` and B those from it on, returns A's
+    /// sums against B by B's labels (`|A| × k`, point-major: `Σ_{b∈B, l_b = l} w_b G_ab`) and
+    /// B's against A by A's labels (`|B| × k`). `labels` and `weights` cover all the points.
+    /// Tiles of [`SUMS_BLOCK`] points in a fixed order on the calling thread (the work of a
+    /// task that a scheduler runs beside others), so the sums are the same on every run.
+    pub(crate) fn cross_cluster_sums(
+        &self,
+        split: usize,
+        labels: &[usize],
+        weights: &[f64],
+        k: usize,
+        control: &Control,
+    ) -> Result<(Vec<f64>, Vec<f64>)> {
+        let n = self.n();
+        check_cluster_sums_args(n, labels, weights, k)?;
+        let split = split.min(n);
+        let what = "the n × k cluster sums";
+        let mut gathered = try_filled(split * k, 0.0, "k", what)?;
+        // B's sums cluster-major per block of B (k × len), as the tiles scatter them.
+        let mut scattered = try_filled((n - split) * k, 0.0, "k", what)?;
+        let mut tile = try_filled(SUMS_BLOCK * SUMS_BLOCK, 0.0, "X", "a tile of the kernel")?;
+        let mut masked = Vec::new();
+        let by = Labelled { labels, weights, k };
+        let rows_of = KernelRows(self);
+        for rows in (0..split)
+            .step_by(SUMS_BLOCK)
+            .map(|a| a..(a + SUMS_BLOCK).min(split))
+        {
+            let gathered = &mut gathered[rows.start * k..rows.end * k];
+            for cols in (split..n)
+                .step_by(SUMS_BLOCK)
+                .map(|b| b..(b + SUMS_BLOCK).min(n))
+            {
+                let width = cols.len();
+                let tile = &mut tile[..rows.len() * width];
+                if !rows_of.tile_then(rows.clone(), cols.start, tile, control, |_| ()) {
+                    return Err(KGroupsError::Interrupted);
+                }
+                let first = rows.start;
+                let row = |a: usize| &tile[(a - first) * width..(a - first + 1) * width];
+                let block = &mut scattered[(cols.start - split) * k..(cols.end - split) * k];
+                add_tile(
+                    row,
+                    rows.clone(),
+                    cols,
+                    by,
+                    &mut masked,
+                    gathered,
+                    Some(block),
+                );
+            }
+        }
+        // Cluster-major blocks to point-major rows.
+        let mut other = try_filled((n - split) * k, 0.0, "k", what)?;
+        for (block, out) in scattered
+            .chunks(SUMS_BLOCK * k)
+            .zip(other.chunks_mut(SUMS_BLOCK * k))
+        {
+            let len = block.len() / k.max(1);
+            for (l, run) in block.chunks_exact(len.max(1)).enumerate() {
+                for (y, &v) in run.iter().enumerate() {
+                    out[y * k + l] = v;
+                }
+            }
+        }
+        Ok((gathered, other))
     }
 }
 

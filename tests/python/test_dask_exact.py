@@ -125,6 +125,22 @@ def test_the_same_labels_whatever_the_chunking(synchronous, chunks):
     assert result.labels.chunks[0] == chunks
 
 
+@pytest.mark.parametrize("chunks", [(300,), (1,) * 3 + (297,), (100, 100, 100)])
+def test_a_pass_of_many_blocks_does_not_depend_on_the_chunking(synchronous, monkeypatch, chunks):
+    """With blocks of 64 rows a sums pass runs 5 blocks and their 10 pairs: the same labels
+    and objective whatever the chunking, a verified optimum as good as one block's."""
+    X = blobs(300, 3, 4, 2)
+    one_block = kgd.kernel_kgroups_exact(da.from_array(X, chunks=(300, 3)), 4, random_state=7)
+    monkeypatch.setattr("kgroups_rs.dask._exact.PASS_BLOCK_MIN", 64)
+    monkeypatch.setattr("kgroups_rs.dask._exact.PASS_BLOCK_MAX", 64)
+    result = kgd.kernel_kgroups_exact(da.from_array(X, chunks=(chunks, 3)), 4, random_state=7)
+    reference = kgd.kernel_kgroups_exact(da.from_array(X, chunks=(300, 3)), 4, random_state=7)
+    np.testing.assert_array_equal(result.labels.compute(), reference.labels.compute())
+    assert result.objective == reference.objective
+    assert result.verified and result.verification_drift < 1e-12
+    assert result.within == pytest.approx(one_block.within, rel=1e-9)
+
+
 def test_estimator_on_a_local_cluster(client):
     X = blobs(1500, 4, 3, 11)
     init = seeded_start(X, 3, 0)

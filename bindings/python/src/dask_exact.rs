@@ -154,6 +154,78 @@ fn exact_apply_moves<'py>(
     sums_array(py, sums, n, k)
 }
 
+/// The kernel sums of a block of points against itself by its labels (n × k), each pair
+/// computed once.
+#[pyfunction]
+#[pyo3(signature = (x, labels, weights, k, semimetric, alpha, sigma, n_threads=None))]
+#[allow(clippy::too_many_arguments)]
+fn exact_within_sums<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    labels: PyReadonlyArray1<'py, i64>,
+    weights: PyReadonlyArray1<'py, f64>,
+    k: usize,
+    semimetric: &str,
+    alpha: f64,
+    sigma: Option<f64>,
+    n_threads: Option<usize>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let semimetric = given_semimetric(semimetric, alpha, sigma)?;
+    let x = points(&x, "X")?;
+    let labels = self::labels(&labels, "labels")?;
+    let weights = contiguous(&weights, "weights")?;
+    let n = x.n();
+    let sums = run_detached(py, n_threads, None, |control| {
+        exact_rounds::within_sums(&x.check()?, &labels, weights, k, semimetric, control)
+    })?;
+    sums_array(py, sums, n, k)
+}
+
+/// The kernel sums between two blocks of points, each pair computed once: a's against b by
+/// b's labels (n_a × k) and b's against a by a's labels (n_b × k).
+#[pyfunction]
+#[pyo3(signature = (a, labels_a, weights_a, b, labels_b, weights_b, k, semimetric, alpha, sigma))]
+#[allow(clippy::too_many_arguments)]
+fn exact_cross_sums<'py>(
+    py: Python<'py>,
+    a: PyReadonlyArray2<'py, f64>,
+    labels_a: PyReadonlyArray1<'py, i64>,
+    weights_a: PyReadonlyArray1<'py, f64>,
+    b: PyReadonlyArray2<'py, f64>,
+    labels_b: PyReadonlyArray1<'py, i64>,
+    weights_b: PyReadonlyArray1<'py, f64>,
+    k: usize,
+    semimetric: &str,
+    alpha: f64,
+    sigma: Option<f64>,
+) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>)> {
+    let semimetric = given_semimetric(semimetric, alpha, sigma)?;
+    let a = points(&a, "a")?;
+    let b = points(&b, "b")?;
+    let labels_a = labels(&labels_a, "labels_a")?;
+    let labels_b = labels(&labels_b, "labels_b")?;
+    let weights_a = contiguous(&weights_a, "weights_a")?;
+    let weights_b = contiguous(&weights_b, "weights_b")?;
+    let (na, nb) = (a.n(), b.n());
+    let (sums_a, sums_b) = run_detached(py, Some(1), None, |control| {
+        exact_rounds::cross_sums(
+            &a.check()?,
+            &b.check()?,
+            &labels_a,
+            weights_a,
+            &labels_b,
+            weights_b,
+            k,
+            semimetric,
+            control,
+        )
+    })?;
+    Ok((
+        sums_array(py, sums_a, na, k)?,
+        sums_array(py, sums_b, nb, k)?,
+    ))
+}
+
 /// The kernel diagonal `G_ii = ρ(x_i, 0)` of the rows of `x`.
 #[pyfunction]
 #[pyo3(signature = (x, semimetric, alpha, sigma))]
@@ -282,6 +354,8 @@ fn exact_accept<'py>(
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(exact_cluster_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(exact_within_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(exact_cross_sums, m)?)?;
     m.add_function(wrap_pyfunction!(exact_diagonal, m)?)?;
     m.add_function(wrap_pyfunction!(exact_propose, m)?)?;
     m.add_function(wrap_pyfunction!(exact_accept, m)?)?;

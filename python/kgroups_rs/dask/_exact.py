@@ -13,12 +13,15 @@ client holds O(k) numbers: the cluster counts, weights ``s_l`` and terms
 
 Passes and rounds
 -----------------
-* **A sums pass** builds every ``S_b`` from scratch against all the points: the points are
-  visited in global blocks of :data:`SUPERBLOCK` rows (one task per chunk and block, chained
-  per chunk), and each row's sums are added one point at a time in global order, so they do
-  not depend on the chunking. The totals come back as exactly rounded sums (``math.fsum``
-  per chunk, with the residual), so they do not depend on the chunking either. Cost: n^2 D
-  kernel evaluations on the workers, n D values sent to every worker.
+* **A sums pass** builds every ``S_b`` from scratch against all the points, each pair of
+  points computed once: the rows are cut into global blocks (:func:`pass_block` rows,
+  fixed by n alone, not by the chunking), one task sums a block against itself and one
+  task every pair of blocks (both blocks' sums against the other), and each block's sums
+  are added in block order; then they are cut into the chunks. So the sums do not depend on
+  the chunking. The totals come back as exactly rounded sums (``math.fsum`` per chunk, with
+  the residual), so they do not depend on the chunking either. Cost: n^2 D / 2 kernel
+  evaluations on the workers in G (G + 1) / 2 tasks for G blocks, 2 B k values sent back
+  per task of blocks of B rows.
 * **A round**: every chunk applies the previous round's moves to its sums (``O(n_b m D)``
   for m moves) and lists its rows' improving moves against the round's totals (the
   single-machine Hartigan gain and rounding tolerance), the first ``max_moves_per_round``
@@ -71,6 +74,7 @@ from ._exact_tasks import (
     Proposals,
     _add_sums,
     _centred,
+    _cross_sums,
     _chunk_totals,
     _column_parts,
     _commit_and_propose,
@@ -78,6 +82,7 @@ from ._exact_tasks import (
     _nearest_means,
     _spread_parts,
     _state,
+    _within_sums,
     _zeros,
     sweep_order,
 )
@@ -86,8 +91,12 @@ from ._inputs import as_row_chunked, as_row_vector, raise_first_bad, row_blocks
 
 #: Rows of X brought to the client for the k-means++ start.
 INIT_SAMPLE_ROWS = 4096
-#: Rows of X per step of a sums pass (the other points of one task).
-SUPERBLOCK = 32768
+#: The fewest rows of a block of a sums pass.
+PASS_BLOCK_MIN = 4096
+#: The most rows of a block of a sums pass (a task is two such blocks).
+PASS_BLOCK_MAX = 65536
+#: A sums pass aims at this many blocks (G (G + 1) / 2 tasks).
+PASS_BLOCKS = 16
 #: Default number of candidate moves a round considers.
 DEFAULT_MAX_MOVES = 1024
 #: Largest allowed n_init.
@@ -177,20 +186,40 @@ class _Data:
     n_threads: Optional[int]
 
 
+def pass_block(n: int) -> int:
+    """The rows of a block of a sums pass over n points: n / 16, within 4096 … 65536."""
+    return min(PASS_BLOCK_MAX, max(PASS_BLOCK_MIN, -(-n // PASS_BLOCKS)))
+
+
 def _sums_pass(data: _Data, labels: Any) -> list[Delayed]:
     """Every chunk's state ``(labels, S_b)`` from scratch for the labels (a dask array)."""
     n = data.x.shape[0]
-    label_blocks = row_blocks(labels)
-    states = []
-    for x_b, labels_b, size in zip(data.x_blocks, label_blocks, data.sizes):
-        partial: Any = dask.delayed(_zeros, pure=True)(size, data.k)
-        for start in range(0, n, SUPERBLOCK):
-            stop = min(n, start + SUPERBLOCK)
-            partial = dask.delayed(_add_sums, pure=True)(
-                x_b, partial, data.x[start:stop], labels[start:stop], data.weights[start:stop],
-                data.k, data.spec, data.n_threads,
-            )
-        states.append(dask.delayed(_state, pure=True)(labels_b, partial))
+    size = pass_block(n)
+    bounds = list(range(0, n, size)) + [n]
+    blocks = [
+        (data.x[start:stop], labels[start:stop], data.weights[start:stop])
+        for start, stop in zip(bounds[:-1], bounds[1:])
+    ]
+    # parts[p][q]: block p's sums against block q.
+    parts: list[list[Any]] = [[None] * len(blocks) for _ in blocks]
+    for p, (x_p, labels_p, weights_p) in enumerate(blocks):
+        parts[p][p] = dask.delayed(_within_sums, pure=True)(
+            x_p, labels_p, weights_p, data.k, data.spec, data.n_threads
+        )
+        for q in range(p + 1, len(blocks)):
+            pair = dask.delayed(_cross_sums, pure=True, nout=2)(*blocks[p], *blocks[q], data.k, data.spec)
+            parts[p][q], parts[q][p] = pair[0], pair[1]
+    sums_blocks = []
+    for p, row in enumerate(parts):
+        total = row[0]
+        for part in row[1:]:
+            total = dask.delayed(operator.add, pure=True)(total, part)
+        sums_blocks.append(da.from_delayed(total, shape=(bounds[p + 1] - bounds[p], data.k), dtype=np.float64))
+    sums = da.concatenate(sums_blocks).rechunk((tuple(data.sizes), data.k))
+    states = [
+        dask.delayed(_state, pure=True)(labels_b, sums_b)
+        for labels_b, sums_b in zip(row_blocks(labels), row_blocks(sums))
+    ]
     return list(dask.persist(*states))
 
 

@@ -87,6 +87,32 @@ def _add_sums(
     ))
 
 
+def _within_sums(
+    x: Any, labels: Any, weights: Any, k: int, spec: KernelSpec, n_threads: Optional[int]
+) -> FloatArray:
+    """The sums of a block of points against itself."""
+    x = np.asarray(x)
+    if x.shape[0] == 0:
+        return np.zeros((0, k))
+    return np.asarray(_core.exact_within_sums(
+        _aligned(x, np.float64), _aligned(labels, np.int64), _aligned(weights, np.float64), k,
+        spec.semimetric, spec.alpha, spec.sigma, n_threads=n_threads,
+    ))
+
+
+def _cross_sums(
+    x_a: Any, labels_a: Any, weights_a: Any, x_b: Any, labels_b: Any, weights_b: Any, k: int,
+    spec: KernelSpec,
+) -> tuple[FloatArray, FloatArray]:
+    """The sums of two blocks of points against each other."""
+    a, b = _core.exact_cross_sums(
+        _aligned(x_a, np.float64), _aligned(labels_a, np.int64), _aligned(weights_a, np.float64),
+        _aligned(x_b, np.float64), _aligned(labels_b, np.int64), _aligned(weights_b, np.float64),
+        k, spec.semimetric, spec.alpha, spec.sigma,
+    )
+    return np.asarray(a), np.asarray(b)
+
+
 def _zeros(n: int, k: int) -> FloatArray:
     return np.zeros((n, k))
 

@@ -66,6 +66,82 @@ fn sums_match_the_matrix_free_kernel_and_do_not_depend_on_the_split() {
     assert_eq!(whole, parts);
 }
 
+/// A pass of blocks — each block against itself ([`within_sums`]) and every pair of blocks
+/// once ([`cross_sums`], several tiles each) — gives the row-by-row sums to rounding, for the
+/// masked (k ≤ 4) and the scattered (k > 4) tile sums.
+#[test]
+fn block_pass_matches_the_rows_sums() {
+    for (k, seed) in [(3, 1), (7, 2)] {
+        let (n, dim) = (1100, 3);
+        let (data, mut labels, weights) = problem(n, dim, k, seed);
+        let mut rng = TestRng(seed + 10);
+        for l in labels.iter_mut() {
+            *l = (rng.next_f64() * k as f64) as usize % k;
+        }
+        let x = Points::new(&data, n, dim).unwrap();
+        let control = Control::new();
+        let mut rowwise = vec![0.0; n * k];
+        add_cluster_sums(&x, &x, &labels, &weights, k, POWER, &mut rowwise, &control).unwrap();
+        let bounds = [0, 300, 820, n];
+        let block = |p: usize| bounds[p]..bounds[p + 1];
+        let points = |p: usize| {
+            Points::new(
+                &data[block(p).start * dim..block(p).end * dim],
+                block(p).len(),
+                dim,
+            )
+            .unwrap()
+        };
+        let mut sums = vec![0.0; n * k];
+        for p in 0..3 {
+            let own = within_sums(
+                &points(p),
+                &labels[block(p)],
+                &weights[block(p)],
+                k,
+                POWER,
+                &control,
+            )
+            .unwrap();
+            for (s, v) in sums[block(p).start * k..block(p).end * k]
+                .iter_mut()
+                .zip(own)
+            {
+                *s += v;
+            }
+            for q in p + 1..3 {
+                let (sp, sq) = cross_sums(
+                    &points(p),
+                    &points(q),
+                    &labels[block(p)],
+                    &weights[block(p)],
+                    &labels[block(q)],
+                    &weights[block(q)],
+                    k,
+                    POWER,
+                    &control,
+                )
+                .unwrap();
+                for (s, v) in sums[block(p).start * k..block(p).end * k]
+                    .iter_mut()
+                    .zip(sp)
+                {
+                    *s += v;
+                }
+                for (s, v) in sums[block(q).start * k..block(q).end * k]
+                    .iter_mut()
+                    .zip(sq)
+                {
+                    *s += v;
+                }
+            }
+        }
+        for (a, b) in sums.iter().zip(&rowwise) {
+            assert!((a - b).abs() <= 1e-10 * (1.0 + b.abs()), "{a} vs {b}");
+        }
+    }
+}
+
 #[test]
 fn rounds_reach_a_local_optimum_and_the_sums_stay_exact() {
     let (n, dim, k) = (200, 2, 3);

@@ -165,6 +165,15 @@ def test_estimator_on_a_local_cluster(client):
         again.predict(da.from_array(X, chunks=700))
 
 
+def test_spectral_start_on_a_sample(synchronous):
+    X = blobs(3000, 2, 4, 8)
+    spectral = kgd.kernel_kgroups_exact(da.from_array(X, chunks=1000), 4, "spectral", random_state=1)
+    plusplus = kgd.kernel_kgroups_exact(da.from_array(X, chunks=1000), 4, random_state=1)
+    assert spectral.verified and plusplus.verified
+    assert spectral.within <= plusplus.within * 1.05
+    assert len(spectral.pass_seconds) == spectral.n_passes == 2
+
+
 def test_nystrom_stays_the_default():
     assert kgd.KernelKGroups().method == "nystrom"
     assert kgd.KernelKGroups(3, method="exact").get_params()["method"] == "exact"
@@ -190,7 +199,7 @@ def test_bad_input_is_a_clear_error(synchronous):
     with pytest.raises(ValueError, match="shape"):
         kgd.kernel_kgroups_exact(Xd, 2, weights=np.ones(99))
     with pytest.raises(ValueError, match="init must be"):
-        kgd.kernel_kgroups_exact(Xd, 2, "spectral")
+        kgd.kernel_kgroups_exact(Xd, 2, "random")
     with pytest.raises(ValueError, match="columns"):
         kgd.kernel_kgroups_exact(da.from_array(X, chunks=(30, 1)), 2)
     with pytest.raises(ValueError, match="method must be"):

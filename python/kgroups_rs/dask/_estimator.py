@@ -118,12 +118,12 @@ class KernelKGroups:
         k-groups (:func:`kgroups_rs.dask.kernel_kgroups_exact`): every chunk keeps its rows'
         kernel sums to every cluster, each round makes a batch of exact Hartigan moves
         (re-validated one by one on the client), and the result is a Hartigan local optimum
-        of the exact kernel,
-        checked by an independent pass (``verified_``). Needs a number ``n_clusters`` and the
-        kernel "energy", "exponential" or "gaussian"; ``init`` "k-means++" (on a sample of
-        at most 4096 rows) or labels; ``n_components``, ``landmarks``, ``persist_features``
-        and ``algorithm="lloyd"`` do not apply. Costs n^2 D kernel evaluations per pass over
-        all pairs (the first and the final check) plus n D per move.
+        of the exact kernel, checked by an independent pass (``verified_``). Needs a number
+        ``n_clusters`` and the kernel "energy", "exponential" or "gaussian"; ``init``
+        "k-means++" or "spectral" (on a sample of at most 4096 rows) or labels;
+        ``n_components``, ``landmarks``, ``persist_features`` and ``algorithm="lloyd"`` do
+        not apply. Costs n^2 D / 2 kernel evaluations per pass over all pairs (the first and
+        the final check) plus n D per move.
     max_moves_per_round : int, default 1024
         With ``method="exact"``: the candidate moves a round considers.
 

@@ -41,8 +41,8 @@ Passes and rounds
   checked by an independent exact pass (``verified=True``), and ``verification_drift`` is
   the relative difference between the objective the client kept and the fresh one.
 
-Starts: k-means++ on a seeded sample of at most :data:`INIT_SAMPLE_ROWS` rows (the exact
-single-machine fit of the sample from k-means++), every point then going to the nearest
+Starts: k-means++ or spectral on a seeded sample of at most :data:`INIT_SAMPLE_ROWS` rows (the
+exact single-machine fit of the sample from that start), every point then going to the nearest
 of the sample's cluster means in the kernel's feature space (one pass against the sample),
 or given labels. A worker lost mid-fit: each chunk's state is a function of its chunk and
 the moves, and dask recomputes lost results from their tasks; a failure dask cannot recover
@@ -55,7 +55,7 @@ import math
 import operator
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 import dask
 import dask.array as da
@@ -74,10 +74,10 @@ from ._exact_tasks import (
     Proposals,
     _add_sums,
     _centred,
-    _cross_sums,
     _chunk_totals,
     _column_parts,
     _commit_and_propose,
+    _cross_sums,
     _diagonal,
     _nearest_means,
     _spread_parts,
@@ -139,6 +139,9 @@ class DaskExactResult:
         Wall time of every round of the best start.
     round_bytes : list of int
         Bytes of candidates received plus moves sent (counted once per chunk) per round.
+    pass_seconds : list of float
+        Wall time of every sums pass over all pairs of the best start (the first, then one
+        per check).
     approximate : bool
         Always False.
     """
@@ -159,6 +162,7 @@ class DaskExactResult:
     best_start: int
     round_seconds: list[float] = field(default_factory=list)
     round_bytes: list[int] = field(default_factory=list)
+    pass_seconds: list[float] = field(default_factory=list)
     approximate: bool = False
 
     def __repr__(self) -> str:
@@ -214,7 +218,8 @@ def _sums_pass(data: _Data, labels: Any) -> list[Delayed]:
         total = row[0]
         for part in row[1:]:
             total = dask.delayed(operator.add, pure=True)(total, part)
-        sums_blocks.append(da.from_delayed(total, shape=(bounds[p + 1] - bounds[p], data.k), dtype=np.float64))
+        shape = (bounds[p + 1] - bounds[p], data.k)
+        sums_blocks.append(da.from_delayed(total, shape=shape, dtype=np.float64))
     sums = da.concatenate(sums_blocks).rechunk((tuple(data.sizes), data.k))
     states = [
         dask.delayed(_state, pure=True)(labels_b, sums_b)
@@ -256,14 +261,13 @@ def _merge(proposals: list[Proposals], max_moves: int, cursor: int) -> Optional[
     rows = np.concatenate([p.rows for p in proposals])
     if rows.size == 0:
         return None
-    gains = np.concatenate([p.gains for p in proposals])
     order = sweep_order(rows, cursor)[:max_moves]
 
     def pick(name: str) -> Any:
         return np.ascontiguousarray(np.concatenate([getattr(p, name) for p in proposals])[order])
 
     return Proposals(
-        rows=rows[order], gains=gains[order], points=pick("points"), weights=pick("weights"),
+        rows=rows[order], points=pick("points"), weights=pick("weights"),
         diagonal=pick("diagonal"), labels=pick("labels"), sums=pick("sums"),
     )
 
@@ -285,6 +289,7 @@ class _Run:
     drift: float = 0.0
     round_seconds: list[float] = field(default_factory=list)
     round_bytes: list[int] = field(default_factory=list)
+    pass_seconds: list[float] = field(default_factory=list)
 
 
 def _cancel(objects: list[Any]) -> None:
@@ -332,16 +337,17 @@ def _rounds(
         if candidates is not None:
             truncated = sum(p.rows.size for p in proposals) > candidates.rows.size
             cursor = int(candidates.rows[-1]) + 1 if truncated else 0
-            accepted, from_, to, counts, cluster_weights, terms = (
-                np.asarray(a) for a in _core.exact_accept(
-                    candidates.points, candidates.weights, candidates.diagonal, candidates.labels,
-                    candidates.sums, data.spec.semimetric, data.spec.alpha, data.spec.sigma,
-                    run.counts, run.weights, run.terms,
-                )
+            accepted, from_, to, counts, cluster_weights, terms = _core.exact_accept(
+                candidates.points, candidates.weights, candidates.diagonal, candidates.labels,
+                candidates.sums, data.spec.semimetric, data.spec.alpha, data.spec.sigma,
+                run.counts, run.weights, run.terms,
             )
-            run.counts, run.weights, run.terms = counts.astype(np.int64), cluster_weights, terms
+            run.counts = np.asarray(counts, dtype=np.int64)
+            run.weights = np.asarray(cluster_weights, dtype=np.float64)
+            run.terms = np.asarray(terms, dtype=np.float64)
             commit = Moves(
-                rows=candidates.rows[accepted], from_=from_.astype(np.int64), to=to.astype(np.int64),
+                rows=candidates.rows[accepted], from_=np.asarray(from_, dtype=np.int64),
+                to=np.asarray(to, dtype=np.int64),
                 points=np.ascontiguousarray(candidates.points[accepted]),
                 weights=np.ascontiguousarray(candidates.weights[accepted]),
             )
@@ -361,9 +367,11 @@ def _check(data: _Data, run: _Run) -> bool:
     """A fresh sums pass from the labels; True when no single move improves."""
     labels = _labels_array(data, run.states)
     kept = _objective(run.counts, run.weights, run.terms)
+    began = time.perf_counter()
     run.states = _sums_pass(data, labels)
     run.n_passes += 1
     run.counts, run.weights, run.terms, _ = _totals(data, run.states)
+    run.pass_seconds.append(time.perf_counter() - began)
     fresh = _objective(run.counts, run.weights, run.terms)
     run.drift = abs(kept - fresh) / max(abs(fresh), np.finfo(float).tiny)
     any_move = dask.compute(*[
@@ -382,8 +390,10 @@ def _run_start(
     data: _Data, labels: Any, start_index: int, max_iter: int, max_moves: int,
     progress: Optional[ProgressCallback], init_is_given: bool,
 ) -> _Run:
+    began = time.perf_counter()
     states = _sums_pass(data, labels)
     counts, weights, terms, _ = _totals(data, states)
+    pass_seconds = [time.perf_counter() - began]
     empty = np.flatnonzero(counts == 0)
     if empty.size:
         raise ValueError(
@@ -392,7 +402,8 @@ def _run_start(
                " after assigning the points to the sample's cluster means (the data may hold "
                "fewer than k distinct points)")
         )
-    run = _Run(states, counts, weights, terms, [_objective(counts, weights, terms)])
+    history = [_objective(counts, weights, terms)]
+    run = _Run(states, counts, weights, terms, history, pass_seconds=pass_seconds)
     while True:
         _rounds(data, run, start_index, max_iter, max_moves, progress)
         if _check(data, run):
@@ -418,14 +429,15 @@ def _resolve_sigma(
     return float(sigma)
 
 
-def _kmeanspp_labels(
-    data: _Data, sample: FloatArray, sample_weights: FloatArray, seed: int, max_iter: int,
+def _sample_start(
+    data: _Data, method: Literal["k-means++", "spectral"], sample: FloatArray,
+    sample_weights: FloatArray, seed: int, max_iter: int,
 ) -> Any:
-    """k-means++ and Hartigan on the sample (exact, single machine), then every point to the
-    nearest of the sample's cluster means in feature space."""
+    """Hartigan from ``method`` ("k-means++" or "spectral") on the sample (exact, single
+    machine), then every point to the nearest of the sample's cluster means in feature space."""
     k, spec = data.k, data.spec
     fit = kernel_kgroups_from_data(
-        sample, k, "k-means++", semimetric=spec.semimetric, alpha=spec.alpha, sigma=spec.sigma,
+        sample, k, method, semimetric=spec.semimetric, alpha=spec.alpha, sigma=spec.sigma,
         base="origin", weights=sample_weights, n_init=1, max_iter=max_iter, random_state=seed,
     )
     sample_labels = np.asarray(fit.labels, dtype=np.int64)
@@ -474,9 +486,11 @@ def kernel_kgroups_exact(
         The data, chunked along rows only (chunks of any sizes).
     k : int
         Number of clusters, ``1 <= k <= n``.
-    init : "k-means++" or array of int of shape (n,)
-        k-means++ on a seeded sample of at most 4096 rows, or initial labels (a dask or numpy
-        array; ``n_init`` must be 1).
+    init : "k-means++", "spectral" or array of int of shape (n,)
+        Hartigan on a seeded sample of at most 4096 rows from k-means++ or from the spectral
+        start (:func:`kgroups_rs.kernel_kgroups_from_data`), every point then to the nearest
+        of the sample's cluster means; or initial labels (a dask or numpy array; ``n_init``
+        must be 1).
     semimetric, alpha, sigma
         The kernel, as :func:`kgroups_rs.kernel_kgroups_nystrom`.
     weights : array of shape (n,), optional
@@ -517,8 +531,8 @@ def kernel_kgroups_exact(
     if k > n:
         raise ValueError(f"k = {k} is out of range; the number of clusters must satisfy 1 <= k <= n = {n}")
     given = not isinstance(init, str)
-    if not given and init != "k-means++":
-        raise ValueError(f"init must be 'k-means++' or initial labels (an array); got {init!r}")
+    if not given and init not in ("k-means++", "spectral"):
+        raise ValueError(f"init must be 'k-means++', 'spectral' or initial labels (an array); got {init!r}")
     if given and n_init != 1:
         raise ValueError(
             f"n_init = {n_init} but initial labels were given; with explicit labels every start "
@@ -575,7 +589,7 @@ def kernel_kgroups_exact(
         starts = [labels.persist()]
     else:
         seeds = np.random.default_rng(splitmix(seed)).integers(0, 2**63, size=n_init)
-        starts = [_kmeanspp_labels(data, sample, sample_weights, int(s), max_iter) for s in seeds]
+        starts = [_sample_start(data, init, sample, sample_weights, int(s), max_iter) for s in seeds]
 
     runs: list[_Run] = []
     try:
@@ -607,4 +621,5 @@ def kernel_kgroups_exact(
         best_start=best,
         round_seconds=list(run.round_seconds),
         round_bytes=list(run.round_bytes),
+        pass_seconds=list(run.pass_seconds),
     )

@@ -26,10 +26,9 @@ class KernelSpec:
 
 @dataclass(frozen=True)
 class Proposals:
-    """A chunk's candidate moves with the largest gains (global rows), best first."""
+    """A chunk's first candidate moves in sweep order (global rows)."""
 
     rows: IntArray
-    gains: FloatArray
     points: FloatArray
     weights: FloatArray
     diagonal: FloatArray
@@ -38,7 +37,7 @@ class Proposals:
 
     @property
     def nbytes(self) -> int:
-        return sum(int(a.nbytes) for a in (self.rows, self.gains, self.points, self.weights,
+        return sum(int(a.nbytes) for a in (self.rows, self.points, self.weights,
                                            self.diagonal, self.labels, self.sums))
 
 
@@ -177,7 +176,8 @@ def _commit_and_propose(
     cursor: int, max_moves: int, k: int, spec: KernelSpec, n_threads: Optional[int],
 ) -> tuple[tuple[IntArray, FloatArray], Proposals]:
     """A round on a chunk: apply the previous round's moves to the sums and labels, then list
-    the ``max_moves`` improving moves of the rows with the largest gains against the totals."""
+    the rows' first ``max_moves`` improving moves against the totals in sweep order from
+    ``cursor``."""
     labels, sums = state
     n_b = labels.shape[0]
     if commit is not None and n_b and commit.rows.size:
@@ -192,18 +192,18 @@ def _commit_and_propose(
             labels = labels.copy()
             labels[commit.rows[mine] - offset] = commit.to[mine]
     if n_b == 0 or max_moves == 0:
-        rows, gains = np.zeros(0, dtype=np.int64), np.zeros(0)
+        rows = np.zeros(0, dtype=np.int64)
     else:
         counts, cluster_weights, terms = totals
-        rows, _, gains, _ = (np.asarray(a) for a in _core.exact_propose(
+        found, _, _, _ = _core.exact_propose(
             _aligned(sums, np.float64), _aligned(labels, np.int64), _aligned(weights, np.float64),
             _aligned(diagonal, np.float64), _aligned(counts, np.int64),
             _aligned(cluster_weights, np.float64), _aligned(terms, np.float64),
-        ))
-        order = sweep_order(rows + offset, cursor)[:max_moves]
-        rows, gains = rows[order], gains[order]
+        )
+        rows = np.asarray(found, dtype=np.int64)
+        rows = rows[sweep_order(rows + offset, cursor)[:max_moves]]
     proposals = Proposals(
-        rows=rows + offset, gains=gains, points=np.ascontiguousarray(x[rows]),
+        rows=rows + offset, points=np.ascontiguousarray(x[rows]),
         weights=np.ascontiguousarray(weights[rows]), diagonal=np.ascontiguousarray(diagonal[rows]),
         labels=np.ascontiguousarray(labels[rows]), sums=np.ascontiguousarray(sums[rows]),
     )

@@ -2,8 +2,9 @@
 //! Dask path's `method="exact"`).
 //!
 //! Every chunk `b` keeps, for its own rows, the point-to-cluster kernel sums
-//! `S_b[i, l] = m_l(i) = Σ_{y∈C_l} w_y G_iy` (n_b × k, point-major), built by
-//! [`add_cluster_sums`] against all the points and kept up to date by [`apply_moves`]. A
+//! `S_b[i, l] = m_l(i) = Σ_{y∈C_l} w_y G_iy` (n_b × k, point-major), built by a pass over
+//! fixed blocks of the points — [`within_sums`] for each block, [`cross_sums`] for each pair
+//! of blocks, each pair of points computed once — and kept up to date by [`apply_moves`]. A
 //! coordinator holds only the k cluster totals ([`ClusterTotals`]: the member counts, the
 //! weights `s_l` and the terms `Q_l`). A round is:
 //!
@@ -20,10 +21,10 @@
 //! A fit ends when no chunk proposes a move: a Hartigan local optimum.
 //!
 //! The kernel is that of [`crate::DataKernel`] with [`Base::Origin`] (centre the data
-//! first: any base point gives the same clustering). Every sum of kernel values is added in
-//! the order of the other points' global index, one value at a time, so a row's sums do not
-//! depend on how the points are split into chunks (for data whose spread lies in
-//! [2^-256, 2^257), where kernel values are computed without scaling).
+//! first: any base point gives the same clustering). Every function adds its kernel values
+//! in an order fixed by its arguments alone (not by the number of threads), so a pass over
+//! blocks fixed by n and moves applied in one order give the same sums however the points
+//! are split into chunks.
 
 use std::ops::Range;
 

@@ -181,6 +181,9 @@ fn exact_within_sums<'py>(
     sums_array(py, sums, n, k)
 }
 
+/// Two blocks' sums against each other.
+type SumsPair<'py> = (Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>);
+
 /// The kernel sums between two blocks of points, each pair computed once: a's against b by
 /// b's labels (n_a × k) and b's against a by a's labels (n_b × k).
 #[pyfunction]
@@ -198,7 +201,7 @@ fn exact_cross_sums<'py>(
     semimetric: &str,
     alpha: f64,
     sigma: Option<f64>,
-) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>)> {
+) -> PyResult<SumsPair<'py>> {
     let semimetric = given_semimetric(semimetric, alpha, sigma)?;
     let a = points(&a, "a")?;
     let b = points(&b, "b")?;

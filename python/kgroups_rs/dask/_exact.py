@@ -84,6 +84,8 @@ from ._exact_tasks import (
     _state,
     _within_sums,
     _zeros,
+    exact_sum,
+    first_bad_weight,
     sweep_order,
 )
 from ._features import FloatArray, IntArray, first_bad
@@ -235,9 +237,9 @@ def _totals(data: _Data, states: list[Delayed]) -> tuple[IntArray, FloatArray, F
         for state, w, d in zip(states, data.weight_blocks, data.diagonal_blocks)
     ])
     counts = np.sum([p[0] for p in parts], axis=0).astype(np.int64)
-    weights = np.array([math.fsum(v for p in parts for v in p[1][c]) for c in range(data.k)])
-    terms = np.array([math.fsum(v for p in parts for v in p[2][c]) for c in range(data.k)])
-    trace = math.fsum(v for p in parts for v in p[3])
+    weights = np.array([exact_sum(v for p in parts for v in p[1][c]) for c in range(data.k)])
+    terms = np.array([exact_sum(v for p in parts for v in p[2][c]) for c in range(data.k)])
+    trace = exact_sum(v for p in parts for v in p[3])
     return counts, weights, terms, trace
 
 
@@ -290,6 +292,20 @@ class _Run:
     round_seconds: list[float] = field(default_factory=list)
     round_bytes: list[int] = field(default_factory=list)
     pass_seconds: list[float] = field(default_factory=list)
+
+
+def _current_client() -> Any:
+    """The distributed client the fit runs on, or None (dask's local schedulers)."""
+    try:
+        from distributed import get_client
+
+        return get_client()
+    except (ImportError, ValueError):
+        return None
+
+
+def _closed(client: Any) -> bool:
+    return client is not None and client.status in ("closing", "closed")
 
 
 def _cancel(objects: list[Any]) -> None:
@@ -420,7 +436,7 @@ def _resolve_sigma(
         return None
     if sigma is None or sigma == "mean":
         parts = dask.compute(*[dask.delayed(_spread_parts, pure=True)(b, mean) for b in row_blocks(X)])
-        spread = math.fsum(v for p in parts for v in p) / X.shape[0]
+        spread = exact_sum(v for p in parts for v in p) / X.shape[0]
         return math.sqrt(2.0 * spread) if spread > 0 else 1.0
     if sigma == "median":
         return float(_core.bandwidth(sample, "median", None))
@@ -548,19 +564,21 @@ def kernel_kgroups_exact(
         else as_row_vector(weights, X, "weights", np.float64)
     )
     # (A list of delayed results and a dask array in one compute call can come back mixed up.)
-    column_parts, bad_blocks = dask.compute(
-        [dask.delayed(_column_parts, pure=True)(b) for b in row_blocks(X)], bad
+    column_parts, bad_blocks, bad_weights = dask.compute(
+        [dask.delayed(_column_parts, pure=True)(b) for b in row_blocks(X)], bad,
+        [dask.delayed(first_bad_weight, pure=True)(b) for b in row_blocks(weight_vector)],
     )
-    low = weight_vector.min().compute()
     raise_first_bad(list(bad_blocks), [int(o) for o in offsets])
+    for found, offset in zip(bad_weights, offsets):
+        if found is not None:
+            raise ValueError(
+                f"invalid `weights`: weights[{int(offset) + found[0]}] = {found[1]}; every weight "
+                "must be finite and > 0"
+            )
     # Exactly rounded column sums: the same mean whatever the chunking.
     mean = np.array([
-        math.fsum(v for chunk in column_parts for v in chunk[c]) for c in range(X.shape[1])
+        exact_sum(v for chunk in column_parts for v in chunk[c]) for c in range(X.shape[1])
     ]) / n
-    if not (math.isfinite(float(low)) and float(low) > 0):
-        raise ValueError(
-            f"invalid `weights`: every weight must be finite and > 0 (the smallest is {float(low)})"
-        )
     rng = np.random.default_rng(seed)
     size = min(n, INIT_SAMPLE_ROWS)
     rows = np.sort(rng.choice(n, size=size, replace=False)) if size < n else np.arange(n)
@@ -592,11 +610,21 @@ def kernel_kgroups_exact(
         starts = [_sample_start(data, init, sample, sample_weights, int(s), max_iter) for s in seeds]
 
     runs: list[_Run] = []
+    client = _current_client()
     try:
         for index, labels in enumerate(starts):
             runs.append(_run_start(data, labels, index, max_iter, max_moves, progress, given))
     except KeyboardInterrupt:
         _cancel([x, weight_vector, diagonal, *starts, *(s for r in runs for s in r.states)])
+        raise
+    except Exception as error:
+        if _closed(client):
+            # The chunks' states lived on the client's cluster: dask's local scheduler, which
+            # takes over, cannot find them.
+            raise RuntimeError(
+                "the Dask client this fit runs on was closed during the fit; its chunks' state "
+                "was on that cluster, so the fit cannot go on"
+            ) from error
         raise
     best = max(
         range(len(runs)), key=lambda s: (_objective(runs[s].counts, runs[s].weights, runs[s].terms), -s)

@@ -116,18 +116,39 @@ def _zeros(n: int, k: int) -> FloatArray:
     return np.zeros((n, k))
 
 
+def exact_sum(values: Any) -> float:
+    """``math.fsum``, its overflow a ValueError naming ``X``."""
+    try:
+        return math.fsum(values)
+    except OverflowError:
+        raise ValueError(
+            "invalid `X`: the sums of the data overflow float64 (values too large to add up); "
+            "rescale X"
+        ) from None
+
+
 def _exact_parts(values: FloatArray) -> tuple[float, float]:
     """``(hi, lo)``: the exactly rounded sum and the exactly rounded rest (``math.fsum``), so
     that adding the parts of several chunks with ``fsum`` does not depend on the chunking."""
     listed = values.tolist()
-    hi = math.fsum(listed)
-    return hi, math.fsum(itertools.chain(listed, (-hi,)))
+    hi = exact_sum(listed)
+    return hi, exact_sum(itertools.chain(listed, (-hi,)))
 
 
 def _column_parts(block: Any) -> list[tuple[float, float]]:
-    """The exact parts (:func:`_exact_parts`) of every column sum of a block."""
+    """The exact parts (:func:`_exact_parts`) of every column sum of a block (zeros for a
+    block holding NaN or infinity, which the caller refuses by its first bad value)."""
     values = np.asarray(block, dtype=np.float64)
+    if not np.all(np.isfinite(values)):
+        return [(0.0, 0.0)] * values.shape[1]
     return [_exact_parts(np.ascontiguousarray(values[:, c])) for c in range(values.shape[1])]
+
+
+def first_bad_weight(weights: Any) -> Optional[tuple[int, float]]:
+    """``(row, weight)`` of the block's first weight that is not finite and > 0 (row local)."""
+    values = np.asarray(weights, dtype=np.float64)
+    bad = np.flatnonzero(~(np.isfinite(values) & (values > 0)))
+    return (int(bad[0]), float(values[bad[0]])) if bad.size else None
 
 
 def _spread_parts(block: Any, mean: FloatArray) -> tuple[float, float]:

@@ -67,12 +67,13 @@ def start_labels(Xc: np.ndarray, k: int, seed: int) -> np.ndarray:
 
 
 def exact_within(Xc: np.ndarray, labels: np.ndarray, k: int) -> float:
-    """W of a partition of the exact kernel: sum_i G_ii - sum_l Q_l / s_l (one pass)."""
+    """W of a partition of the exact kernel: sum_i G_ii - sum_l Q_l / s_l (one pass over all
+    pairs, each pair once)."""
     from kgroups_rs import _core
 
     ones = np.ones(Xc.shape[0])
     labels = np.require(labels, np.int64, ["C", "A"])
-    sums = np.asarray(_core.exact_cluster_sums(Xc, Xc, labels, ones, k, "power", 1.0, None))
+    sums = np.asarray(_core.exact_within_sums(Xc, labels, ones, k, "power", 1.0, None))
     terms = np.bincount(labels, weights=sums[np.arange(labels.size), labels], minlength=k)
     sizes = np.bincount(labels, minlength=k)
     diagonal = np.asarray(_core.exact_diagonal(Xc, "power", 1.0, None))

@@ -308,16 +308,15 @@ def _closed(client: Any) -> bool:
     return client is not None and client.status in ("closing", "closed")
 
 
-def _cancel(objects: list[Any]) -> None:
+def _cancel(client: Any, objects: list[Any]) -> None:
     """Cancel the distributed futures behind ``objects`` (after Ctrl-C)."""
-    try:
-        from distributed import futures_of, get_client
+    if client is None:
+        return
+    from distributed import futures_of
 
-        futures = [f for obj in objects for f in futures_of(obj)]
-        if futures:
-            get_client().cancel(futures)
-    except (ImportError, ValueError):  # pragma: no cover - no distributed client
-        pass
+    futures = [f for obj in objects for f in futures_of(obj)]
+    if futures:
+        client.cancel(futures)
 
 
 def _rounds(
@@ -615,7 +614,7 @@ def kernel_kgroups_exact(
         for index, labels in enumerate(starts):
             runs.append(_run_start(data, labels, index, max_iter, max_moves, progress, given))
     except KeyboardInterrupt:
-        _cancel([x, weight_vector, diagonal, *starts, *(s for r in runs for s in r.states)])
+        _cancel(client, [x, weight_vector, diagonal, *starts, *(s for r in runs for s in r.states)])
         raise
     except Exception as error:
         if _closed(client):

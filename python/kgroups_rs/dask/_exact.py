@@ -46,7 +46,10 @@ exact single-machine fit of the sample from that start), every point then going 
 of the sample's cluster means in the kernel's feature space (one pass against the sample),
 or given labels. A worker lost mid-fit: each chunk's state is a function of its chunk and
 the moves, and dask recomputes lost results from their tasks; a failure dask cannot recover
-from is raised as it is.
+from is raised as it is. Ctrl-C on the client raises KeyboardInterrupt at once and the fit's
+futures are released: dask drops the tasks not yet run, a running task finishes. (They are not
+cancelled: distributed's scheduler can fail an assertion cancelling a key's dependents and
+drop the client's connection.)
 """
 
 from __future__ import annotations
@@ -306,17 +309,6 @@ def _current_client() -> Any:
 
 def _closed(client: Any) -> bool:
     return client is not None and client.status in ("closing", "closed")
-
-
-def _cancel(client: Any, objects: list[Any]) -> None:
-    """Cancel the distributed futures behind ``objects`` (after Ctrl-C)."""
-    if client is None:
-        return
-    from distributed import futures_of
-
-    futures = [f for obj in objects for f in futures_of(obj)]
-    if futures:
-        client.cancel(futures)
 
 
 def _rounds(
@@ -613,9 +605,6 @@ def kernel_kgroups_exact(
     try:
         for index, labels in enumerate(starts):
             runs.append(_run_start(data, labels, index, max_iter, max_moves, progress, given))
-    except KeyboardInterrupt:
-        _cancel(client, [x, weight_vector, diagonal, *starts, *(s for r in runs for s in r.states)])
-        raise
     except Exception as error:
         if _closed(client):
             # The chunks' states lived on the client's cluster: dask's local scheduler, which

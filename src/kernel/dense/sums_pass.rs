@@ -83,9 +83,9 @@ impl<T: KernelElement> DenseKernel<'_, T> {
         sums.into_cluster_major()
     }
 
-    /// One tile of the pass, on the widest vectors the CPU has: with `roots` (the square
-    /// roots of the diagonal's magnitudes), first the symmetry rule against the tile's mirror
-    /// (false, and no sums, when it fails), then its sums ([`add_tile`]).
+    /// One tile of the pass, on the widest vectors the CPU has: its sums ([`add_tile`]) and,
+    /// with `roots` (the square roots of the diagonal's magnitudes), the symmetry rule
+    /// against the tile's mirror (false when it fails; the pass then discards its sums).
     fn tile_pass(
         &self,
         tile: &Tile,
@@ -136,36 +136,45 @@ impl<T: KernelElement> DenseKernel<'_, T> {
         let (data, n) = (self.data, self.n);
         let (rows, cols) = (tile.rows.clone(), tile.cols.clone());
         let row = |a: usize| &data[a * n + cols.start..a * n + cols.end];
-        // Bit for bit first (cheap), by the rule only where the bits differ.
-        let passes = |rows: Range<usize>, roots: &[f64]| {
-            !symmetry::tile_differs_bitwise(data, n, rows.clone(), cols.clone())
-                || !symmetry::tile_is_bad(data, n, rows, cols.clone(), T::SYMMETRY_TOLERANCE, roots)
+        // Each comparison is bit for bit first (cheap); the rule judges only where bits differ.
+        let obeys_rule = |rows: Range<usize>, roots: &[f64]| {
+            !symmetry::tile_is_bad(data, n, rows, cols.clone(), T::SYMMETRY_TOLERANCE, roots)
         };
         match (roots, scattered_cols) {
+            (Some(roots), Some(scattered)) if !aliased_rows::<T>(n) => {
+                // Off the diagonal: the tile's sums first, which leave the tile in L2; then
+                // the mirror tile read row by row (runs in order, as memory serves the tile
+                // itself) against the tile's columns in L2. Read down its columns from memory
+                // instead (a line from each of 256 rows at a time, too many streams for the
+                // prefetchers), the mirror cost more than the sums.
+                add_tile(
+                    row,
+                    rows.clone(),
+                    cols.clone(),
+                    tile.by,
+                    masked,
+                    gathered,
+                    Some(scattered),
+                );
+                !symmetry::tile_differs_bitwise(data, n, cols.clone(), rows.clone())
+                    || obeys_rule(rows, roots)
+            }
             (Some(roots), Some(scattered)) => MIRROR.with(|mirror| {
-                // Off the diagonal, by strips of rows: each strip is compared with its mirror
-                // and added to the sums while in the nearest cache; the strips add the same
-                // products in the same order as the whole tile. The mirror is read down its
-                // columns (8 × 8 blocks transposed in registers, whole cache lines), or, where
-                // that puts every line of a column in one cache set and memory bank
-                // ([`aliased_rows`]), row by row into a transposed copy (in L2) first.
+                // Where rows are a multiple of 4 KiB apart, the tile's rows share their cache
+                // sets and do not stay in L2: the mirror is read row by row into a transposed
+                // copy (in L2) first, and the tile is compared with it and added to the sums
+                // by strips of rows while each strip is in the nearest cache; the strips add
+                // the same products in the same order as the whole tile.
                 let mut mirror = mirror.borrow_mut();
-                let by_copy = aliased_rows::<T>(n);
-                if by_copy {
-                    symmetry::transposed_mirror(data, n, rows.clone(), cols.clone(), &mut mirror);
-                }
+                symmetry::transposed_mirror(data, n, rows.clone(), cols.clone(), &mut mirror);
                 fill_masks(tile.by, cols.clone(), masked);
                 for start in rows.clone().step_by(STRIP) {
                     let strip = start..(start + STRIP).min(rows.end);
-                    let strip_passes = if by_copy {
-                        let (within, cols) = (strip.clone(), cols.clone());
-                        let start = rows.start;
-                        !symmetry::strip_differs_from_mirror(data, n, within, cols, &mirror, start)
-                            || passes(strip.clone(), roots)
-                    } else {
-                        passes(strip.clone(), roots)
-                    };
-                    if !strip_passes {
+                    let (within, columns) = (strip.clone(), cols.clone());
+                    let first = rows.start;
+                    if symmetry::strip_differs_from_mirror(data, n, within, columns, &mirror, first)
+                        && !obeys_rule(strip.clone(), roots)
+                    {
                         return false;
                     }
                     let gathered = &mut gathered[(start - rows.start) * tile.by.k..];
@@ -184,7 +193,9 @@ impl<T: KernelElement> DenseKernel<'_, T> {
             }),
             (roots, scattered) => {
                 if let Some(roots) = roots {
-                    if !passes(rows.clone(), roots) {
+                    if symmetry::tile_differs_bitwise(data, n, rows.clone(), cols.clone())
+                        && !obeys_rule(rows.clone(), roots)
+                    {
                         return false;
                     }
                 }
@@ -217,9 +228,9 @@ thread_local! {
     static MIRROR: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Rows of a strip of an off-diagonal tile in the checked pass: eight rows and their eight
-/// mirror rows are 16 lines of each column run, which the nearest cache holds whatever the
-/// row stride. A multiple of 4, so that the strips pair and group rows as the whole tile does.
+/// Rows of a strip of an off-diagonal tile in the checked pass through a transposed copy of
+/// the mirror: eight rows and their eight copied rows are 16 lines of each column run, which
+/// the nearest cache holds whatever the row stride. A multiple of 4, so that the strips pair and group rows as the whole tile does.
 const STRIP: usize = 8;
 
 /// Side of the tiles of the cluster-sums pass: each tile row is read as a 2 KiB run (long

@@ -105,7 +105,7 @@ pub(crate) fn add_tile<'r, T: KernelElement>(
 /// the weight of point `cols.start + j` if its label is `l`, else 0 (nothing for more than
 /// [`MASKED_MAX_K`] clusters, whose gather reads the labels instead).
 #[inline]
-pub(crate) fn fill_masks(by: Labelled, cols: Range<usize>, masked: &mut Vec<f64>) {
+fn fill_masks(by: Labelled, cols: Range<usize>, masked: &mut Vec<f64>) {
     let Labelled { labels, weights, k } = by;
     masked.clear();
     if k <= MASKED_MAX_K {
@@ -119,7 +119,7 @@ pub(crate) fn fill_masks(by: Labelled, cols: Range<usize>, masked: &mut Vec<f64>
 
 /// [`add_tile`] with the masks of `cols` already in `masked` ([`fill_masks`]).
 #[inline(always)]
-pub(crate) fn add_tile_masked<'r, T: KernelElement>(
+fn add_tile_masked<'r, T: KernelElement>(
     mut row: impl FnMut(usize) -> &'r [T],
     rows: Range<usize>,
     cols: Range<usize>,

@@ -392,127 +392,111 @@ unsafe fn f64_tile_differs_bitwise_avx2(
     any
 }
 
-/// The mirror of the tile `rows × cols`, transposed into `out` (resized to
-/// `rows.len() · cols.len()`): `out[(a − rows.start)·width + (b − cols.start)] = G[b, a]`,
-/// widened. The mirror is read row by row, each row's run contiguous (in strips of eight
-/// rows), so that memory serves it as it serves the tile itself: read down its columns,
-/// a line from each of 256 rows, it came at half the speed where the row stride is a power
-/// of two (every line in the same cache set and memory bank).
-pub(crate) fn transposed_mirror<T: KernelElement>(
+/// Whether some mirror entry `G[b, a]` of the tile `rows × cols` (a in `rows`, b in `cols`)
+/// is not finite or differs in its bits from the tile's entry `G[a, b]` as `copy` holds it
+/// (the tile row by row, widened: `copy[(a − rows.start)·width + (b − cols.start)]`). The
+/// mirror is read row by row, eight rows at a time along their runs, so that memory serves it
+/// as it serves the tile; the copy (in L2) is read down its columns.
+#[inline(always)]
+pub(crate) fn mirror_differs_from_copy<T: KernelElement>(
     data: &[T],
     n: usize,
     rows: std::ops::Range<usize>,
     cols: std::ops::Range<usize>,
-    out: &mut Vec<f64>,
-) {
-    let width = cols.len();
-    out.clear();
-    out.resize(rows.len() * width, 0.0);
+    copy: &[f64],
+) -> bool {
     #[cfg(target_arch = "x86_64")]
     if let Some(data) = T::as_f64(data) {
         if crate::distance::wide_vectors() {
-            // SAFETY: `f64_transposed_mirror_avx2` requires only AVX2, which `wide_vectors`
-            // has just detected at run time.
-            unsafe { f64_transposed_mirror_avx2(data, n, rows, cols, out) };
-            return;
+            // SAFETY: `f64_mirror_differs_from_copy_avx2` requires only AVX2, which
+            // `wide_vectors` has just detected at run time.
+            return unsafe { f64_mirror_differs_from_copy_avx2(data, n, rows, cols, copy) };
         }
     }
-    const STRIP: usize = 8;
-    for b0 in cols.clone().step_by(STRIP) {
-        let strip = b0..(b0 + STRIP).min(cols.end);
-        for a in rows.clone() {
-            let at = (a - rows.start) * width;
-            for b in strip.clone() {
-                out[at + b - cols.start] = data[b * n + a].widen();
-            }
+    let width = cols.len();
+    let mut differ = 0u64;
+    let mut non_finite = false;
+    for b in cols.clone() {
+        for (i, mirror) in data[b * n + rows.start..b * n + rows.end]
+            .iter()
+            .enumerate()
+        {
+            let mirror = mirror.widen();
+            differ |= mirror.to_bits() ^ copy[i * width + (b - cols.start)].to_bits();
+            non_finite |= !mirror.is_finite();
         }
     }
+    differ != 0 || non_finite
 }
 
-/// [`transposed_mirror`] of an f64 matrix with AVX2: 4 × 4 blocks transposed in registers,
-/// four mirror rows at a time.
+/// [`mirror_differs_from_copy`] of an f64 matrix with AVX2: 8 × 8 blocks of the mirror, as
+/// four 4 × 4 blocks each transposed in registers and compared with four runs of the copy;
+/// non-finite values found as `m − m`, whose bits are 0 exactly when `m` is finite. The same
+/// verdict as the portable loop (a test compares them).
 ///
 /// # Safety
-/// The CPU must support AVX2 (the caller detects it first). Every load and store touches
-/// four values of a slice taken with bounds checks.
+/// The CPU must support AVX2 (the caller detects it first). Every load reads four values
+/// of a slice taken with bounds checks.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn f64_transposed_mirror_avx2(
+unsafe fn f64_mirror_differs_from_copy_avx2(
     data: &[f64],
     n: usize,
     rows: std::ops::Range<usize>,
     cols: std::ops::Range<usize>,
-    out: &mut [f64],
-) {
+    copy: &[f64],
+) -> bool {
     use std::arch::x86_64::*;
     const M: usize = 4;
+    const BLOCK: usize = 2 * M;
     let width = cols.len();
-    let full_rows = rows.start + (rows.len() - rows.len() % M);
-    let full_cols = cols.start + (cols.len() - cols.len() % M);
-    for b in (cols.start..full_cols).step_by(M) {
-        for a in (rows.start..full_rows).step_by(M) {
-            let load = |r: usize| -> __m256d {
-                let run = &data[r * n + a..r * n + a + M];
-                // SAFETY: `run` holds M = 4 f64 values (bounds-checked above), what an
-                // unaligned 256-bit load reads.
-                unsafe { _mm256_loadu_pd(run.as_ptr()) }
-            };
-            // column t of the mirror block: G[b.., a + t].
-            let columns = transpose_4x4([load(b), load(b + 1), load(b + 2), load(b + 3)]);
-            for (t, column) in columns.into_iter().enumerate() {
-                let at = (a + t - rows.start) * width + (b - cols.start);
-                let run = &mut out[at..at + M];
-                // SAFETY: `run` holds M = 4 f64 values (bounds-checked above), what an
-                // unaligned 256-bit store writes.
-                unsafe { _mm256_storeu_pd(run.as_mut_ptr(), column) };
+    let load = |values: &[f64], at: usize| -> __m256d {
+        let run = &values[at..at + M];
+        // SAFETY: `run` holds M = 4 f64 values (the slice above is bounds-checked), which
+        // is what an unaligned 256-bit load reads.
+        unsafe { _mm256_loadu_pd(run.as_ptr()) }
+    };
+    let mut differ = _mm256_setzero_pd();
+    let mut non_finite = _mm256_setzero_pd();
+    // The mirror's 4 × 4 block at (b, a) against the copy's rows a.. at columns b..
+    let mut four = |b: usize, a: usize| {
+        let mirror = [0, 1, 2, 3].map(|s| load(data, (b + s) * n + a));
+        let columns = transpose_4x4(mirror);
+        for t in 0..M {
+            let upper = load(copy, (a + t - rows.start) * width + (b - cols.start));
+            differ = _mm256_or_pd(differ, _mm256_xor_pd(upper, columns[t]));
+            non_finite = _mm256_or_pd(non_finite, _mm256_sub_pd(mirror[t], mirror[t]));
+        }
+    };
+    let full_rows = rows.start + (rows.len() - rows.len() % BLOCK);
+    let full_cols = cols.start + (cols.len() - cols.len() % BLOCK);
+    for b in (cols.start..full_cols).step_by(BLOCK) {
+        for a in (rows.start..full_rows).step_by(BLOCK) {
+            for (db, da) in [(0, 0), (0, M), (M, 0), (M, M)] {
+                four(b + db, a + da);
             }
         }
     }
-    // The edges: the last mirror columns (all mirror rows) and the last mirror rows.
-    for b in cols.clone() {
-        let a_from = if b < full_cols { full_rows } else { rows.start };
-        for a in a_from..rows.end {
-            out[(a - rows.start) * width + (b - cols.start)] = data[b * n + a];
-        }
+    let mut lanes = [0.0f64; 8];
+    // SAFETY: `lanes` holds 8 f64 values, two unaligned 256-bit stores of 4 each.
+    unsafe {
+        _mm256_storeu_pd(lanes.as_mut_ptr(), differ);
+        _mm256_storeu_pd(lanes.as_mut_ptr().add(M), non_finite);
     }
-}
-
-/// Whether some entry of the rows `strip` (of the tile `rows × cols`) is not finite or
-/// differs in its bits from its mirror, the mirror given transposed ([`transposed_mirror`]
-/// of the tile, whose first row is `rows_start`).
-#[inline]
-pub(crate) fn strip_differs_from_mirror<T: KernelElement>(
-    data: &[T],
-    n: usize,
-    strip: std::ops::Range<usize>,
-    cols: std::ops::Range<usize>,
-    mirror: &[f64],
-    rows_start: usize,
-) -> bool {
-    let width = cols.len();
-    const LANES: usize = 8;
-    let mut differ = [0u64; LANES];
-    let mut non_finite = [0u64; LANES];
-    for a in strip {
-        let upper = &data[a * n + cols.start..a * n + cols.end];
-        let at = (a - rows_start) * width;
-        let lower = &mirror[at..at + width];
-        let mut pairs = upper.chunks_exact(LANES).zip(lower.chunks_exact(LANES));
-        for (u, l) in &mut pairs {
-            for t in 0..LANES {
-                let u = u[t].widen();
-                differ[t] |= u.to_bits() ^ l[t].to_bits();
-                non_finite[t] |= u64::from(!u.is_finite());
-            }
-        }
-        let done = width - width % LANES;
-        for (u, l) in upper[done..].iter().zip(&lower[done..]) {
-            let u = u.widen();
-            differ[0] |= u.to_bits() ^ l.to_bits();
-            non_finite[0] |= u64::from(!u.is_finite());
-        }
+    let mut any = lanes.iter().any(|v| v.to_bits() != 0);
+    // The edges: the last mirror rows (all columns) and the last columns of the full rows.
+    let mut scalar = |b: usize, a: usize| {
+        let mirror = data[b * n + a];
+        let upper = copy[(a - rows.start) * width + (b - cols.start)];
+        any |= mirror.to_bits() != upper.to_bits() || !mirror.is_finite();
+    };
+    for b in full_cols..cols.end {
+        rows.clone().for_each(|a| scalar(b, a));
     }
-    differ.iter().chain(&non_finite).any(|&v| v != 0)
+    for b in cols.start..full_cols {
+        (full_rows..rows.end).for_each(|a| scalar(b, a));
+    }
+    any
 }
 
 /// The fast test of the block row `rows × [rows.start, n)` of the upper triangle against its

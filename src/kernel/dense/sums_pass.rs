@@ -10,7 +10,7 @@ use crate::control::Control;
 use crate::distance::block_range;
 use crate::error::{KGroupsError, Result};
 use crate::gram::tiles::for_each_block_pair;
-use crate::kernel::tile_sums::{add_tile, add_tile_masked, fill_masks, Labelled, TiledSums};
+use crate::kernel::tile_sums::{add_tile, Labelled, TiledSums};
 use crate::kernel::{check_cluster_sums_args, KernelElement};
 use crate::validate::symmetry;
 
@@ -141,55 +141,25 @@ impl<T: KernelElement> DenseKernel<'_, T> {
             !symmetry::tile_is_bad(data, n, rows, cols.clone(), T::SYMMETRY_TOLERANCE, roots)
         };
         match (roots, scattered_cols) {
-            (Some(roots), Some(scattered)) if !aliased_rows::<T>(n) => {
-                // Off the diagonal: the tile's sums first, which leave the tile in L2; then
-                // the mirror tile read row by row (runs in order, as memory serves the tile
-                // itself) against the tile's columns in L2. Read down its columns from memory
-                // instead (a line from each of 256 rows at a time, too many streams for the
-                // prefetchers), the mirror cost more than the sums.
-                add_tile(
-                    row,
-                    rows.clone(),
-                    cols.clone(),
-                    tile.by,
-                    masked,
-                    gathered,
-                    Some(scattered),
-                );
-                !symmetry::tile_differs_bitwise(data, n, cols.clone(), rows.clone())
+            (Some(roots), Some(scattered)) => TILE.with(|copy| {
+                // Off the diagonal: the tile copied row by row (its runs read in order, as
+                // memory serves them best) and its sums taken from the copy; then the mirror
+                // tile read row by row against the copy's columns in L2. The copy, not the
+                // matrix, is what stays in L2: where rows are a multiple of 4 KiB apart
+                // (n = 16 384), the tile's rows share their cache sets and would not. Read down
+                // its columns from memory instead (a line from each of 256 rows at a time,
+                // too many streams for the prefetchers), the mirror cost more than the sums.
+                let mut copy = copy.borrow_mut();
+                copy_tile(data, n, rows.clone(), cols.clone(), &mut copy);
+                let width = cols.len();
+                let copied = |a: usize| {
+                    let at = (a - rows.start) * width;
+                    &copy[at..at + width]
+                };
+                let (r, c) = (rows.clone(), cols.clone());
+                add_tile(copied, r, c, tile.by, masked, gathered, Some(scattered));
+                !symmetry::mirror_differs_from_copy(data, n, rows.clone(), cols.clone(), &copy)
                     || obeys_rule(rows, roots)
-            }
-            (Some(roots), Some(scattered)) => MIRROR.with(|mirror| {
-                // Where rows are a multiple of 4 KiB apart, the tile's rows share their cache
-                // sets and do not stay in L2: the mirror is read row by row into a transposed
-                // copy (in L2) first, and the tile is compared with it and added to the sums
-                // by strips of rows while each strip is in the nearest cache; the strips add
-                // the same products in the same order as the whole tile.
-                let mut mirror = mirror.borrow_mut();
-                symmetry::transposed_mirror(data, n, rows.clone(), cols.clone(), &mut mirror);
-                fill_masks(tile.by, cols.clone(), masked);
-                for start in rows.clone().step_by(STRIP) {
-                    let strip = start..(start + STRIP).min(rows.end);
-                    let (within, columns) = (strip.clone(), cols.clone());
-                    let first = rows.start;
-                    if symmetry::strip_differs_from_mirror(data, n, within, columns, &mirror, first)
-                        && !obeys_rule(strip.clone(), roots)
-                    {
-                        return false;
-                    }
-                    let gathered = &mut gathered[(start - rows.start) * tile.by.k..];
-                    let scattered = Some(&mut *scattered);
-                    add_tile_masked(
-                        row,
-                        strip,
-                        cols.clone(),
-                        tile.by,
-                        masked,
-                        gathered,
-                        scattered,
-                    );
-                }
-                true
             }),
             (roots, scattered) => {
                 if let Some(roots) = roots {
@@ -214,28 +184,37 @@ impl<T: KernelElement> DenseKernel<'_, T> {
     }
 }
 
-/// Whether rows of `n` entries of `T` are a multiple of 4 KiB apart: then the lines of one
-/// column of a tile share a cache set (and, at large powers of two, a memory bank), and a
-/// mirror read down its columns comes at half the speed (measured at n = 16 384 against the
-/// copy; at n = 10 000 the copy costs more than it saves).
-fn aliased_rows<T>(n: usize) -> bool {
-    (n * std::mem::size_of::<T>()).is_multiple_of(4096)
+/// The tile `rows × cols` of `data`, widened, row by row into `out` (resized to
+/// `rows.len() · cols.len()`). Widening is exact, so sums taken from the copy have the bits
+/// of sums taken from the matrix.
+fn copy_tile<T: KernelElement>(
+    data: &[T],
+    n: usize,
+    rows: Range<usize>,
+    cols: Range<usize>,
+    out: &mut Vec<f64>,
+) {
+    let width = cols.len();
+    out.clear();
+    out.reserve(rows.len() * width);
+    for a in rows {
+        out.extend(
+            data[a * n + cols.start..a * n + cols.end]
+                .iter()
+                .map(|v| v.widen()),
+        );
+    }
 }
 
 thread_local! {
-    /// A worker's transposed copy of the mirror tile in the checked pass (SUMS_BLOCK² f64:
-    /// 512 KiB, allocated once per thread).
-    static MIRROR: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// A worker's copy of the tile in the checked pass (SUMS_BLOCK² f64: 512 KiB, allocated
+    /// once per thread).
+    static TILE: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
-
-/// Rows of a strip of an off-diagonal tile in the checked pass through a transposed copy of
-/// the mirror: eight rows and their eight copied rows are 16 lines of each column run, which
-/// the nearest cache holds whatever the row stride. A multiple of 4, so that the strips pair and group rows as the whole tile does.
-const STRIP: usize = 8;
 
 /// Side of the tiles of the cluster-sums pass: each tile row is read as a 2 KiB run (long
 /// enough for the hardware prefetchers; 1 KiB runs left the pass waiting on memory), and the
-/// mirror rows a tile's comparison reads stay in L2. The value must not depend on the number
+/// copy of the tile that the checked pass compares with its mirror stays in L2. The value must not depend on the number
 /// of threads (it fixes the order of the sums).
 const SUMS_BLOCK: usize = 256;
 

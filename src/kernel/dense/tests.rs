@@ -146,7 +146,7 @@ fn symmetric(n: usize, rng: &mut TestRng) -> Vec<f64> {
 #[test]
 fn tiled_sums_match_naive_and_do_not_depend_on_threads_or_check() {
     let mut rng = TestRng(5);
-    // 512: rows 4 KiB apart, the checked pass's transposed-copy path.
+    // 512: rows 4 KiB apart (the tiles' rows share their cache sets).
     for &n in &[1usize, 2, 127, 128, 129, 300, 512, 515] {
         let g = symmetric(n, &mut rng);
         let g32: Vec<f32> = g.iter().map(|&v| v as f32).collect();
@@ -198,7 +198,7 @@ fn tiled_sums_match_naive_and_do_not_depend_on_threads_or_check() {
 /// same first offending entry), wherever the defect is and whatever it is.
 #[test]
 fn fused_check_reports_what_the_eager_check_reports() {
-    // 300: mirrors compared in registers; 512 (rows 4 KiB apart): through a transposed copy.
+    // 300, and 512 (rows 4 KiB apart: the tiles' rows share their cache sets).
     for n in [300, 512] {
         fused_check_matches_eager(n);
     }

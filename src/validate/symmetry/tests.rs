@@ -262,52 +262,61 @@ fn bitwise_tile_test_is_the_pairwise_comparison() {
     assert!(differing > 20, "too few differing tiles: {differing}");
 }
 
-/// The transposed mirror is the mirror, and a strip compared with it differs exactly
-/// where the pairwise comparison does, on both copies of the transpose and f64 and f32.
+/// The mirror compared with a copy of the tile differs exactly where the pairwise
+/// comparison does, wherever the changed entry is (tile, mirror, edges of the 8 × 8 blocks),
+/// on both copies of the comparison and f64 and f32.
 #[test]
-fn strips_against_the_transposed_mirror_are_the_pairwise_comparison() {
+fn mirror_against_a_copy_of_the_tile_is_the_pairwise_comparison() {
     let mut rng = TestRng(37);
     let n = 29;
     let base = symmetric(n, &mut rng);
-    let (rows, cols) = (2..13, 14..29);
+    let copy_of = |g: &[f64], rows: std::ops::Range<usize>, cols: std::ops::Range<usize>| {
+        rows.flat_map(|a| cols.clone().map(move |b| g[a * n + b]))
+            .collect::<Vec<f64>>()
+    };
+    let tiles = [
+        (2..13, 14..29),
+        (0..8, 8..16),
+        (0..11, 11..29),
+        (3..4, 20..21),
+    ];
     let mut differing = 0;
-    for change in 0..4 {
-        for at in [2 * n + 14, 5 * n + 20, 12 * n + 28, 20 * n + 7, 28 * n + 12] {
-            let mut g = base.clone();
-            g[at] = match change {
-                0 => g[at],
-                1 => f64::from_bits(g[at].to_bits() ^ 1),
-                2 => f64::NAN,
-                _ => f64::INFINITY,
-            };
-            let g32: Vec<f32> = g.iter().map(|&v| v as f32).collect();
-            for path in [VectorPath::Portable, VectorPath::Avx2] {
-                let mut mirror = Vec::new();
-                with_vectors_up_to(path, || {
-                    transposed_mirror(&g, n, rows.clone(), cols.clone(), &mut mirror)
-                });
-                for a in rows.clone() {
-                    for b in cols.clone() {
-                        let got = mirror[(a - rows.start) * cols.len() + b - cols.start];
-                        assert_eq!(got.to_bits(), g[b * n + a].to_bits(), "{path:?}");
-                    }
-                }
-                for strip in [2..10, 10..13] {
-                    let want = tile_differs_bitwise(&g, n, strip.clone(), cols.clone());
-                    let got = strip_differs_from_mirror(&g, n, strip, cols.clone(), &mirror, 2);
+    for (rows, cols) in tiles {
+        for change in 0..4 {
+            for at in [
+                2 * n + 14,
+                5 * n + 20,
+                12 * n + 28,
+                20 * n + 7,
+                28 * n + 12,
+                8 * n + 3,
+            ] {
+                let mut g = base.clone();
+                g[at] = match change {
+                    0 => g[at],
+                    1 => f64::from_bits(g[at].to_bits() ^ 1),
+                    2 => f64::NAN,
+                    _ => f64::INFINITY,
+                };
+                let want = tile_differs_bitwise(&g, n, rows.clone(), cols.clone());
+                let copy = copy_of(&g, rows.clone(), cols.clone());
+                for path in [VectorPath::Portable, VectorPath::Avx2] {
+                    let (got, _) = with_vectors_up_to(path, || {
+                        mirror_differs_from_copy(&g, n, rows.clone(), cols.clone(), &copy)
+                    });
                     assert_eq!(got, want, "{path:?} change {change} at {at}");
-                    differing += usize::from(want);
                 }
-                let mut mirror32 = Vec::new();
-                transposed_mirror(&g32, n, rows.clone(), cols.clone(), &mut mirror32);
+                differing += usize::from(want);
+                let g32: Vec<f32> = g.iter().map(|&v| v as f32).collect();
+                let wide32: Vec<f64> = g32.iter().map(|&v| f64::from(v)).collect();
+                let copy32 = copy_of(&wide32, rows.clone(), cols.clone());
                 let want = tile_differs_bitwise(&g32, n, rows.clone(), cols.clone());
-                let got =
-                    strip_differs_from_mirror(&g32, n, rows.clone(), cols.clone(), &mirror32, 2);
+                let got = mirror_differs_from_copy(&g32, n, rows.clone(), cols.clone(), &copy32);
                 assert_eq!(got, want);
             }
         }
     }
-    assert!(differing > 10, "too few differing strips: {differing}");
+    assert!(differing > 20, "too few differing tiles: {differing}");
 }
 
 /// Signed zeros differ in their bits but pass the rule.

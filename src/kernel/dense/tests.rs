@@ -183,6 +183,15 @@ fn tiled_sums_match_naive_and_do_not_depend_on_threads_or_check() {
             }
             let single = DenseKernel::new(&g32, n).unwrap();
             let fast = single.cluster_sums(&labels, &weights, k, &control).unwrap();
+            // The checked pass takes f32 sums from a widened copy of each tile: the same bits.
+            let checked = DenseKernel::with_deferred_check(&g32, n)
+                .unwrap()
+                .cluster_sums_and_check(&labels, &weights, k, &control)
+                .unwrap();
+            assert_eq!(
+                checked, fast,
+                "f32 n = {n}, k = {k}: checked against unchecked"
+            );
             let slow = naive_sums(&g32_wide, n, &labels, &weights, k);
             for (a, b) in fast.iter().zip(&slow) {
                 assert!(

@@ -328,6 +328,9 @@ impl NullModel {
         for v in sample.iter_mut() {
             *v = v.max(0.0);
         }
+        // Centred data have rank at most n − 1: what the decomposition leaves beyond it is
+        // rounding.
+        sample.iter_mut().skip(n - 1).for_each(|v| *v = 0.0);
         // The columns of a random orthonormal frame have unit norm: times sqrt(n − 1) they
         // have unit sample variance. Only the rank min(D, n − 1) is drawn.
         let rank = dim.min(n - 1);
@@ -349,10 +352,21 @@ impl NullModel {
         let mut data = crate::error::try_filled(n * width, 0.0, "X", "a null data set")?;
         fill_standard_normal(rng, &mut data);
         let ones = crate::error::try_filled(n, 1.0 / (n as f64).sqrt(), "X", "a unit vector")?;
-        crate::linalg::orthonormalize_against(&[(&ones, 1)], &mut data, n, width)?;
-        for row in data.chunks_exact_mut(width) {
-            for (v, sd) in row.iter_mut().zip(&self.scaled_sd) {
-                *v *= sd;
+        // Column-major, as the orthonormalisation takes it.
+        let mut columns = crate::error::try_filled(n * width, 0.0, "X", "a null data set")?;
+        for (i, row) in data.chunks_exact(width).enumerate() {
+            for (j, v) in row.iter().enumerate() {
+                columns[j * n + i] = *v;
+            }
+        }
+        crate::linalg::orthonormalize_against(
+            faer::MatRef::from_column_major_slice(&ones, n, 1),
+            &mut columns,
+            width,
+        )?;
+        for (j, (column, sd)) in columns.chunks_exact(n).zip(&self.scaled_sd).enumerate() {
+            for (i, v) in column.iter().enumerate() {
+                data[i * width + j] = v * sd;
             }
         }
         Ok((data, width))
@@ -437,14 +451,13 @@ fn eigenvalues_from(
             }
             Ok(())
         })?;
-    let (mut values, _) =
-        crate::linalg::symmetric_eigen_with(&product, m, control).map_err(|e| {
-            if e == KGroupsError::Interrupted {
-                e
-            } else {
-                KGroupsError::Internal(format!("covariance eigenvalues: {e}"))
-            }
-        })?;
+    let (mut values, _) = crate::linalg::symmetric_eigen(&product, m, control).map_err(|e| {
+        if e == KGroupsError::Interrupted {
+            e
+        } else {
+            KGroupsError::Internal(format!("covariance eigenvalues: {e}"))
+        }
+    })?;
     values.truncate(dim);
     values.resize(dim, 0.0);
     Ok(values)

@@ -5,7 +5,7 @@
 //! The eigenpairs come from a restarted block Krylov method: a random block `V` of `b`
 //! orthonormal columns (`b` = the eigenpairs asked for plus an oversampling) is extended to
 //! the orthonormal basis of `[V, MV, M²V, …]`, the Rayleigh–Ritz step (the eigen-decomposition
-//! of the small projected matrix `QᵀMQ`, [`crate::linalg::symmetric_eigen`]) gives the Ritz
+//! of the small projected matrix `QᵀMQ`, by faer) gives the Ritz
 //! pairs, and the method restarts from the best `b` Ritz vectors until every wanted pair's
 //! residual `‖M v − λ v‖` is small. Rayleigh–Ritz keeps the algebraically largest
 //! eigenvalues, so kernels that are not positive semidefinite (graphs) are handled without
@@ -15,10 +15,10 @@
 
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::kernel::{KernelAccess, Visit};
-use crate::linalg::{orthonormalize_against, orthonormalize_columns, symmetric_eigen_with};
-use crate::linalg::{times_small, transpose_times};
+use crate::linalg::{norm, orthonormalize_against, symmetric_eigen, times_small, transpose_times};
 use crate::rng::Rng;
 use crate::{validate, Control, Kernel};
+use faer::MatRef;
 use rayon::prelude::*;
 
 /// The default relative residual tolerance of [`top_eigenpairs`].
@@ -232,94 +232,70 @@ pub(crate) fn krylov<K: KernelAccess>(
     };
     let scale_back = 2f64.powi(exponent);
     let b = plan.block.clamp(count, n);
-    let depth = plan.depth.max(2);
-
-    let mut v = try_filled(n * b, 0.0, "count", "the Krylov block")?;
+    // The basis Q = [V, Q_1, …] of the Krylov space and the products P = M Q, `n × capacity`
+    // column-major, of which the first `used` columns are filled.
+    let capacity = b.saturating_mul(plan.depth.max(2)).min(n);
+    let mut basis = try_filled(n * capacity, 0.0, "count", "the Krylov basis")?;
+    let mut products = try_filled(n * capacity, 0.0, "count", "the Krylov basis")?;
     let mut rng = Rng::new(seed);
-    v.iter_mut().for_each(|x| *x = rng.next_f64() - 0.5);
-    orthonormalize_columns(&mut v, n, b)?;
+    basis[..n * b]
+        .iter_mut()
+        .for_each(|x| *x = rng.next_f64() - 0.5);
+    orthonormalize_against(
+        MatRef::from_column_major_slice(&[], n, 0),
+        &mut basis[..n * b],
+        b,
+    )?;
 
     let mut n_products = 0;
     let mut restart = 0;
     loop {
         restart += 1;
         control.checkpoint()?;
-        // The basis Q = [Q_0 = V, Q_1, …] of the Krylov space and the products P_s = M Q_s.
-        let mut basis: Vec<(Vec<f64>, usize)> = vec![(std::mem::take(&mut v), b)];
-        let mut products: Vec<Vec<f64>> = Vec::with_capacity(depth);
-        let mut used = b;
+        let (mut used, mut width) = (b, b);
         loop {
-            let (q, width) = basis
-                .last()
-                .map(|(q, w)| (q.as_slice(), *w))
-                .unwrap_or((&[], 0));
-            let product = apply(kernel, &sqrt_weights, q, width, control)?;
+            let block = (used - width) * n..used * n;
+            let product = apply(kernel, &sqrt_weights, &basis[block.clone()], width, control)?;
+            products[block].copy_from_slice(&product);
             n_products += 1;
-            if basis.len() == depth || used == n {
-                products.push(product);
+            if used == capacity {
                 break;
             }
-            let next_width = b.min(n - used);
-            let mut next = try_filled(n * next_width, 0.0, "count", "the Krylov basis")?;
-            for (row, source) in next
-                .chunks_exact_mut(next_width)
-                .zip(product.chunks_exact(width))
-            {
-                row.copy_from_slice(&source[..next_width]);
-            }
-            products.push(product);
-            let prior: Vec<(&[f64], usize)> =
-                basis.iter().map(|(q, w)| (q.as_slice(), *w)).collect();
-            orthonormalize_against(&prior, &mut next, n, next_width)?;
-            basis.push((next, next_width));
-            used += next_width;
+            // The next block: the product's leading columns, made orthonormal to the basis.
+            width = b.min(capacity - used);
+            let (done, rest) = basis.split_at_mut(used * n);
+            let next = &mut rest[..width * n];
+            next.copy_from_slice(&product[..width * n]);
+            orthonormalize_against(MatRef::from_column_major_slice(done, n, used), next, width)?;
+            used += width;
             control.checkpoint()?;
         }
 
         // Rayleigh–Ritz: T = Qᵀ M Q (symmetrised), T = S Θ Sᵀ.
-        let offsets: Vec<usize> = basis
-            .iter()
-            .scan(0, |offset, (_, w)| {
-                let start = *offset;
-                *offset += w;
-                Some(start)
-            })
-            .collect();
-        let mut projected = try_filled(used * used, 0.0, "count", "the projected matrix")?;
-        for (s, (q, ws)) in basis.iter().enumerate() {
-            for (t, (_, wt)) in basis.iter().enumerate() {
-                let block = transpose_times(q, *ws, &products[t], *wt, n)?;
-                for a in 0..*ws {
-                    for c in 0..*wt {
-                        projected[(offsets[s] + a) * used + offsets[t] + c] = block[a * wt + c];
-                    }
-                }
-            }
-        }
+        let q = MatRef::from_column_major_slice(&basis[..used * n], n, used);
+        let p = MatRef::from_column_major_slice(&products[..used * n], n, used);
+        let mut projected = transpose_times(q, p)?;
         for a in 0..used {
             for c in 0..a {
-                let mean = 0.5 * (projected[a * used + c] + projected[c * used + a]);
+                let mean = 0.5 * projected[a * used + c] + 0.5 * projected[c * used + a];
                 projected[a * used + c] = mean;
                 projected[c * used + a] = mean;
             }
         }
-        let (theta, s) = symmetric_eigen_with(&projected, used, control)?;
-        // The leading b Ritz vectors U = Q S_b and M U = P S_b.
-        let mut ritz = try_filled(n * b, 0.0, "count", "the Ritz vectors")?;
-        let mut ritz_image = try_filled(n * b, 0.0, "count", "the Ritz vectors")?;
-        for (s_index, (q, ws)) in basis.iter().enumerate() {
-            let mut coefficients = vec![0.0; ws * b];
-            for a in 0..*ws {
-                for c in 0..b {
-                    coefficients[a * b + c] = s[(offsets[s_index] + a) * used + c];
-                }
-            }
-            let part = times_small(q, n, *ws, &coefficients, b)?;
-            let image = times_small(&products[s_index], n, *ws, &coefficients, b)?;
-            add_into(&mut ritz, &part);
-            add_into(&mut ritz_image, &image);
-        }
-        let residuals = residual_norms(&ritz, &ritz_image, &theta[..b], n, b, count);
+        let (theta, s) = symmetric_eigen(&projected, used, control)?;
+        // The leading b Ritz vectors U = Q S_b and M U = P S_b (S is row-major).
+        let s_b = MatRef::from_row_major_slice(&s, used, used).subcols(0, b);
+        let ritz = times_small(q, s_b)?;
+        let ritz_image = times_small(p, s_b)?;
+        let residuals: Vec<f64> = (0..count)
+            .into_par_iter()
+            .map(|j| {
+                let u = &ritz[j * n..(j + 1) * n];
+                let mu = &ritz_image[j * n..(j + 1) * n];
+                let r: Vec<f64> = mu.iter().zip(u).map(|(m, u)| m - theta[j] * u).collect();
+                norm(&r)
+            })
+            .collect();
         let norm_estimate = theta.iter().fold(0.0f64, |m, t| m.max(t.abs()));
         let complete = used == n;
         let converged = complete
@@ -328,11 +304,10 @@ pub(crate) fn krylov<K: KernelAccess>(
                 .all(|&r| r <= options.tolerance * norm_estimate);
         if converged || restart >= options.max_restarts {
             return Ok(finish(
-                ritz,
+                &ritz,
                 &theta[..count],
                 &residuals,
                 n,
-                b,
                 count,
                 scale_back,
                 Outcome {
@@ -342,8 +317,12 @@ pub(crate) fn krylov<K: KernelAccess>(
                 },
             ));
         }
-        v = ritz;
-        orthonormalize_columns(&mut v, n, b)?;
+        basis[..n * b].copy_from_slice(&ritz);
+        orthonormalize_against(
+            MatRef::from_column_major_slice(&[], n, 0),
+            &mut basis[..n * b],
+            b,
+        )?;
     }
 }
 
@@ -354,33 +333,29 @@ struct Outcome {
     n_products: usize,
 }
 
-/// The first `count` columns of the Ritz block (`n × b`) as [`Eigenpairs`], signs fixed and
-/// the eigenvalues scaled back by `scale_back`.
-#[allow(clippy::too_many_arguments)] // the pieces of one result, assembled once
+/// The first `count` columns of the Ritz block (column-major, `n` rows) as [`Eigenpairs`],
+/// signs fixed and the eigenvalues scaled back by `scale_back`.
 fn finish(
-    ritz: Vec<f64>,
+    ritz: &[f64],
     values: &[f64],
     residuals: &[f64],
     n: usize,
-    b: usize,
     count: usize,
     scale_back: f64,
     outcome: Outcome,
 ) -> Eigenpairs {
     let mut vectors = vec![0.0; n * count];
-    for (out, row) in vectors.chunks_exact_mut(count).zip(ritz.chunks_exact(b)) {
-        out.copy_from_slice(&row[..count]);
-    }
-    for j in 0..count {
+    for (j, column) in ritz.chunks_exact(n).take(count).enumerate() {
         let peak = (0..n).fold(0, |best, i| {
-            if vectors[i * count + j].abs() > vectors[best * count + j].abs() {
+            if column[i].abs() > column[best].abs() {
                 i
             } else {
                 best
             }
         });
-        if vectors[peak * count + j] < 0.0 {
-            (0..n).for_each(|i| vectors[i * count + j] = -vectors[i * count + j]);
+        let sign = if column[peak] < 0.0 { -1.0 } else { 1.0 };
+        for (i, &x) in column.iter().enumerate() {
+            vectors[i * count + j] = sign * x;
         }
     }
     Eigenpairs {
@@ -395,9 +370,10 @@ fn finish(
     }
 }
 
-/// `M V` for the `n × width` block `v`, `M = W^½ G W^½` (`sqrt_weights` = the diagonal of
-/// `W^½`): through the features for a low-rank kernel (`W^½ Φ (Φᵀ W^½ V)`), otherwise row by
-/// row, each output row summed by one task in the order of the kernel's row.
+/// `M V` for the `n × width` block `v` (column-major, as is the result), `M = W^½ G W^½`
+/// (`sqrt_weights` = the diagonal of `W^½`): through the features for a low-rank kernel
+/// (`W^½ Φ (Φᵀ W^½ V)`), otherwise row by row, each output row summed by one task in the
+/// order of the kernel's row.
 fn apply<K: KernelAccess>(
     kernel: &K,
     sqrt_weights: &[f64],
@@ -406,22 +382,33 @@ fn apply<K: KernelAccess>(
     control: &Control,
 ) -> Result<Vec<f64>> {
     let n = kernel.n();
-    let mut weighted = try_filled(n * width, 0.0, "count", "the Krylov block")?;
-    weighted
-        .par_chunks_mut(width)
-        .zip(v.par_chunks(width))
-        .zip(sqrt_weights.par_iter())
-        .for_each(|((out, row), &w)| {
-            out.iter_mut().zip(row).for_each(|(o, x)| *o = w * x);
-        });
     let mut product = if let Some((features, m)) = kernel.features() {
-        let small = transpose_times(features, m, &weighted, width, n)?;
+        let mut weighted = try_filled(n * width, 0.0, "count", "the Krylov block")?;
+        weighted
+            .par_chunks_mut(n)
+            .zip(v.par_chunks(n))
+            .for_each(|(out, column)| {
+                for ((o, x), w) in out.iter_mut().zip(column).zip(sqrt_weights) {
+                    *o = w * x;
+                }
+            });
+        let phi = MatRef::from_row_major_slice(features, n, m);
+        let small = transpose_times(phi, MatRef::from_column_major_slice(&weighted, n, width))?;
         control.checkpoint()?;
-        times_small(features, n, m, &small, width)?
+        times_small(phi, MatRef::from_column_major_slice(&small, m, width))?
     } else {
-        let mut product = try_filled(n * width, 0.0, "count", "the Krylov block")?;
-        product
+        // Row-major copies, so that each row of the kernel meets rows of the block.
+        let mut weighted = try_filled(n * width, 0.0, "count", "the Krylov block")?;
+        weighted
             .par_chunks_mut(width)
+            .enumerate()
+            .for_each(|(i, out)| {
+                for (j, o) in out.iter_mut().enumerate() {
+                    *o = sqrt_weights[i] * v[j * n + i];
+                }
+            });
+        let mut rows = try_filled(n * width, 0.0, "count", "the Krylov block")?;
+        rows.par_chunks_mut(width)
             .enumerate()
             .try_for_each(|(i, out)| {
                 control.checkpoint()?;
@@ -433,56 +420,24 @@ fn apply<K: KernelAccess>(
                 });
                 Ok::<(), KGroupsError>(())
             })?;
+        let mut product = weighted;
+        product
+            .par_chunks_mut(n)
+            .enumerate()
+            .for_each(|(j, column)| {
+                for (i, c) in column.iter_mut().enumerate() {
+                    *c = rows[i * width + j];
+                }
+            });
         product
     };
-    product
-        .par_chunks_mut(width)
-        .zip(sqrt_weights.par_iter())
-        .for_each(|(out, &w)| out.iter_mut().for_each(|o| *o *= w));
+    product.par_chunks_mut(n).for_each(|column| {
+        column
+            .iter_mut()
+            .zip(sqrt_weights)
+            .for_each(|(c, w)| *c *= w)
+    });
     Ok(product)
-}
-
-/// `target += part`, entry by entry.
-fn add_into(target: &mut [f64], part: &[f64]) {
-    target
-        .par_iter_mut()
-        .zip(part.par_iter())
-        .for_each(|(t, p)| *t += p);
-}
-
-/// `‖M u_j − θ_j u_j‖₂` for the first `count` columns of the Ritz block `u` (`n × b`) and
-/// its image `mu = M u`, summed over fixed chunks of rows in order.
-fn residual_norms(
-    u: &[f64],
-    mu: &[f64],
-    theta: &[f64],
-    n: usize,
-    b: usize,
-    count: usize,
-) -> Vec<f64> {
-    const ROWS: usize = 512;
-    let partials: Vec<Vec<f64>> = u
-        .par_chunks(ROWS * b)
-        .zip(mu.par_chunks(ROWS * b))
-        .map(|(uc, mc)| {
-            let mut acc = vec![0.0; count];
-            for (ur, mr) in uc.chunks_exact(b).zip(mc.chunks_exact(b)) {
-                for j in 0..count {
-                    let r = mr[j] - theta[j] * ur[j];
-                    acc[j] += r * r;
-                }
-            }
-            acc
-        })
-        .collect();
-    let mut total = vec![0.0; count];
-    for partial in &partials {
-        for (t, p) in total.iter_mut().zip(partial) {
-            *t += p;
-        }
-    }
-    debug_assert!(u.len() == n * b);
-    total.iter().map(|t| t.sqrt()).collect()
 }
 
 /// The most Lloyd iterations of the rounding in the embedding ([`SpectralEmbedding::round`]).

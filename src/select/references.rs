@@ -4,7 +4,7 @@
 //! recommended reference, which follows the data's shape).
 
 use crate::error::{try_filled, Result};
-use crate::linalg::{symmetric_eigen_tridiagonal_with, symmetric_eigen_with};
+use crate::linalg::symmetric_eigen;
 use crate::rng::Rng;
 use crate::{Control, Points};
 
@@ -156,14 +156,13 @@ const GRAM_NEGLIGIBLE: f64 = 1e-12;
 /// eigenvectors as the columns of a row-major `dim × axes` matrix, each with its entry of
 /// largest magnitude positive; returns `(μ, axes matrix, axes)`.
 ///
-/// `gram = false`: `S` itself (`dim × dim`, `O(n dim²)` to build, `O(dim³)` per Jacobi
-/// sweep), all `dim` axes. `gram = true`: the `n × n` Gram matrix `G = Xc Xcᵀ`, which has
-/// the same nonzero eigenvalues (decomposed by Householder tridiagonalisation and QL, a few
-/// times faster than the Jacobi sweeps at these sizes), and for each `μ > 10⁻¹² μ_max` the axis
+/// `gram = false`: `S` itself (`dim × dim`, `O(n dim²)` to build, `O(dim³)` to decompose),
+/// all `dim` axes. `gram = true`: the `n × n` Gram matrix `G = Xc Xcᵀ`, which has the same
+/// nonzero eigenvalues, and for each `μ > 10⁻¹² μ_max` the axis
 /// `v = Xcᵀ u / √μ` (`G u = μ u`; then `S v = μ v` and `‖v‖ = 1`); the other eigenvalues
 /// are returned as they are and their axes left out (the data's extent along them is
 /// negligible). The cheaper form when `n < dim`. Checks `control` for cancellation after
-/// every row of each product and during the eigen-decomposition.
+/// every row of each product and before the eigen-decomposition.
 fn principal_axes(
     data: &[f64],
     mean: &[f64],
@@ -193,7 +192,7 @@ fn principal_axes(
                 scatter[a * dim + b] = scatter[b * dim + a];
             }
         }
-        let (values, vectors) = symmetric_eigen_with(&scatter, dim, control)?;
+        let (values, vectors) = symmetric_eigen(&scatter, dim, control)?;
         return Ok((values, vectors, dim));
     }
     let mut product = try_filled(n * n, 0.0, "X", "the data's Gram matrix")?;
@@ -207,7 +206,7 @@ fn principal_axes(
             product[b * n + a] = dot;
         }
     }
-    let (values, u) = symmetric_eigen_tridiagonal_with(&product, n, control)?;
+    let (values, u) = symmetric_eigen(&product, n, control)?;
     drop(product);
     let largest = values.first().copied().unwrap_or(0.0);
     let axes = values

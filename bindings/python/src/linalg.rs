@@ -13,7 +13,7 @@ type EigenOut<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>);
 
 /// The eigenvalues (descending) and unit eigenvectors (the columns, each with its entry of
 /// largest magnitude positive) of the symmetric d × d float64 matrix `a`: the core's
-/// `linalg::symmetric_eigen_tridiagonal_with` (Householder and QL, `O(d³)` once).
+/// `linalg::symmetric_eigen` (faer, `O(d³)` once).
 #[pyfunction]
 #[pyo3(signature = (a, n_threads=None))]
 fn symmetric_eigen<'py>(
@@ -23,7 +23,7 @@ fn symmetric_eigen<'py>(
 ) -> PyResult<EigenOut<'py>> {
     let (data, d) = square(&a, "a")?;
     let (values, vectors) = run_detached(py, n_threads, None, |control| {
-        kgroups::linalg::symmetric_eigen_tridiagonal_with(data, d, control)
+        kgroups::linalg::symmetric_eigen(data, d, control)
     })?;
     let vectors = ndarray::Array2::from_shape_vec((d, d), vectors).map_err(|e| {
         KGroupsError::Internal(format!("eigenvectors of the wrong shape: {e}")).into_py_err()

@@ -41,7 +41,7 @@
 //! landmarks), [`distance`] and [`gram`] (semimetric rows and Gram matrices, written into
 //! caller-owned buffers too), [`stats`] (energy statistics), [`one_d`] (the exact 1-D
 //! solver), [`assignment`] (matching labels), [`init`] (initial labels on their own), [`spectral`] (top eigenpairs of `W^½ G W^½` and the
-//! spectral start), [`linalg`] (small dense eigen-solver and orthonormalisation),
+//! spectral start), [`linalg`] (the symmetric eigen-decomposition, by faer),
 //! [`chunk_sweep`] (one round of a distributed run), [`exact_rounds`] (the exact distributed
 //! rounds), [`rng`] (the seeded generator whose
 //! streams the results depend on), [`error`] and [`validate`] (the argument checks, shared

@@ -450,7 +450,7 @@ fn score(
             &fit_options,
             control,
         )?;
-        normalised_cut(graph, &clustering.labels, k) / k as f64
+        graph.normalized_cut(&clustering.labels, k) / k as f64
     } else {
         f64::NAN
     };
@@ -462,28 +462,6 @@ fn score(
         knn_cut,
         degenerate,
     })
-}
-
-/// `Σ_l cut(C_l) / vol(C_l)` in the graph (a group of volume 0 adds nothing).
-fn normalised_cut(graph: &CsrAffinity, labels: &[usize], k: usize) -> f64 {
-    let mut volume = vec![0.0; k];
-    let mut leaving = vec![0.0; k];
-    for i in 0..graph.n {
-        let l = labels[i];
-        for p in graph.indptr[i]..graph.indptr[i + 1] {
-            let w = graph.data[p];
-            volume[l] += w;
-            if labels[graph.indices[p]] != l {
-                leaving[l] += w;
-            }
-        }
-    }
-    volume
-        .iter()
-        .zip(&leaving)
-        .filter(|(v, _)| **v > 0.0)
-        .map(|(v, c)| c / v)
-        .sum()
 }
 
 #[cfg(test)]
@@ -638,6 +616,6 @@ mod tests {
             n: 3,
         };
         // {0, 1} | {2}: the edge 1-2 leaves both; volumes 3 and 1.
-        assert!((normalised_cut(&graph, &[0, 0, 1], 2) - (1.0 / 3.0 + 1.0)).abs() < 1e-12);
+        assert!((graph.normalized_cut(&[0, 0, 1], 2) - (1.0 / 3.0 + 1.0)).abs() < 1e-12);
     }
 }

@@ -229,6 +229,40 @@ pub struct CsrAffinity {
     pub n: usize,
 }
 
+impl CsrAffinity {
+    /// The normalised cut of the partition `labels` (`0..k`) of this affinity, as
+    /// [`CsrGraphKernel::normalized_cut`].
+    pub(crate) fn normalized_cut(&self, labels: &[usize], k: usize) -> f64 {
+        normalized_cut(&self.indptr, &self.indices, &self.data, labels, k)
+    }
+}
+
+/// `Σ_c cut(c, rest) / vol(c)` for the CSR affinity (`indptr`, `indices`, `weights`) and the
+/// partition `labels` (`0..k`); a cluster of volume 0 adds nothing.
+fn normalized_cut(
+    indptr: &[usize],
+    indices: &[usize],
+    weights: &[f64],
+    labels: &[usize],
+    k: usize,
+) -> f64 {
+    let (mut volume, mut inside) = (vec![0.0; k], vec![0.0; k]);
+    for (i, &c) in labels.iter().enumerate().take(indptr.len() - 1) {
+        for p in indptr[i]..indptr[i + 1] {
+            volume[c] += weights[p];
+            if labels[indices[p]] == c {
+                inside[c] += weights[p];
+            }
+        }
+    }
+    volume
+        .iter()
+        .zip(&inside)
+        .filter(|(v, _)| **v > 0.0)
+        .map(|(v, a)| (v - a) / v)
+        .sum()
+}
+
 /// The kNN connectivity affinity: `A_ij = 1` when `j` is one of the `count` nearest
 /// neighbours of `i` or `i` one of `j`'s (union symmetrisation), else 0; zero diagonal.
 /// The same graph as `kgroups_rs.knn_kernel(X, count)` (scikit-learn) up to the order of
@@ -472,22 +506,7 @@ impl CsrGraphKernel {
     /// assert!((graph.normalized_cut(&[0, 0, 1, 1], 2) - 2.0 / 3.0).abs() < 1e-12);
     /// ```
     pub fn normalized_cut(&self, labels: &[usize], k: usize) -> f64 {
-        let (mut volume, mut inside) = (vec![0.0; k], vec![0.0; k]);
-        for (i, &c) in labels.iter().enumerate().take(self.g.n) {
-            for p in self.g.indptr[i]..self.g.indptr[i + 1] {
-                let w = self.affinity[p];
-                volume[c] += w;
-                if labels[self.g.indices[p]] == c {
-                    inside[c] += w;
-                }
-            }
-        }
-        volume
-            .iter()
-            .zip(&inside)
-            .filter(|(v, _)| **v > 0.0)
-            .map(|(v, a)| (v - a) / v)
-            .sum()
+        normalized_cut(&self.g.indptr, &self.g.indices, &self.affinity, labels, k)
     }
 
     /// The kernel view of `G`.

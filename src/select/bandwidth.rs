@@ -204,7 +204,7 @@ pub fn choose_sigma(
         (x.data().to_vec(), n)
     };
     let points = Points::new(&sample, m, dim)?;
-    let d2 = squared_distance_matrix(&points, control)?;
+    let (d2, _) = squared_distance_matrix(&points, 0, control)?;
     let median = median_distance(&d2, m);
     let mut sigma: Vec<f64> = Vec::with_capacity(GRID_EXPONENTS.len() + 1);
     let mut source: Vec<String> = Vec::with_capacity(GRID_EXPONENTS.len() + 1);
@@ -334,18 +334,32 @@ fn best(table: &SigmaTable) -> Option<usize> {
         .max_by(|&a, &b| table.sigma[a].total_cmp(&table.sigma[b]).then(b.cmp(&a)))
 }
 
-/// The symmetric `m × m` squared distances.
-pub(crate) fn squared_distance_matrix(points: &Points, control: &Control) -> Result<Vec<f64>> {
+/// The symmetric `m × m` squared distances, and each point's squared distance to its `nth`
+/// nearest other point (`1 ≤ nth < m`; zeros for `nth = 0`), taken from the point's own row
+/// before the matrix is made symmetric: the value [`super::neighbors::nearest_neighbours`]
+/// gives, with one pass over the pairs instead of two.
+pub(crate) fn squared_distance_matrix(
+    points: &Points,
+    nth: usize,
+    control: &Control,
+) -> Result<(Vec<f64>, Vec<f64>)> {
     let m = points.n();
     let len = m
         .checked_mul(m)
         .ok_or_else(|| KGroupsError::invalid("X", "n² overflows the address space"))?;
     let mut d2 = try_filled(len, 0.0f64, "X", "the distances of the subsample")?;
+    let mut nth_nearest = try_filled(m, 0.0, "X", "the distances of the subsample")?;
     d2.par_chunks_mut(m)
         .enumerate()
-        .try_for_each(|(i, row)| -> Result<()> {
+        .zip(nth_nearest.par_iter_mut())
+        .try_for_each(|((i, row), out)| -> Result<()> {
             control.checkpoint()?;
-            crate::distance::squared_distances_from(points, i, row)
+            crate::distance::squared_distances_from(points, i, row)?;
+            if nth > 0 {
+                let mut others: Vec<f64> = (0..m).filter(|&j| j != i).map(|j| row[j]).collect();
+                *out = *others.select_nth_unstable_by(nth - 1, f64::total_cmp).1;
+            }
+            Ok(())
         })?;
     // Exactly symmetric, whatever the order the distance was summed in.
     for i in 0..m {
@@ -353,7 +367,7 @@ pub(crate) fn squared_distance_matrix(points: &Points, control: &Control) -> Res
             d2[j * m + i] = d2[i * m + j];
         }
     }
-    Ok(d2)
+    Ok((d2, nth_nearest))
 }
 
 /// The lower median of the pair distances (the upper triangle of `d2`).

@@ -340,8 +340,9 @@ pub fn self_tuning_affinity(x: &Points, control: &Control) -> Result<Vec<f64>> {
         ));
     }
     let nth = SELF_TUNING_NEIGHBOUR.min(n - 1);
-    let (_, d2) = nearest_neighbours(x, nth, control)?;
-    let mut sigma: Vec<f64> = (0..n).map(|i| d2[i * nth + nth - 1].sqrt()).collect();
+    // Exactly symmetric squared distances, so that A is exactly symmetric too.
+    let (mut a, nth_d2) = super::bandwidth::squared_distance_matrix(x, nth, control)?;
+    let mut sigma: Vec<f64> = nth_d2.iter().map(|d| d.sqrt()).collect();
     let smallest = sigma
         .iter()
         .copied()
@@ -355,8 +356,6 @@ pub fn self_tuning_affinity(x: &Points, control: &Control) -> Result<Vec<f64>> {
     for s in &mut sigma {
         *s = s.max(floor);
     }
-    // Exactly symmetric squared distances, so that A is exactly symmetric too.
-    let mut a = super::bandwidth::squared_distance_matrix(x, control)?;
     a.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
         for (j, v) in row.iter_mut().enumerate() {
             *v = if j == i {

@@ -48,19 +48,41 @@ const ROWS_PER_CHUNK: usize = 1024;
 /// # Ok::<(), kgroups::KGroupsError>(())
 /// ```
 pub fn symmetric_eigen(a: &[f64], d: usize, control: &Control) -> Result<(Vec<f64>, Vec<f64>)> {
+    let (values, vectors) = decompose(a, d, true, control)?;
+    Ok((values, vectors.unwrap_or_default()))
+}
+
+/// The eigenvalues of [`symmetric_eigen`] alone (the same checks), cheaper for a large
+/// matrix: no eigenvectors are accumulated.
+pub(crate) fn symmetric_eigenvalues(a: &[f64], d: usize, control: &Control) -> Result<Vec<f64>> {
+    Ok(decompose(a, d, false, control)?.0)
+}
+
+/// [`symmetric_eigen`], with the eigenvectors only when `with_vectors`.
+fn decompose(
+    a: &[f64],
+    d: usize,
+    with_vectors: bool,
+    control: &Control,
+) -> Result<(Vec<f64>, Option<Vec<f64>>)> {
     let m = checked_symmetric(a, d, control)?;
     if d == 0 {
-        return Ok((vec![], vec![]));
+        return Ok((vec![], Some(vec![])));
     }
     control.checkpoint()?;
+    let compute = if with_vectors {
+        ComputeEigenvectors::Yes
+    } else {
+        ComputeEigenvectors::No
+    };
     let mut s = try_filled(d, 0.0, "a", "the eigenvalues")?;
-    let mut u = try_filled(d * d, 0.0, "a", "the eigenvectors")?;
-    let scratch = evd::self_adjoint_evd_scratch::<f64>(
-        d,
-        ComputeEigenvectors::Yes,
-        Par::Seq,
-        Default::default(),
-    );
+    let mut u = try_filled(
+        if with_vectors { d * d } else { 0 },
+        0.0,
+        "a",
+        "the eigenvectors",
+    )?;
+    let scratch = evd::self_adjoint_evd_scratch::<f64>(d, compute, Par::Seq, Default::default());
     let mut buffer = MemBuffer::try_new(scratch).map_err(|_| {
         crate::error::out_of_memory::<u8>(
             scratch.unaligned_bytes_required(),
@@ -72,7 +94,7 @@ pub fn symmetric_eigen(a: &[f64], d: usize, control: &Control) -> Result<(Vec<f6
         // Symmetric: the row-major matrix read column-major is the same matrix.
         MatRef::from_column_major_slice(&m, d, d),
         faer::ColMut::from_slice_mut(&mut s).as_diagonal_mut(),
-        Some(MatMut::from_column_major_slice_mut(&mut u, d, d)),
+        with_vectors.then(|| MatMut::from_column_major_slice_mut(&mut u, d, d)),
         Par::Seq,
         MemStack::new(&mut buffer),
         Default::default(),
@@ -82,6 +104,10 @@ pub fn symmetric_eigen(a: &[f64], d: usize, control: &Control) -> Result<(Vec<f6
     // descending by a stable sort, so that equal values keep faer's order.
     let mut order: Vec<usize> = (0..d).collect();
     order.sort_by(|&x, &y| s[y].total_cmp(&s[x]));
+    let values = order.iter().map(|&j| s[j]).collect();
+    if !with_vectors {
+        return Ok((values, None));
+    }
     let mut vectors = try_filled(d * d, 0.0, "a", "the eigenvectors")?;
     for (new, &old) in order.iter().enumerate() {
         let column = &u[old * d..(old + 1) * d];
@@ -97,7 +123,7 @@ pub fn symmetric_eigen(a: &[f64], d: usize, control: &Control) -> Result<(Vec<f6
             vectors[i * d + new] = sign * x;
         }
     }
-    Ok((order.iter().map(|&j| s[j]).collect(), vectors))
+    Ok((values, Some(vectors)))
 }
 
 /// `a` (`d × d`, row-major) checked as [`symmetric_eigen`] checks it and symmetrised.

@@ -451,7 +451,7 @@ fn eigenvalues_from(
             }
             Ok(())
         })?;
-    let (mut values, _) = crate::linalg::symmetric_eigen(&product, m, control).map_err(|e| {
+    let mut values = crate::linalg::symmetric_eigenvalues(&product, m, control).map_err(|e| {
         if e == KGroupsError::Interrupted {
             e
         } else {

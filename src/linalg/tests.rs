@@ -314,3 +314,22 @@ proptest! {
         prop_assert!(values.windows(2).all(|w| w[0] >= w[1]));
     }
 }
+
+#[test]
+fn eigenvalues_alone_equal_those_with_the_vectors() {
+    for d in [1, 2, 7, 40, 130] {
+        let a = random_symmetric(d, 40 + d as u64);
+        let (values, _) = dense_eigen(&a, d).unwrap();
+        let alone = symmetric_eigenvalues(&a, d, &Control::new()).unwrap();
+        let scale = values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        assert_eq!(alone.len(), d);
+        for (x, y) in values.iter().zip(&alone) {
+            assert!((x - y).abs() <= 1e-12 * scale, "d = {d}: {x} vs {y}");
+        }
+    }
+    assert_invalid(
+        symmetric_eigenvalues(&[1.0, 2.0, 0.0, 1.0], 2, &Control::new()),
+        "a",
+        "not symmetric",
+    );
+}

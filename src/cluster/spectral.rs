@@ -6,8 +6,10 @@
 //! orthonormal columns (`b` = the eigenpairs asked for plus an oversampling) is extended to
 //! the orthonormal basis of `[V, MV, M²V, …]`, the Rayleigh–Ritz step (the eigen-decomposition
 //! of the small projected matrix `QᵀMQ`, by faer) gives the Ritz
-//! pairs, and the method restarts from the best `b` Ritz vectors until every wanted pair's
-//! residual `‖M v − λ v‖` is small. Rayleigh–Ritz keeps the algebraically largest
+//! pairs, and the method restarts until every wanted pair's residual `‖M v − λ v‖` is small.
+//! A restart keeps the best Ritz vectors (half the basis, at least `b`) with their images
+//! `M v`, which are known, and extends them from the residuals of the best `b` (a thick
+//! restart): each restart multiplies only new blocks. Rayleigh–Ritz keeps the algebraically largest
 //! eigenvalues, so kernels that are not positive semidefinite (graphs) are handled without
 //! a shift. Products `M V` are computed row by row through the kernel, each row of the
 //! result by one task, and every reduction adds fixed chunks in a fixed order: the result is
@@ -247,27 +249,39 @@ pub(crate) fn krylov<K: KernelAccess>(
         b,
     )?;
 
+    // Ritz vectors kept at a restart (a thick restart): half the basis, at least the block,
+    // leaving room for at least one new block.
+    let keep = (capacity / 2).min(capacity.saturating_sub(b)).max(b);
+    // Columns at the front of the basis whose products are already known (the kept Ritz
+    // vectors and their images), 0 before the first restart.
+    let mut kept = 0;
     let mut n_products = 0;
     let mut restart = 0;
     loop {
         restart += 1;
         control.checkpoint()?;
-        let (mut used, mut width) = (b, b);
+        let (mut used, mut width) = if kept > 0 { (kept, kept) } else { (b, b) };
+        let mut known = kept > 0;
         loop {
             let block = (used - width) * n..used * n;
-            let product = apply(kernel, &sqrt_weights, &basis[block.clone()], width, control)?;
-            products[block].copy_from_slice(&product);
-            n_products += 1;
+            if !known {
+                let product = apply(kernel, &sqrt_weights, &basis[block.clone()], width, control)?;
+                products[block.clone()].copy_from_slice(&product);
+                n_products += 1;
+            }
+            known = false;
             if used == capacity {
                 break;
             }
-            // The next block: the product's leading columns, made orthonormal to the basis.
-            width = b.min(capacity - used);
+            // The next block: the last product's leading columns, made orthonormal to the
+            // basis (after a restart, the images of the best Ritz vectors: their residuals).
+            let lead = b.min(capacity - used);
             let (done, rest) = basis.split_at_mut(used * n);
-            let next = &mut rest[..width * n];
-            next.copy_from_slice(&product[..width * n]);
-            orthonormalize_against(MatRef::from_column_major_slice(done, n, used), next, width)?;
-            used += width;
+            let next = &mut rest[..lead * n];
+            next.copy_from_slice(&products[block.start..block.start + lead * n]);
+            orthonormalize_against(MatRef::from_column_major_slice(done, n, used), next, lead)?;
+            width = lead;
+            used += lead;
             control.checkpoint()?;
         }
 
@@ -283,10 +297,10 @@ pub(crate) fn krylov<K: KernelAccess>(
             }
         }
         let (theta, s) = symmetric_eigen(&projected, used, control)?;
-        // The leading b Ritz vectors U = Q S_b and M U = P S_b (S is row-major).
-        let s_b = MatRef::from_row_major_slice(&s, used, used).subcols(0, b);
-        let ritz = times_small(q, s_b)?;
-        let ritz_image = times_small(p, s_b)?;
+        // The leading Ritz vectors U = Q S_keep and M U = P S_keep (S is row-major).
+        let s_keep = MatRef::from_row_major_slice(&s, used, used).subcols(0, keep.min(used));
+        let ritz = times_small(q, s_keep)?;
+        let ritz_image = times_small(p, s_keep)?;
         let residuals: Vec<f64> = (0..count)
             .into_par_iter()
             .map(|j| {
@@ -317,12 +331,11 @@ pub(crate) fn krylov<K: KernelAccess>(
                 },
             ));
         }
-        basis[..n * b].copy_from_slice(&ritz);
-        orthonormalize_against(
-            MatRef::from_column_major_slice(&[], n, 0),
-            &mut basis[..n * b],
-            b,
-        )?;
+        // Restart from the kept Ritz vectors, whose images are known: Q S is orthonormal to
+        // rounding, and every new block is made orthonormal to it.
+        basis[..ritz.len()].copy_from_slice(&ritz);
+        products[..ritz.len()].copy_from_slice(&ritz_image);
+        kept = ritz.len() / n;
     }
 }
 

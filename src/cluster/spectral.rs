@@ -5,15 +5,15 @@
 //! The eigenpairs come from a restarted block Krylov method: a random block `V` of `b`
 //! orthonormal columns (`b` = the eigenpairs asked for plus an oversampling) is extended to
 //! the orthonormal basis of `[V, MV, M²V, …]`, the Rayleigh–Ritz step (the eigen-decomposition
-//! of the small projected matrix `QᵀMQ`, by faer) gives the Ritz
-//! pairs, and the method restarts until every wanted pair's residual `‖M v − λ v‖` is small.
-//! A restart keeps the best Ritz vectors (half the basis, at least `b`) with their images
-//! `M v`, which are known, and extends them from the residuals of the best `b` (a thick
-//! restart): each restart multiplies only new blocks. Rayleigh–Ritz keeps the algebraically largest
-//! eigenvalues, so kernels that are not positive semidefinite (graphs) are handled without
-//! a shift. Products `M V` are computed row by row through the kernel, each row of the
-//! result by one task, and every reduction adds fixed chunks in a fixed order: the result is
-//! the same for any number of threads.
+//! of the small projected matrix `QᵀMQ`, by faer) gives the Ritz pairs, and the method
+//! restarts until every wanted pair's residual `‖M v − λ v‖` is small. A restart keeps the
+//! best Ritz vectors (half the basis, at least `b`) with their images `M v`, which are known,
+//! and extends them from the residuals of the best `b` (a thick restart): each restart
+//! multiplies only new blocks. Rayleigh–Ritz keeps the algebraically largest eigenvalues, so
+//! kernels that are not positive semidefinite (graphs) are handled without a shift. Products
+//! `M V` are computed row by row through the kernel, each row of the result by one task, and
+//! every reduction adds fixed chunks in a fixed order: the result is the same for any number
+//! of threads.
 
 use crate::error::{try_filled, KGroupsError, Result};
 use crate::kernel::{KernelAccess, Visit};

@@ -352,11 +352,12 @@ pub(crate) fn squared_distance_matrix(
     d2.par_chunks_mut(m)
         .enumerate()
         .zip(nth_nearest.par_iter_mut())
-        .try_for_each(|((i, row), out)| -> Result<()> {
+        .try_for_each_init(Vec::new, |others, ((i, row), out)| -> Result<()> {
             control.checkpoint()?;
             crate::distance::squared_distances_from(points, i, row)?;
             if nth > 0 {
-                let mut others: Vec<f64> = (0..m).filter(|&j| j != i).map(|j| row[j]).collect();
+                others.clear();
+                others.extend((0..m).filter(|&j| j != i).map(|j| row[j]));
                 *out = *others.select_nth_unstable_by(nth - 1, f64::total_cmp).1;
             }
             Ok(())
